@@ -1,0 +1,53 @@
+# Finds what the kit builds with: OpenBLAS and threads (required), CUDA (optional),
+# gnuplot (optional, only run by the programs).
+
+# ---- OpenBLAS -------------------------------------------------------------
+set(BLA_VENDOR OpenBLAS)
+find_package(BLAS QUIET)
+if(NOT BLAS_FOUND)
+  message(FATAL_ERROR
+    "OpenBLAS was not found.\n"
+    "  Install it with: sudo apt-get install libopenblas-dev   (or: ./lab deps)\n"
+    "  then configure again.")
+endif()
+include(CheckIncludeFile)
+check_include_file(cblas.h LABKIT_HAVE_CBLAS_H)
+if(NOT LABKIT_HAVE_CBLAS_H)
+  message(FATAL_ERROR
+    "cblas.h was not found although OpenBLAS was (${BLAS_LIBRARIES}).\n"
+    "  Install the headers with: sudo apt-get install libopenblas-dev")
+endif()
+
+set(THREADS_PREFER_PTHREAD_FLAG ON)
+find_package(Threads REQUIRED)
+
+# ---- CUDA (optional) --------------------------------------------------------
+set(LABKIT_HAVE_CUDA OFF)
+if(LABKIT_CUDA)
+  # CMake looks for nvcc on PATH only; Debian and NVIDIA's installers often leave
+  # it at /usr/local/cuda/bin.
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    find_program(LABKIT_NVCC nvcc)
+    if(NOT LABKIT_NVCC)
+      set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
+    endif()
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    # Explicit architectures: never "native" (it fails where no GPU is plugged in)
+    # and nothing below Turing (CUDA 13 dropped it). Real code for Turing, Ampere,
+    # Ada and Hopper, plus Hopper PTX that newer GPUs compile when they load it.
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90")
+    endif()
+    enable_language(CUDA)
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
+    find_package(CUDAToolkit REQUIRED)
+    set(LABKIT_HAVE_CUDA ON)
+  endif()
+endif()
+
+find_program(LABKIT_GNUPLOT gnuplot)

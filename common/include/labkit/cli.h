@@ -1,0 +1,61 @@
+/* cli.h: the flags every lab program shares, and its own extra ones.
+ *
+ *   --device D   cpu, cuda, cuda:N or sim:N (default: try_gpu(0))
+ *   --quick      a smaller run that finishes in seconds (the checks use it)
+ *   --csv FILE   write the results as CSV
+ *   --plot FILE  draw the figure (.png, .svg or .pdf)
+ *   --help       print the usage and exit 0
+ *
+ * A bad flag or value prints what was wrong and the usage, and exits with 2. */
+#ifndef LABKIT_CLI_H
+#define LABKIT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "labkit/device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum cli_type { CLI_FLAG, CLI_INT, CLI_DOUBLE, CLI_STRING } cli_type;
+
+/* A lab's own option: "--name VALUE" (or "--name" alone for CLI_FLAG). `target`
+ * points to a bool, int, double or const char * according to `type`; it keeps
+ * its value when the option is absent, so set the default before parsing. */
+typedef struct cli_option {
+    const char *name;       /* without the dashes: "epochs" */
+    cli_type type;
+    void *target;
+    const char *value_name; /* "N", "DIR"; NULL for flags */
+    const char *help;
+    double min, max;        /* CLI_INT and CLI_DOUBLE: accepted range when min < max */
+} cli_option;
+
+typedef struct cli_program {
+    const char *name;        /* "01_devices" */
+    const char *summary;     /* one line: what the program shows */
+    const cli_option *options; /* extra options, or NULL */
+    int noptions;
+} cli_program;
+
+typedef struct cli_args {
+    device dev;
+    bool device_given;       /* --device was on the command line */
+    bool quick;
+    const char *csv_path;    /* NULL unless --csv */
+    const char *plot_path;   /* NULL unless --plot */
+} cli_args;
+
+/* Parses argv. Returns -1 when the program should go on, otherwise the exit code
+ * to return at once: 0 after --help, 2 after a bad flag or value (the usage has
+ * been printed). */
+int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out);
+
+void cli_print_usage(const cli_program *program, FILE *to);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

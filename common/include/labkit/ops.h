@@ -1,0 +1,67 @@
+/* ops.h: the operations the labs need.
+ *
+ * Every operation takes its operands on one device and refuses operands on two
+ * (the error names both and says how to move one); nothing is copied behind your
+ * back. On a GPU, real or simulated, an operation is queued and returns at once;
+ * the result is there when a host read (tensor_item, tensor_to_host) returns.
+ * Outputs are written, never allocated: create them first. Unless a function says
+ * otherwise an output may be one of the inputs (in-place). Shapes are [rows, cols]
+ * where a matrix is meant. Scalars results (sum, loss, ...) are one-element tensors
+ * that stay on the device until you read them. */
+#ifndef LABKIT_OPS_H
+#define LABKIT_OPS_H
+
+#include <stdbool.h>
+
+#include "labkit/status.h"
+#include "labkit/tensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- element-wise: all operands have the same shape ---- */
+status op_fill(tensor *out, float value);
+status op_add(const tensor *a, const tensor *b, tensor *out);   /* out = a + b */
+status op_sub(const tensor *a, const tensor *b, tensor *out);   /* out = a - b */
+status op_mul(const tensor *a, const tensor *b, tensor *out);   /* out = a * b */
+status op_scale(const tensor *a, float alpha, tensor *out);     /* out = alpha * a */
+status op_axpy(float alpha, const tensor *x, tensor *y);        /* y = y + alpha * x */
+
+/* ---- matrix product: out[M,N] = op(a)[M,K] op(b)[K,N] (+ bias[N] on every row)
+ * op(a) is a, or a transposed when trans_a (then a is stored [K,M]); likewise b.
+ * bias may be NULL; out may not be a or b. */
+status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b,
+                 const tensor *bias, tensor *out);
+
+/* ---- activations and their backward passes ---- */
+status op_relu(const tensor *x, tensor *out);
+/* grad_in = grad_out where x > 0, else 0 (x is the ReLU's input). */
+status op_relu_backward(const tensor *x, const tensor *grad_out, tensor *grad_in);
+status op_sigmoid(const tensor *x, tensor *out);
+/* grad_in = grad_out * y * (1 - y) (y is the sigmoid's output). */
+status op_sigmoid_backward(const tensor *y, const tensor *grad_out, tensor *grad_in);
+
+/* ---- loss: logits [B,C], labels int32 [B] with values in 0..C-1 ----
+ * probs [B,C] = softmax of each row; loss [1] = mean over rows of -log p[label]. */
+status op_softmax_cross_entropy(const tensor *logits, const tensor *labels,
+                                tensor *probs, tensor *loss);
+/* grad_logits [B,C] = (probs - one_hot(labels)) / B: the gradient of the mean loss. */
+status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labels,
+                                         tensor *grad_logits);
+
+/* ---- reductions into one-element tensors (float64 accumulation) ---- */
+status op_sum(const tensor *x, tensor *out);
+status op_mean(const tensor *x, tensor *out);
+status op_norm(const tensor *x, tensor *out); /* Frobenius: sqrt(sum x^2) */
+/* out[C] = sum over the rows of x[R,C] (a bias's gradient). */
+status op_column_sum(const tensor *x, tensor *out);
+/* out int32 [R] = index of the largest value of each row of x[R,C]. */
+status op_argmax(const tensor *x, tensor *out);
+/* out [1] = fraction of rows of logits [B,C] whose argmax equals labels [B]. */
+status op_accuracy(const tensor *logits, const tensor *labels, tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

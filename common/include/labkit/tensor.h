@@ -1,0 +1,101 @@
+/* tensor.h: row-major float32 (or int32) arrays of up to 4 dimensions that live
+ * on one device.
+ *
+ * A tensor's memory comes from its device's allocator, which counts current and
+ * peak bytes (stats.h). Creating, copying and freeing follow the device's queue:
+ * on a GPU (real or simulated) work is queued and calls return at once, while a
+ * read on the host (tensor_to_host, tensor_item) waits for the queue to drain.
+ *
+ * Tensors are reference counted so that tensor_to() can hand back the very same
+ * tensor when it is already on the target device (the lessons' `Z.cuda(0) is Z`).
+ * Every tensor you obtain, that one included, is released with tensor_free(). */
+#ifndef LABKIT_TENSOR_H
+#define LABKIT_TENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "labkit/device.h"
+#include "labkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TENSOR_MAX_DIMS 4
+
+typedef enum dtype { DTYPE_F32 = 0, DTYPE_I32 } dtype;
+
+typedef struct shape {
+    int ndim;
+    int64_t dims[TENSOR_MAX_DIMS];
+} shape;
+
+shape shape1(int64_t n);
+shape shape2(int64_t rows, int64_t cols);
+shape shape3(int64_t d0, int64_t d1, int64_t d2);
+shape shape4(int64_t d0, int64_t d1, int64_t d2, int64_t d3);
+int64_t shape_numel(shape s);
+/* "[37, 53]" into buf; returns buf. */
+const char *shape_format(shape s, char *buf, size_t size);
+
+typedef struct tensor tensor;
+
+/* Creation. Every creator writes the new tensor to *out (NULL on failure). */
+status tensor_empty(tensor **out, device d, dtype type, shape s);
+status tensor_zeros(tensor **out, device d, shape s);
+status tensor_ones(tensor **out, device d, shape s);
+status tensor_full(tensor **out, device d, shape s, float value);
+status tensor_from_host(tensor **out, device d, shape s, const float *data);
+status tensor_from_host_i32(tensor **out, device d, shape s, const int32_t *data);
+/* Seeded random tensors: the same seed gives the same values on every device
+ * (they are drawn on the host with a counter-based generator, then copied). */
+status tensor_uniform(tensor **out, device d, shape s, float low, float high, uint64_t seed);
+status tensor_normal(tensor **out, device d, shape s, float mean, float stddev, uint64_t seed);
+
+/* Releases one reference (NULL is fine). The memory goes back to the device in
+ * queue order, so work already queued on it still finishes. */
+void tensor_free(tensor *t);
+
+/* `t` on device `d`: `t` itself (one more reference, nothing copied) when it is
+ * already there, otherwise a new tensor and one checked copy. */
+status tensor_to(tensor *t, device d, tensor **out);
+
+/* Copies src into dst (same shape and dtype; any two devices). */
+status tensor_copy(tensor *dst, const tensor *src);
+
+/* Copies the whole tensor to host memory, waiting for queued work first.
+ * `count` is the capacity of dst in elements and must be at least numel. */
+status tensor_to_host(const tensor *t, float *dst, int64_t count);
+status tensor_to_host_i32(const tensor *t, int32_t *dst, int64_t count);
+
+/* Overwrites the whole tensor with `count` host values (count must equal numel),
+ * after the work already queued on its device: a batch moved into a tensor that
+ * is reused every step, with no new allocation. */
+status tensor_copy_from_host(tensor *t, const float *src, int64_t count);
+status tensor_copy_from_host_i32(tensor *t, const int32_t *src, int64_t count);
+
+/* The single value of a one-element float tensor (a blocking read). */
+status tensor_item(const tensor *t, float *value);
+
+/* Same data, new shape with the same number of elements (shares memory). */
+status tensor_reshape(tensor *t, shape s, tensor **out);
+
+device tensor_device(const tensor *t);
+dtype tensor_dtype(const tensor *t);
+shape tensor_shape(const tensor *t);
+int64_t tensor_numel(const tensor *t);
+int64_t tensor_dim(const tensor *t, int i); /* 0 if i is out of range */
+size_t tensor_bytes(const tensor *t);
+/* "f32[37, 53] on sim:0" into buf; returns buf. */
+const char *tensor_describe(const tensor *t, char *buf, size_t size);
+
+/* Host buffers for copies. Pinned (page-locked) memory lets a real GPU copy by
+ * DMA without a staging copy; elsewhere it is ordinary memory. */
+void *host_alloc(size_t bytes, int pinned);
+void host_free(void *p, int pinned);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,25 @@
+/* timer.h: the host's wall clock, and small statistics over repeated timings.
+ *
+ * A wall-clock time around GPU work measures only how long the host took to
+ * queue it, unless the host waited (device_synchronize, a blocking read). Use
+ * events (event.h) for the device's own time. */
+#ifndef LABKIT_TIMER_H
+#define LABKIT_TIMER_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds on a monotonic clock; only differences mean anything. */
+double wall_seconds(void);
+
+/* Median of n values (n >= 1); `values` is reordered. 0 when n is 0. */
+double median_of(double *values, size_t n);
+double min_of(const double *values, size_t n); /* 0 when n is 0 */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

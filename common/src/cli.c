@@ -1,0 +1,497 @@
+/* cli.c: the command line of a lab program.
+ *
+ * Every value is checked strictly ("--epochs 5x" is an error, not 5), because a
+ * typo that is silently accepted wastes a student's whole run. The command line
+ * is read twice: once to check all of it, once to store it. Nothing is stored
+ * unless everything is right, so the usage printed after a mistake (or after
+ * --help) shows the program's own defaults, and a caller that goes on after an
+ * error still has its defaults. */
+#include "labkit/cli.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The exit codes cli_parse returns; -1 means "go on". */
+enum { CLI_GO_ON = -1, CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 2 };
+
+/* ---- the flags every lab shares ---------------------------------------------- */
+
+typedef enum shared_flag { FLAG_DEVICE, FLAG_QUICK, FLAG_CSV, FLAG_PLOT, FLAG_NONE } shared_flag;
+
+typedef struct shared_flag_info {
+    const char *name;
+    const char *value_name; /* NULL for a flag without a value */
+    const char *help;
+} shared_flag_info;
+
+static const shared_flag_info shared_flags[] = {
+    [FLAG_DEVICE] = {"device", "D", "cpu, cuda, cuda:N or sim:N (default: GPU 0 if there is "
+                                    "one, else cpu)"},
+    [FLAG_QUICK] = {"quick", NULL, "a smaller run that finishes in seconds"},
+    [FLAG_CSV] = {"csv", "FILE", "write the results as CSV"},
+    [FLAG_PLOT] = {"plot", "FILE", "draw the figure: FILE ends in .png, .svg or .pdf"},
+};
+
+static shared_flag find_shared_flag(const char *name, size_t length)
+{
+    for (int f = 0; f < FLAG_NONE; f++) {
+        if (strlen(shared_flags[f].name) == length &&
+            strncmp(shared_flags[f].name, name, length) == 0) {
+            return (shared_flag)f;
+        }
+    }
+    return FLAG_NONE;
+}
+
+static const cli_option *find_option(const cli_program *program, const char *name, size_t length)
+{
+    for (int i = 0; i < program->noptions; i++) {
+        const cli_option *option = &program->options[i];
+        if (strlen(option->name) == length && strncmp(option->name, name, length) == 0) {
+            return option;
+        }
+    }
+    return NULL;
+}
+
+static const char *program_name(const cli_program *program)
+{
+    return program->name != NULL ? program->name : "program";
+}
+
+/* ---- strict values ------------------------------------------------------------ */
+
+/* Each returns NULL when `text` is good (and writes the value), otherwise what
+ * is wrong with it, to follow "--name TEXT: ". */
+
+static bool has_range(const cli_option *option)
+{
+    return option->min < option->max;
+}
+
+static const char *parse_int(const cli_option *option, const char *text, int *value)
+{
+    /* strtol skips leading spaces and stops at the first bad character; refuse
+     * both, so that " 5" and "5x" are errors rather than 5. */
+    if (text[0] == '\0' || text[0] == ' ' || text[0] == '\t') {
+        return "is not a whole number";
+    }
+    char *end = NULL;
+    errno = 0;
+    long number = strtol(text, &end, 10);
+    if (*end != '\0') {
+        return "is not a whole number";
+    }
+    if (errno == ERANGE || number < INT_MIN || number > INT_MAX) {
+        return "does not fit in an int";
+    }
+    if (has_range(option) && (number < option->min || number > option->max)) {
+        return "is out of range";
+    }
+    *value = (int)number;
+    return NULL;
+}
+
+static const char *parse_double(const cli_option *option, const char *text, double *value)
+{
+    if (text[0] == '\0' || text[0] == ' ' || text[0] == '\t') {
+        return "is not a number";
+    }
+    char *end = NULL;
+    errno = 0;
+    double number = strtod(text, &end);
+    if (*end != '\0') {
+        return "is not a number";
+    }
+    if (errno == ERANGE) { /* "1e999", "1e-999" */
+        return "is too large or too small for a double";
+    }
+    if (!isfinite(number)) { /* strtod accepts "inf" and "nan" */
+        return "is not a finite number";
+    }
+    if (has_range(option) && (number < option->min || number > option->max)) {
+        return "is out of range";
+    }
+    *value = number;
+    return NULL;
+}
+
+/* "fig.png", "plots/fig.svg": a name, then one of the extensions plot_draw knows. */
+static bool has_figure_extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash != NULL ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    return dot != NULL && dot != base &&
+           (strcmp(dot, ".png") == 0 || strcmp(dot, ".svg") == 0 || strcmp(dot, ".pdf") == 0);
+}
+
+/* ---- one argument ---------------------------------------------------------------- */
+
+/* Where the parse stands: what was read so far, and whether to store it. */
+typedef struct parse_state {
+    const cli_program *program;
+    cli_args *args;
+    bool store; /* false on the checking pass */
+} parse_state;
+
+/* Prints "NAME: <problem>" and the usage to stderr; returns the exit code 2. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static int usage_error(const parse_state *state, const char *format, ...)
+{
+    fprintf(stderr, "%s: ", program_name(state->program));
+    va_list args;
+    va_start(args, format);
+    vfprintf(stderr, format, args);
+    va_end(args);
+    fputs("\n\n", stderr);
+    cli_print_usage(state->program, stderr);
+    return CLI_EXIT_USAGE;
+}
+
+static void print_range(const cli_option *option, FILE *to)
+{
+    if (option->type == CLI_INT) {
+        fprintf(to, "%.0f to %.0f", option->min, option->max);
+    } else {
+        fprintf(to, "%g to %g", option->min, option->max);
+    }
+}
+
+/* A bad value of an extra option: "NAME: --epochs 0 is out of range (1 to 100)". */
+static int bad_option_value(const parse_state *state, const cli_option *option,
+                            const char *value, const char *problem)
+{
+    fprintf(stderr, "%s: --%s '%s' %s", program_name(state->program), option->name, value,
+            problem);
+    if (has_range(option) && (option->type == CLI_INT || option->type == CLI_DOUBLE)) {
+        fputs(" (accepted: ", stderr);
+        print_range(option, stderr);
+        fputs(")", stderr);
+    }
+    fputs("\n\n", stderr);
+    cli_print_usage(state->program, stderr);
+    return CLI_EXIT_USAGE;
+}
+
+static int apply_shared(parse_state *state, shared_flag flag, const char *value)
+{
+    cli_args *args = state->args;
+    switch (flag) {
+    case FLAG_DEVICE: {
+        device d;
+        if (device_parse(value, &d) != STATUS_OK) {
+            return usage_error(state, "--device '%s': %s", value, last_error());
+        }
+        args->dev = d;
+        args->device_given = true;
+        break;
+    }
+    case FLAG_QUICK:
+        args->quick = true;
+        break;
+    case FLAG_CSV:
+        if (value[0] == '\0') {
+            return usage_error(state, "--csv needs a file name");
+        }
+        args->csv_path = value;
+        break;
+    case FLAG_PLOT:
+        if (!has_figure_extension(value)) {
+            return usage_error(state, "--plot '%s': the figure's name must end in .png, .svg "
+                               "or .pdf (the format follows it)", value);
+        }
+        args->plot_path = value;
+        break;
+    case FLAG_NONE:
+        break;
+    }
+    return CLI_GO_ON;
+}
+
+static int apply_option(parse_state *state, const cli_option *option, const char *value)
+{
+    const char *problem = NULL;
+    switch (option->type) {
+    case CLI_FLAG:
+        if (state->store) {
+            *(bool *)option->target = true;
+        }
+        return CLI_GO_ON;
+    case CLI_INT: {
+        int number = 0;
+        problem = parse_int(option, value, &number);
+        if (problem == NULL && state->store) {
+            *(int *)option->target = number;
+        }
+        break;
+    }
+    case CLI_DOUBLE: {
+        double number = 0;
+        problem = parse_double(option, value, &number);
+        if (problem == NULL && state->store) {
+            *(double *)option->target = number;
+        }
+        break;
+    }
+    case CLI_STRING:
+        if (value[0] == '\0') {
+            problem = "is empty";
+        } else if (state->store) {
+            *(const char **)option->target = value;
+        }
+        break;
+    }
+    return problem == NULL ? CLI_GO_ON : bad_option_value(state, option, value, problem);
+}
+
+/* Reads argv[*i] (and its value, moving *i past it). Returns CLI_GO_ON, or the
+ * exit code after --help or a mistake. */
+static int parse_one(parse_state *state, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+        if (!state->store) {
+            cli_print_usage(state->program, stdout);
+        }
+        return CLI_EXIT_OK;
+    }
+    if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+        return usage_error(state, "unexpected argument '%s'%s", arg,
+                           arg[0] == '-' && arg[1] != '-'
+                               ? " (flags start with two dashes: --quick)"
+                               : " (this program takes only flags, such as --quick)");
+    }
+
+    /* "--name=value" or "--name value" */
+    const char *name = arg + 2;
+    const char *equals = strchr(name, '=');
+    size_t length = equals != NULL ? (size_t)(equals - name) : strlen(name);
+    shared_flag flag = find_shared_flag(name, length);
+    const cli_option *option = flag == FLAG_NONE ? find_option(state->program, name, length)
+                                                 : NULL;
+    if (flag == FLAG_NONE && option == NULL) {
+        return usage_error(state, "unknown flag '%s'", arg);
+    }
+    bool takes_value = flag != FLAG_NONE ? shared_flags[flag].value_name != NULL
+                                         : option->type != CLI_FLAG;
+    const char *value = NULL;
+    if (!takes_value) {
+        if (equals != NULL) {
+            return usage_error(state, "'%s': this flag takes no value; write just --%s", arg,
+                               flag != FLAG_NONE ? shared_flags[flag].name : option->name);
+        }
+    } else if (equals != NULL) {
+        value = equals + 1;
+    } else if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) {
+        *i += 1;
+        value = argv[*i];
+    } else {
+        /* The next word is a flag (or there is none): the value was forgotten. */
+        return usage_error(state, "%s needs a value (%s)", arg,
+                           flag != FLAG_NONE ? shared_flags[flag].value_name
+                           : option->value_name != NULL ? option->value_name : "VALUE");
+    }
+
+    if (flag != FLAG_NONE) {
+        return apply_shared(state, flag, value);
+    }
+    return apply_option(state, option, value != NULL ? value : "");
+}
+
+static int parse_all(parse_state *state, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        int code = parse_one(state, argc, argv, &i);
+        if (code != CLI_GO_ON) {
+            return code;
+        }
+    }
+    return CLI_GO_ON;
+}
+
+/* ---- checking the program's own description ---------------------------------- */
+
+/* A mistake in the program's cli_program (not the user's command line). */
+static const char *check_program(const cli_program *program)
+{
+    if (program->noptions < 0 || (program->noptions > 0 && program->options == NULL)) {
+        return "options is NULL or noptions is negative";
+    }
+    for (int i = 0; i < program->noptions; i++) {
+        const cli_option *option = &program->options[i];
+        if (option->name == NULL || option->name[0] == '\0' || option->name[0] == '-' ||
+            strchr(option->name, '=') != NULL) {
+            return "an option has no name, or a name with '-' in front or '=' in it";
+        }
+        if (option->target == NULL) {
+            return "an option's target is NULL";
+        }
+        if ((int)option->type < (int)CLI_FLAG || (int)option->type > (int)CLI_STRING) {
+            return "an option's type is not CLI_FLAG, CLI_INT, CLI_DOUBLE or CLI_STRING";
+        }
+        if (find_shared_flag(option->name, strlen(option->name)) != FLAG_NONE ||
+            strcmp(option->name, "help") == 0 ||
+            find_option(program, option->name, strlen(option->name)) != option) {
+            return "two options have the same name (or one repeats a shared flag)";
+        }
+    }
+    return NULL;
+}
+
+/* ---- the public functions ------------------------------------------------------ */
+
+int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
+{
+    const char *mistake = NULL;
+    if (program == NULL || argv == NULL || out == NULL || argc < 0) {
+        mistake = "program, argv and out must not be NULL and argc must not be negative";
+    } else {
+        mistake = check_program(program);
+    }
+    if (mistake != NULL) {
+        /* The lab's own code is wrong: say so loudly, as for a bad flag. */
+        fail(STATUS_BAD_ARGUMENT, "cli_parse: %s", mistake);
+        fprintf(stderr, "cli_parse: %s (a mistake in the program, not in its flags)\n",
+                mistake);
+        return CLI_EXIT_USAGE;
+    }
+
+    /* Plain values until the parse succeeds, so that `out` is never left unset. */
+    *out = (cli_args){.dev = {DEVICE_CPU, 0}};
+    cli_args scratch = *out;
+    parse_state state = {.program = program, .args = &scratch, .store = false};
+    int code = parse_all(&state, argc, argv);
+    if (code != CLI_GO_ON) {
+        return code;
+    }
+    /* Everything is right: read it again, storing this time. */
+    state = (parse_state){.program = program, .args = out, .store = true};
+    parse_all(&state, argc, argv);
+    if (!out->device_given) {
+        out->dev = try_gpu(0); /* asked only now: --help and mistakes need no device */
+    }
+    return CLI_GO_ON;
+}
+
+/* ---- the usage ------------------------------------------------------------------ */
+
+/* "--epochs N" into buffer: the left column of the usage. */
+static const char *flag_with_value(const char *name, const char *value_name, char *buffer,
+                                   size_t size)
+{
+    snprintf(buffer, size, "--%s%s%s", name, value_name != NULL ? " " : "",
+             value_name != NULL ? value_name : "");
+    return buffer;
+}
+
+static const char *option_value_name(const cli_option *option)
+{
+    if (option->type == CLI_FLAG) {
+        return NULL;
+    }
+    return option->value_name != NULL ? option->value_name : "VALUE";
+}
+
+static int left_column_width(const cli_program *program, bool with_options)
+{
+    char buffer[96];
+    int width = (int)strlen("--help, -h");
+    for (int f = 0; f < FLAG_NONE; f++) {
+        int w = (int)strlen(flag_with_value(shared_flags[f].name, shared_flags[f].value_name,
+                                            buffer, sizeof buffer));
+        width = w > width ? w : width;
+    }
+    for (int i = 0; with_options && i < program->noptions; i++) {
+        const cli_option *option = &program->options[i];
+        int w = (int)strlen(flag_with_value(option->name, option_value_name(option), buffer,
+                                            sizeof buffer));
+        width = w > width ? w : width;
+    }
+    return width > 30 ? 30 : width; /* a very long name pushes only its own help */
+}
+
+/* The current value of the target: the default, when called before parsing. */
+static void print_default(const cli_option *option, FILE *to)
+{
+    switch (option->type) {
+    case CLI_FLAG:
+        break;
+    case CLI_INT:
+        fprintf(to, "default %d", *(const int *)option->target);
+        break;
+    case CLI_DOUBLE:
+        fprintf(to, "default %g", *(const double *)option->target);
+        break;
+    case CLI_STRING: {
+        const char *text = *(const char *const *)option->target;
+        if (text != NULL) {
+            fprintf(to, "default %s", text);
+        }
+        break;
+    }
+    }
+}
+
+static void print_option(const cli_option *option, int width, FILE *to)
+{
+    char buffer[96];
+    fprintf(to, "  %-*s  %s", width,
+            flag_with_value(option->name, option_value_name(option), buffer, sizeof buffer),
+            option->help != NULL ? option->help : "");
+    bool ranged = has_range(option) && (option->type == CLI_INT || option->type == CLI_DOUBLE);
+    bool defaulted = option->type != CLI_FLAG &&
+                     (option->type != CLI_STRING || *(const char *const *)option->target != NULL);
+    if (ranged || defaulted) {
+        fputs(" (", to);
+        if (ranged) {
+            print_range(option, to);
+            fputs(defaulted ? ", " : "", to);
+        }
+        print_default(option, to);
+        fputs(")", to);
+    }
+    fputc('\n', to);
+}
+
+void cli_print_usage(const cli_program *program, FILE *to)
+{
+    if (program == NULL || to == NULL) {
+        return;
+    }
+    bool has_options = program->options != NULL && program->noptions > 0 &&
+                       check_program(program) == NULL;
+    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]%s\n",
+            program_name(program), has_options ? " [options]" : "");
+    if (program->summary != NULL) {
+        fprintf(to, "%s\n", program->summary);
+    }
+
+    int width = left_column_width(program, has_options);
+    char buffer[96];
+    fputs("\nflags of every lab:\n", to);
+    for (int f = 0; f < FLAG_NONE; f++) {
+        fprintf(to, "  %-*s  %s\n", width,
+                flag_with_value(shared_flags[f].name, shared_flags[f].value_name, buffer,
+                                sizeof buffer),
+                shared_flags[f].help);
+    }
+    fprintf(to, "  %-*s  %s\n", width, "--help, -h", "print this help and exit");
+
+    if (has_options) {
+        fprintf(to, "\noptions of %s:\n", program_name(program));
+        for (int i = 0; i < program->noptions; i++) {
+            print_option(&program->options[i], width, to);
+        }
+    }
+    fputs("\nA value may also follow an equals sign: --device=cpu.\n"
+          "No NVIDIA GPU? LABKIT_SIM_GPUS=N (1 to 8) simulates N GPUs, sim:0 to sim:N-1,\n"
+          "for example: LABKIT_SIM_GPUS=2 ", to);
+    fprintf(to, "%s --device sim:1\n", program_name(program));
+}

@@ -1,0 +1,139 @@
+/* cpu_ops.c: every operation in plain C (and OpenBLAS for the matrix product),
+ * run at once on the calling thread. This is the reference the GPU kernels of
+ * ../kernels are compared with; it favours clear loops over speed. */
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "cpu_ops.h"
+
+/* ---- element-wise -------------------------------------------------------- */
+
+static void elementwise(const op_call *op)
+{
+    const float *a = op->a, *b = op->b;
+    float *out = op->out;
+    const float alpha = op->alpha;
+    const int64_t n = op->n;
+    switch (op->kind) {
+    case OP_FILL: for (int64_t i = 0; i < n; ++i) out[i] = alpha; break;
+    case OP_ADD: for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i]; break;
+    case OP_SUB: for (int64_t i = 0; i < n; ++i) out[i] = a[i] - b[i]; break;
+    case OP_MUL: for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i]; break;
+    case OP_SCALE: for (int64_t i = 0; i < n; ++i) out[i] = alpha * a[i]; break;
+    case OP_AXPY: for (int64_t i = 0; i < n; ++i) out[i] = alpha * a[i] + b[i]; break;
+    case OP_RELU: for (int64_t i = 0; i < n; ++i) out[i] = a[i] > 0.0f ? a[i] : 0.0f; break;
+    case OP_RELU_BACKWARD: for (int64_t i = 0; i < n; ++i) out[i] = a[i] > 0.0f ? b[i] : 0.0f; break;
+    case OP_SIGMOID: for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / (1.0f + expf(-a[i])); break;
+    case OP_SIGMOID_BACKWARD: for (int64_t i = 0; i < n; ++i) out[i] = b[i] * a[i] * (1.0f - a[i]); break;
+    default: break;
+    }
+}
+
+/* ---- matrix product -------------------------------------------------------- */
+
+/* out[m, n] = op(a) op(b) (+ bias), row-major. */
+static void matmul(const op_call *op)
+{
+    blas_warn_if_slow_kernels();
+    const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
+    const int lda = op->trans_a ? m : k, ldb = op->trans_b ? k : n;
+    cblas_sgemm(CblasRowMajor, op->trans_a ? CblasTrans : CblasNoTrans, op->trans_b ? CblasTrans : CblasNoTrans,
+                m, n, k, 1.0f, op->a, lda, op->b, ldb, 0.0f, op->out, n);
+    if (!op->c) return;
+    for (int64_t r = 0; r < op->m; ++r)
+        for (int64_t c = 0; c < op->cols; ++c) op->out[r * op->cols + c] += op->c[c];
+}
+
+/* ---- row-wise ---------------------------------------------------------------- */
+
+static int64_t row_argmax(const float *row, int64_t cols)
+{
+    int64_t best = 0;
+    for (int64_t c = 1; c < cols; ++c)
+        if (row[c] > row[best]) best = c;
+    return best;
+}
+
+static bool label_ok(int32_t label, int64_t cols) { return label >= 0 && label < cols; }
+
+/* Softmax of each row, shifted by its maximum so that exp never overflows, and
+ * the mean of -log p[label] = log(sum exp(x - max)) - (x[label] - max), which
+ * stays finite where p[label] itself would round to 0. A label out of range
+ * makes the loss NaN rather than reading outside the row. */
+static void softmax_cross_entropy(const op_call *op)
+{
+    double loss = 0.0;
+    for (int64_t r = 0; r < op->rows; ++r) {
+        const float *x = op->a + r * op->cols;
+        float *p = op->out + r * op->cols;
+        const float max = x[row_argmax(x, op->cols)];
+        /* Read before the row is overwritten: probs may be the logits (in-place). */
+        const int32_t label = op->labels[r];
+        const double label_logit = label_ok(label, op->cols) ? (double)(x[label] - max) : NAN;
+        double total = 0.0;
+        for (int64_t c = 0; c < op->cols; ++c) total += (p[c] = expf(x[c] - max));
+        for (int64_t c = 0; c < op->cols; ++c) p[c] = (float)(p[c] / total);
+        loss += log(total) - label_logit;
+    }
+    op->out2[0] = (float)(loss / (double)op->rows);
+}
+
+static void softmax_cross_entropy_backward(const op_call *op)
+{
+    const float inv_rows = 1.0f / (float)op->rows;
+    for (int64_t r = 0; r < op->rows; ++r)
+        for (int64_t c = 0; c < op->cols; ++c) {
+            const float one_hot = op->labels[r] == c ? 1.0f : 0.0f;
+            op->out[r * op->cols + c] = (op->a[r * op->cols + c] - one_hot) * inv_rows;
+        }
+}
+
+static void column_sum(const op_call *op)
+{
+    for (int64_t c = 0; c < op->cols; ++c) {
+        double total = 0.0;
+        for (int64_t r = 0; r < op->rows; ++r) total += op->a[r * op->cols + c];
+        op->out[c] = (float)total;
+    }
+}
+
+static void argmax_and_accuracy(const op_call *op)
+{
+    int64_t correct = 0;
+    for (int64_t r = 0; r < op->rows; ++r) {
+        const int64_t best = row_argmax(op->a + r * op->cols, op->cols);
+        if (op->kind == OP_ARGMAX) op->iout[r] = (int32_t)best;
+        else correct += op->labels[r] == best;
+    }
+    if (op->kind == OP_ACCURACY) op->out[0] = (float)((double)correct / (double)op->rows);
+}
+
+/* ---- whole-tensor reductions ------------------------------------------------- */
+
+static void reduction(const op_call *op)
+{
+    double total = 0.0;
+    for (int64_t i = 0; i < op->n; ++i)
+        total += op->kind == OP_NORM ? (double)op->a[i] * op->a[i] : (double)op->a[i];
+    if (op->kind == OP_MEAN) total /= (double)op->n;
+    if (op->kind == OP_NORM) total = sqrt(total);
+    op->out[0] = (float)total;
+}
+
+void cpu_run_op(const op_call *op)
+{
+    switch (op->kind) {
+    case OP_MATMUL: matmul(op); break;
+    case OP_SOFTMAX_XENT: softmax_cross_entropy(op); break;
+    case OP_SOFTMAX_XENT_BACKWARD: softmax_cross_entropy_backward(op); break;
+    case OP_SUM:
+    case OP_MEAN:
+    case OP_NORM: reduction(op); break;
+    case OP_COLUMN_SUM: column_sum(op); break;
+    case OP_ARGMAX:
+    case OP_ACCURACY: argmax_and_accuracy(op); break;
+    default: elementwise(op); break;
+    }
+}

@@ -1,0 +1,331 @@
+/* test_csv.c: csv.h writes exactly the bytes it should, under a temporary name,
+ * and refuses bad rows with a message that names the counts.
+ *
+ * Each test works in a fresh directory made with mkdtemp in the working
+ * directory (CTest runs this in the build tree) and removes it at the end. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir: POSIX, not C17 */
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "labkit/csv.h"
+#include "labkit/status.h"
+
+/* ---- a tiny harness ------------------------------------------------------------- */
+
+static int passed, failed;
+
+#define EXPECT(condition)                                                               \
+    do {                                                                                \
+        if (condition) {                                                                \
+            passed++;                                                                   \
+        } else {                                                                        \
+            failed++;                                                                   \
+            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #condition);     \
+        }                                                                               \
+    } while (0)
+
+#define EXPECT_STATUS(call, expected)                                                   \
+    do {                                                                                \
+        status got_ = (call);                                                           \
+        if (got_ == (expected)) {                                                       \
+            passed++;                                                                   \
+        } else {                                                                        \
+            failed++;                                                                   \
+            fprintf(stderr, "%s:%d: FAILED: %s returned %s, expected %s (%s)\n",        \
+                    __FILE__, __LINE__, #call, status_name(got_), status_name(expected), \
+                    last_error());                                                      \
+        }                                                                               \
+    } while (0)
+
+#define EXPECT_CONTAINS(text, part)                                                     \
+    do {                                                                                \
+        const char *text_ = (text);                                                     \
+        if (strstr(text_, (part)) != NULL) {                                            \
+            passed++;                                                                   \
+        } else {                                                                        \
+            failed++;                                                                   \
+            fprintf(stderr, "%s:%d: FAILED: \"%s\" does not contain \"%s\"\n", __FILE__, \
+                    __LINE__, text_, (part));                                           \
+        }                                                                               \
+    } while (0)
+
+/* ---- files -------------------------------------------------------------------------- */
+
+/* Reads a whole (small) file into buffer, NUL-terminated; -1 if it cannot. */
+static long read_file(const char *path, char *buffer, size_t capacity)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return -1;
+    }
+    size_t n = fread(buffer, 1, capacity - 1, f);
+    fclose(f);
+    buffer[n] = '\0';
+    return (long)n;
+}
+
+static bool exists(const char *path)
+{
+    struct stat info;
+    return stat(path, &info) == 0;
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL) {
+        return -1;
+    }
+    int count = 0;
+    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            count++;
+        }
+    }
+    closedir(d);
+    return count;
+}
+
+/* Removes dir and everything under it. */
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d != NULL) {
+        for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+                continue;
+            }
+            char path[1024];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            struct stat info;
+            if (lstat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+                remove_tree(path);
+            } else {
+                remove(path);
+            }
+        }
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* ---- the tests ------------------------------------------------------------------- */
+
+static void test_rows_are_written_byte_for_byte_and_only_on_close(const char *dir)
+{
+    char path[512], content[512];
+    snprintf(path, sizeof path, "%s/times.csv", dir);
+    const char *columns[] = {"n", "time_s", "gflops"};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 3), STATUS_OK);
+    EXPECT(f != NULL);
+    if (f == NULL) {
+        return;
+    }
+    EXPECT_STATUS(csv_row(f, (const double[]){64, 0.5, 12.25}, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){1e6, 1.0 / 3.0, -2}, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"128", "", "x"}, 3), STATUS_OK);
+
+    /* While open, the rows live under another name: the destination is absent. */
+    EXPECT(!exists(path));
+    EXPECT(count_entries(dir) == 1);
+
+    EXPECT_STATUS(csv_close(f), STATUS_OK);
+    EXPECT(read_file(path, content, sizeof content) >= 0);
+    EXPECT(strcmp(content, "n,time_s,gflops\n"
+                           "64,0.5,12.25\n"
+                           "1000000,0.333333333,-2\n"
+                           "128,,x\n") == 0);
+    EXPECT(count_entries(dir) == 1); /* the temporary file was renamed, not copied */
+    remove(path);
+}
+
+static void test_numbers_keep_nine_significant_digits(const char *dir)
+{
+    char path[512], content[256];
+    snprintf(path, sizeof path, "%s/numbers.csv", dir);
+    const char *columns[] = {"v"};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
+    const double values[] = {0.1, 123456789012.0, 1.5e-7, 3.14159265358979, 0};
+    for (int i = 0; f != NULL && i < 5; i++) {
+        EXPECT_STATUS(csv_row(f, &values[i], 1), STATUS_OK);
+    }
+    EXPECT_STATUS(csv_close(f), STATUS_OK);
+    read_file(path, content, sizeof content);
+    EXPECT(strcmp(content, "v\n0.1\n1.23456789e+11\n1.5e-07\n3.14159265\n0\n") == 0);
+    remove(path);
+}
+
+static void test_text_cells_and_header_are_quoted_per_rfc4180(const char *dir)
+{
+    char path[512], content[512];
+    snprintf(path, sizeof path, "%s/quoted.csv", dir);
+    const char *columns[] = {"device", "note, with comma", "say \"hi\""};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 3), STATUS_OK);
+    if (f == NULL) {
+        return;
+    }
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"cpu", "a,b", "plain"}, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"sim:0", "two\nlines", "\"q\""}, 3),
+                  STATUS_OK);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){" spaces ", "cr\r", "it's"}, 3),
+                  STATUS_OK);
+    EXPECT_STATUS(csv_close(f), STATUS_OK);
+    read_file(path, content, sizeof content);
+    EXPECT(strcmp(content, "device,\"note, with comma\",\"say \"\"hi\"\"\"\n"
+                           "cpu,\"a,b\",plain\n"
+                           "sim:0,\"two\nlines\",\"\"\"q\"\"\"\n"
+                           " spaces ,\"cr\r\",it's\n") == 0);
+    remove(path);
+}
+
+static void test_a_row_of_the_wrong_length_is_refused_with_both_counts(const char *dir)
+{
+    char path[512], content[256];
+    snprintf(path, sizeof path, "%s/counts.csv", dir);
+    const char *columns[] = {"a", "b"};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 2), STATUS_OK);
+    if (f == NULL) {
+        return;
+    }
+    clear_error();
+    EXPECT_STATUS(csv_row(f, (const double[]){1, 2, 3}, 3), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "3 values");
+    EXPECT_CONTAINS(last_error(), "2 columns");
+    EXPECT_CONTAINS(last_error(), "counts.csv");
+    clear_error();
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"x"}, 1), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "1 cells");
+    EXPECT_CONTAINS(last_error(), "2 columns");
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"x", NULL}, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "cell 1 is NULL");
+    EXPECT_STATUS(csv_row(f, NULL, 2), STATUS_BAD_ARGUMENT);
+
+    /* The refused rows left no trace: the file holds the good row only. */
+    EXPECT_STATUS(csv_row(f, (const double[]){1, 2}, 2), STATUS_OK);
+    EXPECT_STATUS(csv_close(f), STATUS_OK);
+    read_file(path, content, sizeof content);
+    EXPECT(strcmp(content, "a,b\n1,2\n") == 0);
+    remove(path);
+}
+
+static void test_discard_leaves_nothing_behind(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/discarded.csv", dir);
+    const char *columns[] = {"a"};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){1}, 1), STATUS_OK);
+    EXPECT(count_entries(dir) == 1); /* the temporary file */
+    csv_discard(f);
+    EXPECT(!exists(path));
+    EXPECT(count_entries(dir) == 0);
+    csv_discard(NULL); /* allowed, does nothing */
+}
+
+static void test_close_replaces_an_existing_file(const char *dir)
+{
+    char path[512], content[256];
+    snprintf(path, sizeof path, "%s/old.csv", dir);
+    FILE *old = fopen(path, "w");
+    EXPECT(old != NULL);
+    if (old != NULL) {
+        fputs("stale contents that are longer than the new file\n", old);
+        fclose(old);
+    }
+    const char *columns[] = {"new"};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
+    read_file(path, content, sizeof content);
+    EXPECT(strncmp(content, "stale", 5) == 0); /* untouched until the close */
+    EXPECT_STATUS(csv_close(f), STATUS_OK);
+    read_file(path, content, sizeof content);
+    EXPECT(strcmp(content, "new\n") == 0);
+    remove(path);
+}
+
+static void test_bad_arguments_are_refused(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/bad.csv", dir);
+    const char *columns[] = {"a", "b"};
+    const char *null_column[] = {"a", NULL};
+    csv_file *f = (csv_file *)&f; /* any non-NULL value: csv_open must reset it */
+
+    EXPECT_STATUS(csv_open(NULL, path, columns, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_open(&f, NULL, columns, 2), STATUS_BAD_ARGUMENT);
+    EXPECT(f == NULL);
+    EXPECT_STATUS(csv_open(&f, "", columns, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_open(&f, path, NULL, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_open(&f, path, columns, 0), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "ncolumns");
+    EXPECT_STATUS(csv_open(&f, path, null_column, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "column name 1");
+    EXPECT_STATUS(csv_row(NULL, (const double[]){1, 2}, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_row_text(NULL, columns, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_close(NULL), STATUS_BAD_ARGUMENT);
+    EXPECT(count_entries(dir) == 0); /* nothing was created on the way */
+}
+
+static void test_a_missing_directory_is_an_io_error_naming_the_path(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/no/such/dir/x.csv", dir);
+    const char *columns[] = {"a"};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_IO_FAILED);
+    EXPECT(f == NULL);
+    EXPECT_CONTAINS(last_error(), "no/such/dir/x.csv");
+    EXPECT_CONTAINS(last_error(), "No such file or directory");
+}
+
+static void test_a_failed_rename_is_an_io_error_and_removes_the_temporary(const char *dir)
+{
+    /* The destination is a directory: the rows can be written beside it, but
+     * the final rename onto it fails. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/taken.csv", dir);
+    EXPECT(mkdir(path, 0755) == 0);
+    const char *columns[] = {"a"};
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){1}, 1), STATUS_OK);
+    EXPECT(count_entries(dir) == 2);
+    EXPECT_STATUS(csv_close(f), STATUS_IO_FAILED);
+    EXPECT_CONTAINS(last_error(), "rename");
+    EXPECT_CONTAINS(last_error(), "taken.csv");
+    EXPECT(count_entries(dir) == 1); /* only the directory: no temporary left */
+    rmdir(path);
+}
+
+int main(void)
+{
+    char dir[] = "test_csv_XXXXXX";
+    if (mkdtemp(dir) == NULL) {
+        perror("test_csv: mkdtemp");
+        return 1;
+    }
+    test_rows_are_written_byte_for_byte_and_only_on_close(dir);
+    test_numbers_keep_nine_significant_digits(dir);
+    test_text_cells_and_header_are_quoted_per_rfc4180(dir);
+    test_a_row_of_the_wrong_length_is_refused_with_both_counts(dir);
+    test_discard_leaves_nothing_behind(dir);
+    test_close_replaces_an_existing_file(dir);
+    test_bad_arguments_are_refused(dir);
+    test_a_missing_directory_is_an_io_error_naming_the_path(dir);
+    test_a_failed_rename_is_an_io_error_and_removes_the_temporary(dir);
+    remove_tree(dir);
+
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}

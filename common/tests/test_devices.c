@@ -1,0 +1,456 @@
+/* test_devices.c: the device registry, the strict parser, the lessons' helpers
+ * (try_gpu, try_all_gpus) and device properties.
+ *
+ *   test_devices expect N [BYTES]   the environment gives N GPUs (simulated here,
+ *                                   where no real one exists), each of BYTES bytes
+ *   test_devices bad-env VARIABLE   VARIABLE holds a bad value: devices_init()
+ *                                   fails naming it and the kit runs as if there
+ *                                   were no GPU
+ *
+ * CTest runs it once per environment (LABKIT_SIM_GPUS unset, 0, 2, 8, bad ...). */
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "labkit/device.h"
+#include "labkit/ops.h"
+#include "labkit/properties.h"
+#include "labkit/tensor.h"
+
+static int expected_gpus;            /* from argv */
+static size_t expected_sim_bytes;    /* 0: not checked */
+static const char *bad_variable;     /* bad-env mode: the variable with a bad value */
+
+static device sim(int i)
+{
+    device d = {DEVICE_SIM, i};
+    return d;
+}
+
+static device cuda(int i)
+{
+    device d = {DEVICE_CUDA, i};
+    return d;
+}
+
+#define EXPECT_DEVICE(got, want)                                                 \
+    do {                                                                         \
+        device got_d_ = (got), want_d_ = (want);                                 \
+        if (got_d_.kind != want_d_.kind || got_d_.index != want_d_.index)        \
+            harness_fail(__FILE__, __LINE__, "%s is {kind %d, index %d}, want %s", \
+                         #got, (int)got_d_.kind, got_d_.index, device_name(want_d_)); \
+    } while (0)
+
+/* ============================================================================
+ * the registry and the lessons' helpers
+ * ========================================================================== */
+
+static void test_devices_init_succeeds_every_time(void)
+{
+    EXPECT_OK(devices_init());
+    EXPECT_OK(devices_init());
+}
+
+static void test_gpu_count_matches_the_environment(void)
+{
+    EXPECT_EQ_I64(gpu_count(), expected_gpus);
+}
+
+static void test_try_gpu_gives_gpu_i_or_else_the_cpu(void)
+{
+    for (int i = 0; i < expected_gpus; i++) EXPECT_DEVICE(try_gpu(i), sim(i));
+    EXPECT_DEVICE(try_gpu(expected_gpus), device_cpu());
+    EXPECT_DEVICE(try_gpu(expected_gpus + 1), device_cpu());
+    EXPECT_DEVICE(try_gpu(-1), device_cpu());
+    EXPECT_DEVICE(try_gpu(INT_MAX), device_cpu());
+}
+
+static void test_try_all_gpus_lists_every_gpu_or_just_the_cpu(void)
+{
+    device out[LABKIT_MAX_DEVICES + 1];
+    const device guard = {DEVICE_CUDA, 12345};
+    for (int i = 0; i <= LABKIT_MAX_DEVICES; i++) out[i] = guard;
+    int n = try_all_gpus(out, LABKIT_MAX_DEVICES);
+    if (expected_gpus == 0) {
+        EXPECT_EQ_I64(n, 1);
+        EXPECT_DEVICE(out[0], device_cpu());
+    } else {
+        EXPECT_EQ_I64(n, expected_gpus);
+        for (int i = 0; i < expected_gpus && i < n; i++) EXPECT_DEVICE(out[i], sim(i));
+    }
+    EXPECT_DEVICE(out[n > 0 ? n : 0], guard);
+
+    /* at most `capacity` written */
+    for (int i = 0; i <= LABKIT_MAX_DEVICES; i++) out[i] = guard;
+    n = try_all_gpus(out, 1);
+    EXPECT_EQ_I64(n, 1);
+    EXPECT_DEVICE(out[0], expected_gpus > 0 ? sim(0) : device_cpu());
+    EXPECT_DEVICE(out[1], guard);
+    out[0] = guard;
+    n = try_all_gpus(out, 0);
+    EXPECT_EQ_I64(n, 0);
+    EXPECT_DEVICE(out[0], guard);
+}
+
+static void test_device_list_is_the_cpu_then_every_gpu(void)
+{
+    device out[LABKIT_MAX_DEVICES];
+    int n = device_list(out, LABKIT_MAX_DEVICES);
+    EXPECT_EQ_I64(n, 1 + expected_gpus);
+    if (n < 1) return;
+    EXPECT_DEVICE(out[0], device_cpu());
+    for (int i = 0; i < expected_gpus && i + 1 < n; i++) EXPECT_DEVICE(out[i + 1], sim(i));
+    EXPECT_EQ_I64(device_list(out, 1), 1);
+}
+
+static void test_device_predicates_agree_with_the_registry(void)
+{
+    const device c = device_cpu();
+    EXPECT(c.kind == DEVICE_CPU && c.index == 0);
+    EXPECT(device_exists(c));
+    EXPECT(!device_is_gpu(c));
+    EXPECT(device_is_gpu(sim(0)));
+    EXPECT(device_is_gpu(cuda(0)));
+    EXPECT(device_equal(sim(1), sim(1)));
+    EXPECT(!device_equal(sim(1), sim(0)));
+    EXPECT(!device_equal(sim(0), cuda(0)));
+    EXPECT(!device_equal(c, sim(0)));
+    for (int i = 0; i < expected_gpus; i++) {
+        EXPECT(device_exists(sim(i)));
+        EXPECT_OK(device_check(sim(i)));
+    }
+    EXPECT(!device_exists(sim(expected_gpus)));
+    EXPECT(!device_exists(sim(-1)));
+    EXPECT(!device_exists(cuda(0))); /* never a real GPU on the test machines */
+    EXPECT_OK(device_check(c));
+    EXPECT_REFUSED(device_check(sim(expected_gpus)), STATUS_WRONG_DEVICE);
+    EXPECT_CONTAINS(last_error(), "cpu");
+    for (int i = 0; i < expected_gpus; i++) EXPECT_CONTAINS(last_error(), device_name(sim(i)));
+}
+
+static void test_synchronize_is_fine_on_present_devices_only(void)
+{
+    EXPECT_OK(device_synchronize(device_cpu()));
+    for (int i = 0; i < expected_gpus; i++) EXPECT_OK(device_synchronize(sim(i)));
+    EXPECT_REFUSED(device_synchronize(sim(expected_gpus)), STATUS_WRONG_DEVICE);
+}
+
+static void test_memory_info_reports_the_capacity(void)
+{
+    size_t free_bytes = 0, total_bytes = 0;
+    EXPECT_OK(device_memory_info(device_cpu(), &free_bytes, &total_bytes));
+    EXPECT(total_bytes > 0);
+    EXPECT(free_bytes <= total_bytes);
+    for (int i = 0; i < expected_gpus; i++) {
+        free_bytes = total_bytes = 0;
+        EXPECT_OK(device_memory_info(sim(i), &free_bytes, &total_bytes));
+        EXPECT(total_bytes > 0);
+        EXPECT(free_bytes <= total_bytes);
+        if (expected_sim_bytes > 0) EXPECT_EQ_I64(total_bytes, expected_sim_bytes);
+    }
+    EXPECT_REFUSED(device_memory_info(sim(expected_gpus), &free_bytes, &total_bytes),
+                   STATUS_WRONG_DEVICE);
+}
+
+/* ============================================================================
+ * the parser
+ * ========================================================================== */
+
+/* Malformed: refused as such whatever devices exist. */
+static const char *const malformed[] = {
+    "CPU", "Cpu", " cpu", "cpu ", "\tcpu", "cpu\n", "cpu:0", "cpu0", "gpu", "", "sim",
+    "sim:", "cuda:", "sim:0x", "sim:0 ", " sim:0", "sim: 0", "sim:+1", "sim:-1", "cuda:-1",
+    "sim:1.0", "sim:1e0", "cuda:0:0", "sim::0", "SIM:0", "Cuda:0", "cuda0", "sim0", "cuda:x",
+    "sim:0\n", "sim:1 ",
+};
+
+/* Too large for any index: refused (as malformed or as absent), and never read
+ * modulo 2^32 or 2^64 as a device that exists. */
+static const char *const out_of_range[] = {
+    "cuda:99999999999999999999", "sim:18446744073709551616", "sim:4294967296",
+    "sim:2147483648", "cuda:2147483648",
+};
+
+static void test_parser_accepts_the_documented_forms_of_present_devices(void)
+{
+    device d = {DEVICE_CUDA, 99};
+    EXPECT_OK(device_parse("cpu", &d));
+    EXPECT_DEVICE(d, device_cpu());
+    for (int i = 0; i < expected_gpus; i++) {
+        char text[16];
+        snprintf(text, sizeof text, "sim:%d", i);
+        d = cuda(99);
+        EXPECT_OK(device_parse(text, &d));
+        EXPECT_DEVICE(d, sim(i));
+    }
+}
+
+static void test_parser_refuses_malformed_text_listing_the_accepted_forms(void)
+{
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        device d = device_cpu();
+        clear_error();
+        status s = device_parse(malformed[i], &d);
+        EXPECT_MSG(s == STATUS_BAD_ARGUMENT, "device_parse(\"%s\") returned %s, want "
+                   "STATUS_BAD_ARGUMENT (message: \"%s\")", malformed[i], status_name(s),
+                   last_error());
+        const char *msg = last_error();
+        EXPECT_MSG(strstr(msg, "cpu") && strstr(msg, "cuda") && strstr(msg, "sim"),
+                   "device_parse(\"%s\"): the message does not list the accepted forms: \"%s\"",
+                   malformed[i], msg);
+    }
+    device d;
+    EXPECT_REFUSED(device_parse(NULL, &d), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(device_parse("cpu", NULL), STATUS_BAD_ARGUMENT);
+}
+
+static void test_parser_refuses_indices_too_large_for_any_device(void)
+{
+    for (size_t i = 0; i < sizeof out_of_range / sizeof out_of_range[0]; i++) {
+        device d = device_cpu();
+        clear_error();
+        status s = device_parse(out_of_range[i], &d);
+        EXPECT_MSG(s == STATUS_BAD_ARGUMENT || s == STATUS_WRONG_DEVICE,
+                   "device_parse(\"%s\") returned %s, want a refusal (message: \"%s\")",
+                   out_of_range[i], status_name(s), last_error());
+        EXPECT_MSG(last_error()[0] != '\0', "device_parse(\"%s\") left no message",
+                   out_of_range[i]);
+    }
+}
+
+static void test_parser_refuses_absent_devices_naming_those_present(void)
+{
+    char absent_sim[16], far_sim[16];
+    snprintf(absent_sim, sizeof absent_sim, "sim:%d", expected_gpus);
+    snprintf(far_sim, sizeof far_sim, "sim:%d", LABKIT_MAX_SIM_DEVICES - 1);
+    const char *absent[] = {"cuda", "cuda:0", "cuda:3", absent_sim,
+                            expected_gpus < LABKIT_MAX_SIM_DEVICES ? far_sim : "cuda:1"};
+    for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+        device d;
+        clear_error();
+        status s = device_parse(absent[i], &d);
+        EXPECT_MSG(s == STATUS_WRONG_DEVICE, "device_parse(\"%s\") returned %s, want "
+                   "STATUS_WRONG_DEVICE (message: \"%s\")", absent[i], status_name(s),
+                   last_error());
+        const char *msg = last_error();
+        EXPECT_MSG(strstr(msg, "cpu") != NULL, "device_parse(\"%s\"): the message does not "
+                   "name the devices present: \"%s\"", absent[i], msg);
+        for (int g = 0; g < expected_gpus; g++)
+            EXPECT_MSG(strstr(msg, device_name(sim(g))) != NULL, "device_parse(\"%s\"): the "
+                       "message does not name %s: \"%s\"", absent[i], device_name(sim(g)), msg);
+    }
+}
+
+static void test_device_names_round_trip_through_the_parser(void)
+{
+    device all[LABKIT_MAX_DEVICES];
+    int n = device_list(all, LABKIT_MAX_DEVICES);
+    for (int i = 0; i < n; i++) {
+        device back = {DEVICE_CUDA, 77};
+        EXPECT_OK(device_parse(device_name(all[i]), &back));
+        EXPECT_DEVICE(back, all[i]);
+    }
+    EXPECT_STREQ(device_name(device_cpu()), "cpu");
+    EXPECT_STREQ(device_name(sim(1)), "sim:1");
+    EXPECT_STREQ(device_name(cuda(3)), "cuda:3"); /* could exist elsewhere */
+    EXPECT_STREQ(device_name(sim(-1)), "invalid");
+    EXPECT_STREQ(device_name(cuda(-2)), "invalid");
+    const device nonsense = {(device_kind)42, 0};
+    EXPECT_STREQ(device_name(nonsense), "invalid");
+}
+
+/* ============================================================================
+ * properties
+ * ========================================================================== */
+
+static void expect_string_terminated(const char *field, const char *s, size_t size)
+{
+    EXPECT_MSG(memchr(s, '\0', size) != NULL, "%s is not terminated", field);
+}
+
+static void test_cpu_properties_are_plausible_and_consistent(void)
+{
+    device_properties p;
+    memset(&p, 0x5a, sizeof p);
+    REQUIRE_OK(device_get_properties(device_cpu(), &p));
+    expect_string_terminated("name", p.name, sizeof p.name);
+    expect_string_terminated("notes", p.notes, sizeof p.notes);
+    EXPECT(p.name[0] != '\0');
+    EXPECT(p.memory_bytes > 0);
+    EXPECT(p.multiprocessors > 0);
+    EXPECT(p.cores_per_mp > 0);
+    EXPECT(p.clock_ghz > 0.0 && p.clock_ghz < 10.0);
+    EXPECT_EQ_I64(p.cc_major, 0);
+    EXPECT_EQ_I64(p.cc_minor, 0);
+    EXPECT(p.peak_gflops > 0.0);
+    /* the CPU's peak is cores x (lanes x FMA units) x clock x 2 */
+    EXPECT_NEAR(p.peak_gflops, p.multiprocessors * (double)p.cores_per_mp * p.clock_ghz * 2.0,
+                0.0, 1e-6);
+cleanup:
+    return;
+}
+
+static void test_sim_properties_are_consistent(void)
+{
+    if (expected_gpus == 0) {
+        harness_skip("no simulated GPU in this environment");
+        return;
+    }
+    device_properties p;
+    size_t free_bytes = 0, total_bytes = 0;
+    memset(&p, 0x5a, sizeof p);
+    REQUIRE_OK(device_get_properties(sim(0), &p));
+    REQUIRE_OK(device_memory_info(sim(0), &free_bytes, &total_bytes));
+    expect_string_terminated("name", p.name, sizeof p.name);
+    expect_string_terminated("notes", p.notes, sizeof p.notes);
+    EXPECT(p.name[0] != '\0');
+    EXPECT_EQ_I64(p.memory_bytes, total_bytes);
+    EXPECT_EQ_I64(p.cc_major, 0);
+    EXPECT_EQ_I64(p.cc_minor, 0);
+    EXPECT(p.peak_gflops >= 0.0);
+    if (p.peak_gflops > 0.0)
+        EXPECT_NEAR(p.peak_gflops,
+                    p.multiprocessors * (double)p.cores_per_mp * p.clock_ghz * 2.0, 0.0, 1e-6);
+cleanup:
+    return;
+}
+
+static void test_properties_refuse_absent_devices_and_null(void)
+{
+    device_properties p;
+    EXPECT_REFUSED(device_get_properties(sim(expected_gpus), &p), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_get_properties(cuda(0), &p), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_get_properties(device_cpu(), NULL), STATUS_BAD_ARGUMENT);
+}
+
+/* NVIDIA's CUDA C Programming Guide, "Arithmetic Instructions" (FP32 results per
+ * clock per multiprocessor). */
+static void test_fp32_cores_per_multiprocessor_follow_nvidias_table(void)
+{
+    const struct { int major, minor, cores; } table[] = {
+        {7, 5, 64},   /* Turing */
+        {8, 0, 64},   /* A100 */
+        {8, 6, 128},  /* GA10x */
+        {8, 7, 128},  /* Orin */
+        {8, 9, 128},  /* Ada */
+        {9, 0, 128},  /* Hopper */
+        {10, 0, 128}, /* Blackwell (datacenter) */
+        {12, 0, 128}, /* Blackwell (consumer) */
+        {12, 1, 128},
+        /* unknown: 0, never a guess */
+        {3, 0, 0},
+        {99, 0, 0},
+        {0, 0, 0},
+        {-1, -1, 0},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        int got = fp32_cores_per_multiprocessor(table[i].major, table[i].minor);
+        EXPECT_MSG(got == table[i].cores, "fp32_cores_per_multiprocessor(%d, %d) is %d, want %d",
+                   table[i].major, table[i].minor, got, table[i].cores);
+    }
+}
+
+static void test_peak_is_sms_times_cores_times_clock_times_two(void)
+{
+    /* RTX 3080 (10 GB): 68 SMs of 128 FP32 cores at a 1.71 GHz boost */
+    const double rtx3080 = peak_fp32_gflops(68, 128, 1.71);
+    EXPECT_NEAR(rtx3080, 68.0 * 128.0 * 1.71 * 2.0, 0.0, 1e-12);
+    EXPECT_NEAR(rtx3080, 29770.0, 0.0, 0.01); /* NVIDIA's "29.77 TFLOPS" */
+    EXPECT_NEAR(peak_fp32_gflops(132, 128, 1.98), 132.0 * 128.0 * 1.98 * 2.0, 0.0, 1e-12);
+    EXPECT(peak_fp32_gflops(0, 128, 1.5) == 0.0);
+    EXPECT(peak_fp32_gflops(68, 0, 1.5) == 0.0);
+}
+
+/* ============================================================================
+ * a bad environment
+ * ========================================================================== */
+
+static void test_bad_setting_is_an_error_naming_the_variable(void)
+{
+    /* the first use (here gpu_count) initialises lazily; devices_init() still
+     * reports the setting afterwards, as often as asked */
+    EXPECT_EQ_I64(gpu_count(), 0);
+    EXPECT_REFUSED(devices_init(), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), bad_variable);
+    EXPECT_REFUSED(devices_init(), STATUS_BAD_ARGUMENT);
+}
+
+static void test_after_a_bad_setting_the_kit_runs_without_gpus(void)
+{
+    device out[4];
+    device d = device_cpu();
+    tensor *a = NULL, *b = NULL, *sum = NULL;
+    float value = 0.0f;
+    EXPECT_EQ_I64(gpu_count(), 0);
+    EXPECT_DEVICE(try_gpu(0), device_cpu());
+    EXPECT_EQ_I64(try_all_gpus(out, 4), 1);
+    EXPECT_DEVICE(out[0], device_cpu());
+    EXPECT_EQ_I64(device_list(out, 4), 1);
+    EXPECT_REFUSED(device_parse("sim:0", &d), STATUS_WRONG_DEVICE);
+    EXPECT(!device_exists(sim(0)));
+    /* the CPU still works */
+    REQUIRE_OK(tensor_full(&a, device_cpu(), shape2(3, 5), 2.0f));
+    REQUIRE_OK(tensor_full(&b, device_cpu(), shape2(3, 5), 0.5f));
+    REQUIRE_OK(tensor_empty(&sum, device_cpu(), DTYPE_F32, shape1(1)));
+    REQUIRE_OK(op_mul(a, b, a));
+    REQUIRE_OK(op_sum(a, sum));
+    REQUIRE_OK(tensor_item(sum, &value));
+    EXPECT(value == 15.0f);
+cleanup:
+    tensor_free(a);
+    tensor_free(b);
+    tensor_free(sum);
+}
+
+/* ============================================================================ */
+
+static int usage(const char *program)
+{
+    fprintf(stderr, "usage: %s expect N [BYTES] | %s bad-env VARIABLE\n", program, program);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 3 && strcmp(argv[1], "bad-env") == 0) {
+        bad_variable = argv[2];
+        const char *value = getenv(bad_variable);
+        printf("%s=\"%s\" must be refused\n", bad_variable, value ? value : "(unset)");
+        RUN_TEST(test_bad_setting_is_an_error_naming_the_variable);
+        RUN_TEST(test_after_a_bad_setting_the_kit_runs_without_gpus);
+        RUN_TEST(test_fp32_cores_per_multiprocessor_follow_nvidias_table);
+        return harness_finish();
+    }
+    if (argc < 3 || argc > 4 || strcmp(argv[1], "expect") != 0) return usage(argv[0]);
+    char *end = NULL;
+    expected_gpus = (int)strtol(argv[2], &end, 10);
+    if (*end != '\0' || expected_gpus < 0 || expected_gpus > LABKIT_MAX_SIM_DEVICES)
+        return usage(argv[0]);
+    if (argc == 4) expected_sim_bytes = (size_t)strtoull(argv[3], NULL, 10);
+    printf("expecting %d simulated GPU(s)\n", expected_gpus);
+
+    RUN_TEST(test_devices_init_succeeds_every_time);
+    RUN_TEST(test_gpu_count_matches_the_environment);
+    RUN_TEST(test_try_gpu_gives_gpu_i_or_else_the_cpu);
+    RUN_TEST(test_try_all_gpus_lists_every_gpu_or_just_the_cpu);
+    RUN_TEST(test_device_list_is_the_cpu_then_every_gpu);
+    RUN_TEST(test_device_predicates_agree_with_the_registry);
+    RUN_TEST(test_synchronize_is_fine_on_present_devices_only);
+    RUN_TEST(test_memory_info_reports_the_capacity);
+    RUN_TEST(test_parser_accepts_the_documented_forms_of_present_devices);
+    RUN_TEST(test_parser_refuses_malformed_text_listing_the_accepted_forms);
+    RUN_TEST(test_parser_refuses_indices_too_large_for_any_device);
+    RUN_TEST(test_parser_refuses_absent_devices_naming_those_present);
+    RUN_TEST(test_device_names_round_trip_through_the_parser);
+    RUN_TEST(test_cpu_properties_are_plausible_and_consistent);
+    RUN_TEST(test_sim_properties_are_consistent);
+    RUN_TEST(test_properties_refuse_absent_devices_and_null);
+    RUN_TEST(test_fp32_cores_per_multiprocessor_follow_nvidias_table);
+    RUN_TEST(test_peak_is_sms_times_cores_times_clock_times_two);
+    return harness_finish();
+}

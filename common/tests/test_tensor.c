@@ -1,0 +1,919 @@
+/* test_tensor.c: creating, shaping, moving and freeing tensors (tensor.h), and
+ * what the device counters say about it (stats.h).
+ *
+ * Runs with LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=64M (set by CTest): it needs
+ * sim:0 and sim:1 beside the CPU, each simulated GPU holding 64 MiB. */
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "labkit/device.h"
+#include "labkit/ops.h"
+#include "labkit/stats.h"
+#include "labkit/tensor.h"
+
+#define SIM_CAPACITY ((size_t)64 << 20) /* LABKIT_SIM_MEMORY=64M */
+
+static device cpu, sim0, sim1;
+
+/* ============================================================================
+ * helpers
+ * ========================================================================== */
+
+/* A distinctive non-NULL value to preset *out with, to see a failure reset it. */
+static char sentinel_storage;
+#define SENTINEL ((tensor *)(void *)&sentinel_storage)
+
+static float *random_floats(int64_t n, uint64_t seed)
+{
+    float *h = test_malloc((size_t)n * sizeof(float));
+    if (h == NULL) return NULL;
+    test_rng rng = test_rng_seeded(seed);
+    test_fill_nonzero(&rng, h, n, 0.1f, 1.0f);
+    return h;
+}
+
+static float *download(const tensor *t)
+{
+    const int64_t n = tensor_numel(t);
+    float *h = test_malloc((size_t)n * sizeof(float));
+    if (h == NULL) return NULL;
+    status s = tensor_to_host(t, h, n);
+    if (s != STATUS_OK) {
+        harness_fail(__FILE__, __LINE__, "tensor_to_host: %s: %s", status_name(s), last_error());
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* t holds exactly the n values of `want`, bit for bit. */
+static void expect_tensor_bits(const char *what, const tensor *t, const float *want, int64_t n)
+{
+    EXPECT_EQ_I64(tensor_numel(t), n);
+    float *got = download(t);
+    if (got != NULL) EXPECT_BITWISE_EQUAL(what, got, want, n);
+    free(got);
+}
+
+static device_counters counters_of(device d)
+{
+    device_counters c;
+    memset(&c, 0, sizeof c);
+    status s = counters_read(d, &c);
+    if (s != STATUS_OK)
+        harness_fail(__FILE__, __LINE__, "counters_read(%s): %s: %s", device_name(d),
+                     status_name(s), last_error());
+    return c;
+}
+
+static size_t memory_in_use(device d) { return counters_of(d).memory_current; }
+
+/* The copy counts of d since its last reset are exactly these. */
+static void expect_copies(device d, uint64_t h2d, uint64_t h2d_bytes, uint64_t d2h,
+                          uint64_t d2h_bytes, uint64_t d2d, uint64_t d2d_bytes, int line)
+{
+    device_counters c = counters_of(d);
+    if (c.h2d_copies != h2d || c.h2d_bytes != h2d_bytes || c.d2h_copies != d2h ||
+        c.d2h_bytes != d2h_bytes || c.d2d_copies != d2d || c.d2d_bytes != d2d_bytes)
+        harness_fail(__FILE__, line,
+                     "copies counted on %s: h2d %llu (%llu B), d2h %llu (%llu B), d2d %llu "
+                     "(%llu B); want h2d %llu (%llu B), d2h %llu (%llu B), d2d %llu (%llu B)",
+                     device_name(d), (unsigned long long)c.h2d_copies,
+                     (unsigned long long)c.h2d_bytes, (unsigned long long)c.d2h_copies,
+                     (unsigned long long)c.d2h_bytes, (unsigned long long)c.d2d_copies,
+                     (unsigned long long)c.d2d_bytes, (unsigned long long)h2d,
+                     (unsigned long long)h2d_bytes, (unsigned long long)d2h,
+                     (unsigned long long)d2h_bytes, (unsigned long long)d2d,
+                     (unsigned long long)d2d_bytes);
+}
+
+#define EXPECT_COPIES(d, h2d, h2d_bytes, d2h, d2h_bytes, d2d, d2d_bytes) \
+    expect_copies((d), (h2d), (h2d_bytes), (d2h), (d2h_bytes), (d2d), (d2d_bytes), __LINE__)
+#define EXPECT_NO_COPIES(d) EXPECT_COPIES((d), 0, 0, 0, 0, 0, 0)
+
+static bool reset_all_counters(void)
+{
+    return counters_reset(cpu) == STATUS_OK && counters_reset(sim0) == STATUS_OK &&
+           counters_reset(sim1) == STATUS_OK;
+}
+
+/* ============================================================================
+ * shapes and creation
+ * ========================================================================== */
+
+static void test_shape_helpers_count_and_format(void)
+{
+    char buf[64];
+    shape s1 = shape1(37), s2 = shape2(37, 53), s3 = shape3(3, 5, 7), s4 = shape4(2, 3, 5, 7);
+    EXPECT_EQ_I64(s1.ndim, 1);
+    EXPECT_EQ_I64(s1.dims[0], 37);
+    EXPECT_EQ_I64(s2.ndim, 2);
+    EXPECT_EQ_I64(s2.dims[0], 37);
+    EXPECT_EQ_I64(s2.dims[1], 53);
+    EXPECT_EQ_I64(s3.ndim, 3);
+    EXPECT_EQ_I64(s3.dims[2], 7);
+    EXPECT_EQ_I64(s4.ndim, 4);
+    EXPECT_EQ_I64(s4.dims[3], 7);
+    EXPECT_EQ_I64(shape_numel(s1), 37);
+    EXPECT_EQ_I64(shape_numel(s2), 37 * 53);
+    EXPECT_EQ_I64(shape_numel(s3), 3 * 5 * 7);
+    EXPECT_EQ_I64(shape_numel(s4), 2 * 3 * 5 * 7);
+    EXPECT_STREQ(shape_format(s1, buf, sizeof buf), "[37]");
+    EXPECT_STREQ(shape_format(s2, buf, sizeof buf), "[37, 53]");
+    EXPECT_STREQ(shape_format(s4, buf, sizeof buf), "[2, 3, 5, 7]");
+    EXPECT(shape_format(s2, buf, sizeof buf) == buf);
+
+    /* a short buffer gets a terminated prefix, never an overflow */
+    memset(buf, 'x', sizeof buf);
+    shape_format(s4, buf, 5);
+    EXPECT(memchr(buf, '\0', 5) != NULL);
+    EXPECT(buf[5] == 'x');
+}
+
+static void test_creators_write_exact_values_on_every_device(void)
+{
+    const device devices[] = {cpu, sim0, sim1};
+    const shape s = shape2(37, 53);
+    const int64_t n = shape_numel(s);
+    float *data = random_floats(n, 1001), *want = test_malloc((size_t)n * sizeof(float));
+    REQUIRE(data != NULL && want != NULL);
+    for (size_t k = 0; k < 3; k++) {
+        const device d = devices[k];
+        char what[64];
+        tensor *z = NULL, *o = NULL, *f = NULL, *h = NULL;
+        EXPECT_OK(tensor_zeros(&z, d, s));
+        EXPECT_OK(tensor_ones(&o, d, s));
+        EXPECT_OK(tensor_full(&f, d, s, -3.25f));
+        EXPECT_OK(tensor_from_host(&h, d, s, data));
+        if (z && o && f && h) {
+            for (int64_t i = 0; i < n; i++) want[i] = 0.0f;
+            snprintf(what, sizeof what, "zeros on %s", device_name(d));
+            expect_tensor_bits(what, z, want, n);
+            for (int64_t i = 0; i < n; i++) want[i] = 1.0f;
+            snprintf(what, sizeof what, "ones on %s", device_name(d));
+            expect_tensor_bits(what, o, want, n);
+            for (int64_t i = 0; i < n; i++) want[i] = -3.25f;
+            snprintf(what, sizeof what, "full on %s", device_name(d));
+            expect_tensor_bits(what, f, want, n);
+            snprintf(what, sizeof what, "from_host on %s", device_name(d));
+            expect_tensor_bits(what, h, data, n);
+            EXPECT(device_equal(tensor_device(h), d));
+            EXPECT(tensor_dtype(h) == DTYPE_F32);
+        }
+        tensor_free(z);
+        tensor_free(o);
+        tensor_free(f);
+        tensor_free(h);
+    }
+cleanup:
+    free(data);
+    free(want);
+}
+
+static void test_int32_tensors_keep_their_values(void)
+{
+    const int32_t values[7] = {0, 1, -1, 12345, -98765, INT32_MAX, INT32_MIN};
+    const device devices[] = {cpu, sim0};
+    for (size_t k = 0; k < 2; k++) {
+        int32_t got[7] = {0};
+        tensor *t = NULL;
+        EXPECT_OK(tensor_from_host_i32(&t, devices[k], shape1(7), values));
+        if (t == NULL) continue;
+        EXPECT(tensor_dtype(t) == DTYPE_I32);
+        EXPECT_EQ_I64(tensor_bytes(t), 7 * 4);
+        EXPECT_OK(tensor_to_host_i32(t, got, 7));
+        EXPECT_BITWISE_EQUAL("int32 round trip", got, values, 7);
+        tensor_free(t);
+    }
+}
+
+static void test_empty_has_the_asked_shape_dtype_and_size(void)
+{
+    tensor *t = NULL, *i = NULL;
+    REQUIRE_OK(tensor_empty(&t, sim0, DTYPE_F32, shape4(2, 3, 5, 7)));
+    REQUIRE_OK(tensor_empty(&i, cpu, DTYPE_I32, shape2(37, 53)));
+    EXPECT(device_equal(tensor_device(t), sim0));
+    EXPECT(tensor_dtype(t) == DTYPE_F32);
+    EXPECT_EQ_I64(tensor_shape(t).ndim, 4);
+    EXPECT_EQ_I64(tensor_dim(t, 0), 2);
+    EXPECT_EQ_I64(tensor_dim(t, 1), 3);
+    EXPECT_EQ_I64(tensor_dim(t, 2), 5);
+    EXPECT_EQ_I64(tensor_dim(t, 3), 7);
+    EXPECT_EQ_I64(tensor_dim(t, 4), 0);
+    EXPECT_EQ_I64(tensor_dim(t, -1), 0);
+    EXPECT_EQ_I64(tensor_numel(t), 210);
+    EXPECT_EQ_I64(tensor_bytes(t), 210 * 4);
+    EXPECT(tensor_dtype(i) == DTYPE_I32);
+    EXPECT_EQ_I64(tensor_bytes(i), 37 * 53 * 4);
+    EXPECT_EQ_I64(tensor_dim(i, 2), 0);
+cleanup:
+    tensor_free(t);
+    tensor_free(i);
+}
+
+static void test_describe_names_dtype_shape_and_device(void)
+{
+    char buf[96];
+    tensor *a = NULL, *b = NULL, *l = NULL;
+    REQUIRE_OK(tensor_zeros(&a, sim0, shape2(37, 53)));
+    REQUIRE_OK(tensor_zeros(&b, cpu, shape1(5)));
+    REQUIRE_OK(tensor_empty(&l, sim1, DTYPE_I32, shape1(37)));
+    EXPECT_STREQ(tensor_describe(a, buf, sizeof buf), "f32[37, 53] on sim:0");
+    EXPECT_STREQ(tensor_describe(b, buf, sizeof buf), "f32[5] on cpu");
+    EXPECT(tensor_describe(b, buf, sizeof buf) == buf);
+    tensor_describe(l, buf, sizeof buf);
+    EXPECT_CONTAINS(buf, "i32");
+    EXPECT_CONTAINS(buf, "[37]");
+    EXPECT_CONTAINS(buf, "sim:1");
+cleanup:
+    tensor_free(a);
+    tensor_free(b);
+    tensor_free(l);
+}
+
+static void test_creators_refuse_bad_shapes_devices_and_nulls(void)
+{
+    const device absent = {DEVICE_SIM, 5};
+    const float one = 1.0f;
+    shape five_dims = shape4(1, 2, 3, 4);
+    shape no_dims = shape1(3);
+    tensor *t = SENTINEL;
+    five_dims.ndim = 5;
+    no_dims.ndim = 0;
+
+    EXPECT_REFUSED(tensor_zeros(&t, cpu, shape2(-1, 3)), STATUS_BAD_ARGUMENT);
+    EXPECT(t == NULL);
+    t = SENTINEL;
+    EXPECT_REFUSED(tensor_empty(&t, sim0, DTYPE_F32, shape2(37, -53)), STATUS_BAD_ARGUMENT);
+    EXPECT(t == NULL);
+    t = SENTINEL;
+    EXPECT_REFUSED(tensor_empty(&t, sim0, DTYPE_F32, five_dims), STATUS_BAD_ARGUMENT);
+    EXPECT(t == NULL);
+    t = SENTINEL;
+    EXPECT_REFUSED(tensor_ones(&t, cpu, no_dims), STATUS_BAD_ARGUMENT);
+    EXPECT(t == NULL);
+    t = SENTINEL;
+    EXPECT_REFUSED(tensor_full(&t, absent, shape1(3), 2.0f), STATUS_WRONG_DEVICE);
+    EXPECT_CONTAINS(last_error(), "sim:5");
+    EXPECT(t == NULL);
+    t = SENTINEL;
+    EXPECT_REFUSED(tensor_from_host(&t, sim0, shape1(1), NULL), STATUS_BAD_ARGUMENT);
+    EXPECT(t == NULL);
+    t = SENTINEL;
+    EXPECT_REFUSED(tensor_from_host_i32(&t, sim0, shape1(1), NULL), STATUS_BAD_ARGUMENT);
+    EXPECT(t == NULL);
+    EXPECT_REFUSED(tensor_from_host(NULL, sim0, shape1(1), &one), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_zeros(NULL, cpu, shape1(1)), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_uniform(NULL, cpu, shape1(1), 0.0f, 1.0f, 1), STATUS_BAD_ARGUMENT);
+    if (t != NULL && t != SENTINEL) tensor_free(t);
+}
+
+static void test_free_of_null_is_harmless(void)
+{
+    size_t before = memory_in_use(sim0);
+    tensor_free(NULL);
+    EXPECT_EQ_I64(memory_in_use(sim0), before);
+}
+
+static void test_host_alloc_gives_writable_memory(void)
+{
+    const size_t n = 1 << 18;
+    for (int pinned = 0; pinned < 2; pinned++) {
+        float *p = host_alloc(n * sizeof(float), pinned);
+        EXPECT(p != NULL);
+        if (p == NULL) continue;
+        for (size_t i = 0; i < n; i++) p[i] = (float)i;
+        EXPECT(p[n - 1] == (float)(n - 1));
+        host_free(p, pinned);
+    }
+    host_free(NULL, 0);
+}
+
+/* ============================================================================
+ * reshape, to(), copies and what they count
+ * ========================================================================== */
+
+static void test_reshape_shares_memory_and_adds_no_bytes(void)
+{
+    const int64_t n = 37 * 53;
+    float *data = random_floats(n, 1101), *sevens = NULL;
+    tensor *t = NULL, *v = NULL, *bad = SENTINEL;
+    REQUIRE(data != NULL);
+    const size_t before = memory_in_use(sim0);
+    REQUIRE_OK(tensor_from_host(&t, sim0, shape2(37, 53), data));
+    EXPECT_EQ_I64(memory_in_use(sim0), before + (size_t)n * 4);
+    REQUIRE_OK(tensor_reshape(t, shape3(53, 37, 1), &v));
+    EXPECT_EQ_I64(memory_in_use(sim0), before + (size_t)n * 4);
+    EXPECT_EQ_I64(tensor_dim(v, 0), 53);
+    EXPECT_EQ_I64(tensor_dim(v, 1), 37);
+    EXPECT_EQ_I64(tensor_dim(v, 2), 1);
+    EXPECT(device_equal(tensor_device(v), sim0));
+    expect_tensor_bits("reshaped values", v, data, n);
+
+    /* a write through the view shows in the original */
+    REQUIRE_OK(op_fill(v, 7.0f));
+    REQUIRE((sevens = test_malloc((size_t)n * sizeof(float))));
+    for (int64_t i = 0; i < n; i++) sevens[i] = 7.0f;
+    expect_tensor_bits("original after filling the view", t, sevens, n);
+
+    /* the view outlives the original; the bytes go when both are gone */
+    tensor_free(t);
+    t = NULL;
+    EXPECT_EQ_I64(memory_in_use(sim0), before + (size_t)n * 4);
+    expect_tensor_bits("view after freeing the original", v, sevens, n);
+    tensor_free(v);
+    v = NULL;
+    EXPECT_EQ_I64(memory_in_use(sim0), before);
+
+    /* another element count is refused, naming both shapes */
+    REQUIRE_OK(tensor_from_host(&t, sim0, shape2(37, 53), data));
+    EXPECT_REFUSED(tensor_reshape(t, shape2(37, 52), &bad), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "[37, 52]");
+    EXPECT_CONTAINS(last_error(), "[37, 53]");
+    EXPECT(bad == NULL);
+cleanup:
+    tensor_free(t);
+    tensor_free(v);
+    if (bad != NULL && bad != SENTINEL) tensor_free(bad);
+    free(data);
+    free(sevens);
+}
+
+static void test_to_same_device_returns_the_same_tensor_and_copies_nothing(void)
+{
+    const device devices[] = {cpu, sim0};
+    const int64_t n = 37 * 53;
+    float *data = random_floats(n, 1201);
+    REQUIRE(data != NULL);
+    for (size_t k = 0; k < 2; k++) {
+        const device d = devices[k];
+        tensor *t = NULL, *u = NULL;
+        const size_t before = memory_in_use(d);
+        EXPECT_OK(tensor_from_host(&t, d, shape2(37, 53), data));
+        if (t == NULL) continue;
+        EXPECT_OK(device_synchronize(d));
+        EXPECT_OK(counters_reset(d));
+        EXPECT_OK(tensor_to(t, d, &u));
+        EXPECT_MSG(u == t, "tensor_to(t, %s) of a tensor on %s is not t itself",
+                   device_name(d), device_name(d));
+        EXPECT_NO_COPIES(d);
+        EXPECT_EQ_I64(memory_in_use(d), before + (size_t)n * 4);
+        /* each reference is released on its own: t lives on after freeing u */
+        tensor_free(u);
+        expect_tensor_bits("t after freeing to()'s reference", t, data, n);
+        EXPECT_EQ_I64(memory_in_use(d), before + (size_t)n * 4);
+        tensor_free(t);
+        EXPECT_EQ_I64(memory_in_use(d), before);
+    }
+cleanup:
+    free(data);
+}
+
+static void test_transfers_count_exactly_one_copy_with_its_bytes(void)
+{
+    const int64_t n = 37 * 53;
+    const uint64_t bytes = (uint64_t)n * 4;
+    float *data = random_floats(n, 1301), *back = NULL;
+    tensor *on_cpu = NULL, *on_sim0 = NULL, *on_sim1 = NULL, *again_cpu = NULL;
+    REQUIRE(data != NULL);
+    REQUIRE((back = test_malloc((size_t)n * sizeof(float))));
+
+    /* host memory -> sim:0: one host-to-device copy on sim:0 */
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_from_host(&on_sim0, sim0, shape2(37, 53), data));
+    EXPECT_COPIES(sim0, 1, bytes, 0, 0, 0, 0);
+    EXPECT_NO_COPIES(sim1);
+    /* sim:0 -> host memory: one device-to-host copy on sim:0 */
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_to_host(on_sim0, back, n));
+    EXPECT_COPIES(sim0, 0, 0, 1, bytes, 0, 0);
+    EXPECT_BITWISE_EQUAL("to_host from sim:0", back, data, n);
+    tensor_free(on_sim0);
+    on_sim0 = NULL;
+
+    /* host memory <-> the CPU device: device-to-device on the CPU (stats.h) */
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_from_host(&on_cpu, cpu, shape2(37, 53), data));
+    EXPECT_COPIES(cpu, 0, 0, 0, 0, 1, bytes);
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_to_host(on_cpu, back, n));
+    EXPECT_COPIES(cpu, 0, 0, 0, 0, 1, bytes);
+
+    /* cpu -> sim:0: one host-to-device copy on sim:0 */
+    REQUIRE(reset_all_counters());
+    const size_t sim0_before = memory_in_use(sim0);
+    REQUIRE_OK(tensor_to(on_cpu, sim0, &on_sim0));
+    EXPECT(on_sim0 != on_cpu);
+    EXPECT(device_equal(tensor_device(on_sim0), sim0));
+    EXPECT_EQ_I64(memory_in_use(sim0), sim0_before + bytes);
+    EXPECT_COPIES(sim0, 1, bytes, 0, 0, 0, 0);
+    EXPECT_NO_COPIES(sim1);
+
+    /* sim:0 -> sim:1: device-to-device on both */
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_to(on_sim0, sim1, &on_sim1));
+    EXPECT(device_equal(tensor_device(on_sim1), sim1));
+    REQUIRE_OK(device_synchronize(sim1));
+    EXPECT_COPIES(sim0, 0, 0, 0, 0, 1, bytes);
+    EXPECT_COPIES(sim1, 0, 0, 0, 0, 1, bytes);
+
+    /* sim:1 -> cpu: one device-to-host copy on sim:1 */
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_to(on_sim1, cpu, &again_cpu));
+    EXPECT(device_equal(tensor_device(again_cpu), cpu));
+    EXPECT_COPIES(sim1, 0, 0, 1, bytes, 0, 0);
+    EXPECT_NO_COPIES(sim0);
+    expect_tensor_bits("cpu -> sim:0 -> sim:1 -> cpu", again_cpu, data, n);
+cleanup:
+    tensor_free(on_cpu);
+    tensor_free(on_sim0);
+    tensor_free(on_sim1);
+    tensor_free(again_cpu);
+    free(data);
+    free(back);
+}
+
+/* Random bit patterns, NaNs with payloads, infinities, signed zeros and
+ * subnormals: cpu -> sim:0 -> cpu must give back every bit. */
+static void test_round_trip_cpu_sim_cpu_is_bit_exact(void)
+{
+    const int64_t n = 4099;
+    uint32_t *bits = test_malloc((size_t)n * sizeof(uint32_t));
+    float *values = test_malloc((size_t)n * sizeof(float));
+    tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    REQUIRE(bits != NULL && values != NULL);
+    test_rng rng = test_rng_seeded(1401);
+    for (int64_t i = 0; i < n; i++) bits[i] = (uint32_t)test_rng_next(&rng);
+    const uint32_t special[] = {0x7fc00001u, 0xffc12345u, 0x7fa00000u /* signalling */,
+                                0x7f800000u, 0xff800000u, 0x80000000u, 0x00000001u,
+                                0x807fffffu, 0x7f7fffffu, 0x00800000u};
+    memcpy(bits, special, sizeof special);
+    memcpy(values, bits, (size_t)n * sizeof(float));
+    REQUIRE_OK(tensor_from_host(&a, cpu, shape1(n), values));
+    REQUIRE_OK(tensor_to(a, sim0, &b));
+    REQUIRE_OK(tensor_to(b, cpu, &c));
+    expect_tensor_bits("cpu -> sim:0 -> cpu", c, values, n);
+    /* and through tensor_copy, sim:0 -> sim:1 */
+    REQUIRE_OK(tensor_empty(&d, sim1, DTYPE_F32, shape1(n)));
+    REQUIRE_OK(tensor_copy(d, b));
+    expect_tensor_bits("tensor_copy sim:0 -> sim:1", d, values, n);
+cleanup:
+    tensor_free(a);
+    tensor_free(b);
+    tensor_free(c);
+    tensor_free(d);
+    free(bits);
+    free(values);
+}
+
+static void test_copy_works_between_any_two_devices_and_checks_its_operands(void)
+{
+    const device devices[] = {cpu, sim0, sim1};
+    const int64_t n = 29 * 31;
+    float *data = random_floats(n, 1501);
+    tensor *src = NULL, *dst = NULL, *wrong_shape = NULL, *wrong_dtype = NULL;
+    REQUIRE(data != NULL);
+    for (size_t i = 0; i < 3; i++) {
+        for (size_t j = 0; j < 3; j++) {
+            char what[64];
+            snprintf(what, sizeof what, "tensor_copy %s -> %s", device_name(devices[i]),
+                     device_name(devices[j]));
+            REQUIRE_OK(tensor_from_host(&src, devices[i], shape2(29, 31), data));
+            REQUIRE_OK(tensor_full(&dst, devices[j], shape2(29, 31), NAN));
+            EXPECT_OK(tensor_copy(dst, src));
+            expect_tensor_bits(what, dst, data, n);
+            tensor_free(src);
+            tensor_free(dst);
+            src = dst = NULL;
+        }
+    }
+    /* a copy from cpu into sim:0 is one host-to-device copy on sim:0 */
+    REQUIRE_OK(tensor_from_host(&src, cpu, shape2(29, 31), data));
+    REQUIRE_OK(tensor_empty(&dst, sim0, DTYPE_F32, shape2(29, 31)));
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_copy(dst, src));
+    EXPECT_COPIES(sim0, 1, (uint64_t)n * 4, 0, 0, 0, 0);
+
+    /* same count, other shape; other dtype; NULLs */
+    REQUIRE_OK(tensor_empty(&wrong_shape, sim0, DTYPE_F32, shape2(31, 29)));
+    REQUIRE_OK(tensor_empty(&wrong_dtype, sim0, DTYPE_I32, shape2(29, 31)));
+    EXPECT_REFUSED(tensor_copy(wrong_shape, src), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "[31, 29]");
+    EXPECT_CONTAINS(last_error(), "[29, 31]");
+    EXPECT_REFUSED(tensor_copy(wrong_dtype, src), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy(NULL, src), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy(dst, NULL), STATUS_BAD_ARGUMENT);
+cleanup:
+    tensor_free(src);
+    tensor_free(dst);
+    tensor_free(wrong_shape);
+    tensor_free(wrong_dtype);
+    free(data);
+}
+
+static void test_to_an_absent_device_is_refused_naming_those_present(void)
+{
+    const device absent = {DEVICE_SIM, 5};
+    tensor *t = NULL, *u = SENTINEL;
+    REQUIRE_OK(tensor_zeros(&t, cpu, shape1(3)));
+    EXPECT_REFUSED(tensor_to(t, absent, &u), STATUS_WRONG_DEVICE);
+    EXPECT_CONTAINS(last_error(), "sim:5");
+    EXPECT_CONTAINS(last_error(), "sim:1");
+    EXPECT(u == NULL);
+    EXPECT_REFUSED(tensor_to(NULL, sim0, &u), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to(t, sim0, NULL), STATUS_BAD_ARGUMENT);
+cleanup:
+    tensor_free(t);
+    if (u != NULL && u != SENTINEL) tensor_free(u);
+}
+
+/* ============================================================================
+ * reading on the host
+ * ========================================================================== */
+
+static void test_item_reads_one_element_and_refuses_more(void)
+{
+    const int32_t one_int = 4;
+    float value = NAN;
+    tensor *one = NULL, *one4 = NULL, *six = NULL, *ints = NULL;
+    REQUIRE_OK(tensor_full(&one, sim0, shape1(1), 3.5f));
+    REQUIRE_OK(tensor_full(&one4, cpu, shape4(1, 1, 1, 1), -0.75f));
+    REQUIRE_OK(tensor_zeros(&six, sim0, shape2(2, 3)));
+    REQUIRE_OK(tensor_from_host_i32(&ints, sim0, shape1(1), &one_int));
+    EXPECT_OK(tensor_item(one, &value));
+    EXPECT(value == 3.5f);
+    EXPECT_OK(tensor_item(one4, &value));
+    EXPECT(value == -0.75f);
+    EXPECT_REFUSED(tensor_item(six, &value), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "[2, 3]");
+    EXPECT_REFUSED(tensor_item(ints, &value), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_item(NULL, &value), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_item(one, NULL), STATUS_BAD_ARGUMENT);
+cleanup:
+    tensor_free(one);
+    tensor_free(one4);
+    tensor_free(six);
+    tensor_free(ints);
+}
+
+static void test_to_host_refuses_a_buffer_too_small_and_writes_nothing(void)
+{
+    const int64_t n = 37 * 53;
+    float *data = random_floats(n, 1601), *dst = NULL;
+    int32_t *idst = NULL;
+    tensor *t = NULL, *ints = NULL;
+    REQUIRE(data != NULL);
+    REQUIRE((dst = test_malloc((size_t)(n + 8) * sizeof(float))));
+    REQUIRE((idst = test_malloc((size_t)n * sizeof(int32_t))));
+    REQUIRE_OK(tensor_from_host(&t, sim0, shape2(37, 53), data));
+    REQUIRE_OK(tensor_empty(&ints, sim0, DTYPE_I32, shape2(37, 53)));
+
+    for (int64_t i = 0; i < n + 8; i++) dst[i] = -123.0f;
+    EXPECT_REFUSED(tensor_to_host(t, dst, n - 1), STATUS_BAD_ARGUMENT);
+    int64_t touched = 0;
+    for (int64_t i = 0; i < n + 8; i++) touched += dst[i] != -123.0f;
+    EXPECT_EQ_I64(touched, 0);
+
+    /* a larger buffer is fine: exactly numel elements written */
+    EXPECT_OK(tensor_to_host(t, dst, n + 8));
+    EXPECT_BITWISE_EQUAL("to_host into a larger buffer", dst, data, n);
+    for (int64_t i = n; i < n + 8; i++) EXPECT(dst[i] == -123.0f);
+
+    EXPECT_REFUSED(tensor_to_host(ints, dst, n), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to_host_i32(t, idst, n), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to_host(t, NULL, n), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to_host(NULL, dst, n), STATUS_BAD_ARGUMENT);
+cleanup:
+    tensor_free(t);
+    tensor_free(ints);
+    free(data);
+    free(dst);
+    free(idst);
+}
+
+/* ============================================================================
+ * seeded random tensors
+ * ========================================================================== */
+
+static void test_seeded_random_tensors_are_equal_on_every_device(void)
+{
+    const device devices[] = {cpu, sim0, sim1};
+    const shape s = shape2(37, 53);
+    const int64_t n = shape_numel(s);
+    float *u[3] = {NULL, NULL, NULL}, *g[3] = {NULL, NULL, NULL};
+    float *u_other = NULL, *g_other = NULL;
+    tensor *t = NULL;
+    for (int k = 0; k < 3; k++) {
+        REQUIRE_OK(tensor_uniform(&t, devices[k], s, -2.0f, 3.0f, 42));
+        REQUIRE((u[k] = download(t)));
+        tensor_free(t);
+        t = NULL;
+        REQUIRE_OK(tensor_normal(&t, devices[k], s, 1.0f, 0.5f, 42));
+        REQUIRE((g[k] = download(t)));
+        tensor_free(t);
+        t = NULL;
+    }
+    EXPECT_BITWISE_EQUAL("uniform seed 42: sim:0 vs cpu", u[1], u[0], n);
+    EXPECT_BITWISE_EQUAL("uniform seed 42: sim:1 vs cpu", u[2], u[0], n);
+    EXPECT_BITWISE_EQUAL("normal seed 42: sim:0 vs cpu", g[1], g[0], n);
+    EXPECT_BITWISE_EQUAL("normal seed 42: sim:1 vs cpu", g[2], g[0], n);
+
+    /* within [low, high], and not all the same */
+    int64_t outside = 0, equal_neighbours = 0;
+    for (int64_t i = 0; i < n; i++) {
+        outside += !(u[0][i] >= -2.0f && u[0][i] <= 3.0f);
+        if (i > 0) equal_neighbours += u[0][i] == u[0][i - 1];
+    }
+    EXPECT_EQ_I64(outside, 0);
+    EXPECT_MSG(equal_neighbours < n / 100, "%lld equal neighbours in a uniform draw",
+               (long long)equal_neighbours);
+
+    /* another seed, other values */
+    REQUIRE_OK(tensor_uniform(&t, sim0, s, -2.0f, 3.0f, 43));
+    REQUIRE((u_other = download(t)));
+    tensor_free(t);
+    t = NULL;
+    REQUIRE_OK(tensor_normal(&t, sim0, s, 1.0f, 0.5f, 43));
+    REQUIRE((g_other = download(t)));
+    int64_t same_u = 0, same_g = 0;
+    for (int64_t i = 0; i < n; i++) {
+        same_u += u_other[i] == u[0][i];
+        same_g += g_other[i] == g[0][i];
+    }
+    EXPECT_MSG(same_u < n / 100, "seeds 42 and 43 give %lld equal uniform values of %lld",
+               (long long)same_u, (long long)n);
+    EXPECT_MSG(same_g < n / 100, "seeds 42 and 43 give %lld equal normal values of %lld",
+               (long long)same_g, (long long)n);
+cleanup:
+    tensor_free(t);
+    for (int k = 0; k < 3; k++) {
+        free(u[k]);
+        free(g[k]);
+    }
+    free(u_other);
+    free(g_other);
+}
+
+/* 100,200 draws: the sample mean and standard deviation are within 5 standard
+ * errors of what was asked. */
+static void test_random_tensors_have_the_asked_distribution(void)
+{
+    const shape s = shape2(200, 501);
+    const int64_t n = shape_numel(s);
+    float *x = NULL;
+    tensor *t = NULL;
+
+    REQUIRE_OK(tensor_normal(&t, sim0, s, 2.0f, 3.0f, 7));
+    REQUIRE((x = download(t)));
+    double sum = 0.0, squares = 0.0;
+    for (int64_t i = 0; i < n; i++) sum += x[i];
+    double mean = sum / (double)n;
+    for (int64_t i = 0; i < n; i++) squares += (x[i] - mean) * (x[i] - mean);
+    double stddev = sqrt(squares / (double)(n - 1));
+    EXPECT_NEAR(mean, 2.0, 5.0 * 3.0 / sqrt((double)n), 0.0);
+    EXPECT_NEAR(stddev, 3.0, 5.0 * 3.0 / sqrt(2.0 * (double)n), 0.0);
+    tensor_free(t);
+    t = NULL;
+    free(x);
+    x = NULL;
+
+    REQUIRE_OK(tensor_uniform(&t, cpu, s, -1.0f, 5.0f, 8));
+    REQUIRE((x = download(t)));
+    sum = squares = 0.0;
+    for (int64_t i = 0; i < n; i++) sum += x[i];
+    mean = sum / (double)n;
+    for (int64_t i = 0; i < n; i++) squares += (x[i] - mean) * (x[i] - mean);
+    stddev = sqrt(squares / (double)(n - 1));
+    const double want_std = 6.0 / sqrt(12.0);
+    EXPECT_NEAR(mean, 2.0, 5.0 * want_std / sqrt((double)n), 0.0);
+    EXPECT_NEAR(stddev, want_std, 0.01 * want_std, 0.0);
+cleanup:
+    tensor_free(t);
+    free(x);
+}
+
+static void test_random_tensor_on_a_gpu_is_one_host_to_device_copy(void)
+{
+    const shape s = shape2(37, 53);
+    tensor *t = NULL;
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_uniform(&t, sim0, s, 0.0f, 1.0f, 5));
+    REQUIRE_OK(device_synchronize(sim0));
+    EXPECT_COPIES(sim0, 1, (uint64_t)shape_numel(s) * 4, 0, 0, 0, 0);
+    tensor_free(t);
+    t = NULL;
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_normal(&t, sim1, s, 0.0f, 1.0f, 5));
+    REQUIRE_OK(device_synchronize(sim1));
+    EXPECT_COPIES(sim1, 1, (uint64_t)shape_numel(s) * 4, 0, 0, 0, 0);
+cleanup:
+    tensor_free(t);
+}
+
+/* ============================================================================
+ * the same-device rule
+ * ========================================================================== */
+
+static void test_operands_on_two_devices_are_refused_and_nothing_is_copied(void)
+{
+    tensor *a = NULL, *b = NULL, *c = NULL, *out = NULL, *b_on_cpu = NULL;
+    float *sum = NULL;
+    REQUIRE_OK(tensor_ones(&a, cpu, shape2(37, 53)));
+    REQUIRE_OK(tensor_ones(&b, sim0, shape2(37, 53)));
+    REQUIRE_OK(tensor_ones(&c, sim1, shape2(37, 53)));
+    REQUIRE_OK(tensor_zeros(&out, cpu, shape2(37, 53)));
+    REQUIRE_OK(device_synchronize(sim0));
+    REQUIRE_OK(device_synchronize(sim1));
+    REQUIRE(reset_all_counters());
+
+    EXPECT_REFUSED(op_add(a, b, out), STATUS_WRONG_DEVICE);
+    EXPECT_CONTAINS(last_error(), "cpu");
+    EXPECT_CONTAINS(last_error(), "sim:0");
+    /* says how to fix it: move one operand with tensor_to */
+    EXPECT_CONTAINS(last_error(), "to(");
+
+    EXPECT_REFUSED(op_mul(b, c, b), STATUS_WRONG_DEVICE);
+    EXPECT_CONTAINS(last_error(), "sim:0");
+    EXPECT_CONTAINS(last_error(), "sim:1");
+
+    EXPECT_NO_COPIES(cpu);
+    EXPECT_NO_COPIES(sim0);
+    EXPECT_NO_COPIES(sim1);
+
+    /* the fix the message suggests works */
+    REQUIRE_OK(tensor_to(b, cpu, &b_on_cpu));
+    REQUIRE_OK(op_add(a, b_on_cpu, out));
+    REQUIRE((sum = download(out)));
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < 37 * 53; i++) wrong += sum[i] != 2.0f;
+    EXPECT_EQ_I64(wrong, 0);
+cleanup:
+    free(sum);
+    tensor_free(b_on_cpu);
+    tensor_free(a);
+    tensor_free(b);
+    tensor_free(c);
+    tensor_free(out);
+}
+
+/* ============================================================================
+ * memory: peak and capacity
+ * ========================================================================== */
+
+static void check_peak_is_exact(device d)
+{
+    tensor *a = NULL, *b = NULL, *c = NULL;
+    char where[32];
+    snprintf(where, sizeof where, "%s", device_name(d));
+    REQUIRE_OK(device_synchronize(d));
+    const size_t base = memory_in_use(d);
+    REQUIRE_OK(counters_reset(d));
+    EXPECT_EQ_I64(counters_of(d).memory_peak, base);
+
+    REQUIRE_OK(tensor_empty(&a, d, DTYPE_F32, shape1(4000)));   /* base + 16000 */
+    REQUIRE_OK(tensor_zeros(&b, d, shape2(37, 81)));            /* + 11988 = 27988 */
+    EXPECT_EQ_I64(counters_of(d).memory_current, base + 27988);
+    tensor_free(a);                                             /* 11988 */
+    a = NULL;
+    EXPECT_EQ_I64(counters_of(d).memory_current, base + 11988);
+    REQUIRE_OK(tensor_empty(&c, d, DTYPE_I32, shape1(1000)));   /* 15988 */
+    device_counters now = counters_of(d);
+    EXPECT_EQ_I64(now.memory_current, base + 15988);
+    EXPECT_MSG(now.memory_peak == base + 27988, "peak on %s is %zu bytes, want %zu", where,
+               now.memory_peak, base + 27988);
+    tensor_free(b);
+    tensor_free(c);
+    b = c = NULL;
+    now = counters_of(d);
+    EXPECT_EQ_I64(now.memory_current, base);
+    EXPECT_EQ_I64(now.memory_peak, base + 27988);
+
+    /* a reset restarts the peak from what is in use now */
+    REQUIRE_OK(tensor_ones(&a, d, shape1(10)));
+    REQUIRE_OK(counters_reset(d));
+    now = counters_of(d);
+    EXPECT_EQ_I64(now.memory_peak, base + 40);
+    EXPECT_EQ_I64(now.memory_current, base + 40);
+    EXPECT_EQ_I64(now.h2d_copies + now.d2h_copies + now.d2d_copies + now.syncs + now.launches, 0);
+cleanup:
+    tensor_free(a);
+    tensor_free(b);
+    tensor_free(c);
+}
+
+static void test_peak_memory_is_exact_after_a_reset(void)
+{
+    check_peak_is_exact(sim0);
+    check_peak_is_exact(cpu);
+}
+
+static void test_out_of_memory_on_a_simulated_gpu_fails_cleanly(void)
+{
+    size_t free_bytes = 0, total_bytes = 0, free_after = 0;
+    tensor *big = SENTINEL, *first = NULL, *second = SENTINEL, *host_side = NULL,
+           *moved = SENTINEL, *small = NULL;
+    const int64_t forty_mib = (int64_t)(40 << 20) / 4; /* elements */
+    const int64_t thirty_mib = (int64_t)(30 << 20) / 4;
+
+    REQUIRE_OK(device_synchronize(sim0));
+    REQUIRE_OK(device_memory_info(sim0, &free_bytes, &total_bytes));
+    EXPECT_EQ_I64(total_bytes, SIM_CAPACITY);
+    const size_t base = memory_in_use(sim0);
+    EXPECT_EQ_I64(free_bytes, SIM_CAPACITY - base);
+
+    /* one tensor larger than the whole device */
+    EXPECT_REFUSED(tensor_empty(&big, sim0, DTYPE_F32, shape1((int64_t)(SIM_CAPACITY / 4) + 1)),
+                   STATUS_OUT_OF_MEMORY);
+    EXPECT_MSG(strstr(last_error(), "LABKIT_SIM_MEMORY") != NULL ||
+                   strstr(last_error(), "67108864") != NULL || strstr(last_error(), "64") != NULL,
+               "the message names neither the capacity nor LABKIT_SIM_MEMORY: \"%s\"",
+               last_error());
+    EXPECT(big == NULL);
+    EXPECT_EQ_I64(memory_in_use(sim0), base);
+
+    /* two that fit alone but not together */
+    REQUIRE_OK(tensor_zeros(&first, sim0, shape1(forty_mib)));
+    EXPECT_OK(device_memory_info(sim0, &free_after, &total_bytes));
+    EXPECT_EQ_I64(free_after, SIM_CAPACITY - base - (size_t)(40 << 20));
+    EXPECT_REFUSED(tensor_zeros(&second, sim0, shape1(forty_mib)), STATUS_OUT_OF_MEMORY);
+    EXPECT(second == NULL);
+    EXPECT_EQ_I64(memory_in_use(sim0), base + (size_t)(40 << 20));
+    EXPECT_REFUSED(tensor_uniform(&big, sim0, shape1(forty_mib), 0.0f, 1.0f, 3),
+                   STATUS_OUT_OF_MEMORY);
+    EXPECT(big == NULL);
+
+    /* a copy that does not fit: refused before anything is copied */
+    REQUIRE_OK(tensor_zeros(&host_side, cpu, shape1(thirty_mib)));
+    REQUIRE(reset_all_counters());
+    EXPECT_REFUSED(tensor_to(host_side, sim0, &moved), STATUS_OUT_OF_MEMORY);
+    EXPECT(moved == NULL);
+    EXPECT_NO_COPIES(sim0);
+    EXPECT_EQ_I64(memory_in_use(sim0), base + (size_t)(40 << 20));
+
+    /* smaller allocations still work, and the room comes back on free */
+    EXPECT_OK(tensor_ones(&small, sim0, shape2(37, 53)));
+    tensor_free(small);
+    small = NULL;
+    tensor_free(first);
+    first = NULL;
+    EXPECT_EQ_I64(memory_in_use(sim0), base);
+    REQUIRE(second == NULL);
+    EXPECT_OK(tensor_zeros(&second, sim0, shape1(forty_mib)));
+cleanup:
+    if (big != SENTINEL) tensor_free(big); /* NULL unless a refusal failed */
+    if (second != SENTINEL) tensor_free(second);
+    if (moved != SENTINEL) tensor_free(moved);
+    tensor_free(first);
+    tensor_free(host_side);
+    tensor_free(small);
+}
+
+/* ============================================================================ */
+
+static int require_device(const char *name, device *out)
+{
+    status s = device_parse(name, out);
+    if (s != STATUS_OK) {
+        fprintf(stderr, "test_tensor needs %s (run it with LABKIT_SIM_GPUS=2 "
+                "LABKIT_SIM_MEMORY=64M): %s\n", name, last_error());
+        return 1;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    if (require_device("cpu", &cpu) || require_device("sim:0", &sim0) ||
+        require_device("sim:1", &sim1))
+        return 1;
+
+    RUN_TEST(test_shape_helpers_count_and_format);
+    RUN_TEST(test_creators_write_exact_values_on_every_device);
+    RUN_TEST(test_int32_tensors_keep_their_values);
+    RUN_TEST(test_empty_has_the_asked_shape_dtype_and_size);
+    RUN_TEST(test_describe_names_dtype_shape_and_device);
+    RUN_TEST(test_creators_refuse_bad_shapes_devices_and_nulls);
+    RUN_TEST(test_free_of_null_is_harmless);
+    RUN_TEST(test_host_alloc_gives_writable_memory);
+    RUN_TEST(test_reshape_shares_memory_and_adds_no_bytes);
+    RUN_TEST(test_to_same_device_returns_the_same_tensor_and_copies_nothing);
+    RUN_TEST(test_transfers_count_exactly_one_copy_with_its_bytes);
+    RUN_TEST(test_round_trip_cpu_sim_cpu_is_bit_exact);
+    RUN_TEST(test_copy_works_between_any_two_devices_and_checks_its_operands);
+    RUN_TEST(test_to_an_absent_device_is_refused_naming_those_present);
+    RUN_TEST(test_item_reads_one_element_and_refuses_more);
+    RUN_TEST(test_to_host_refuses_a_buffer_too_small_and_writes_nothing);
+    RUN_TEST(test_seeded_random_tensors_are_equal_on_every_device);
+    RUN_TEST(test_random_tensors_have_the_asked_distribution);
+    RUN_TEST(test_random_tensor_on_a_gpu_is_one_host_to_device_copy);
+    RUN_TEST(test_operands_on_two_devices_are_refused_and_nothing_is_copied);
+    RUN_TEST(test_peak_memory_is_exact_after_a_reset);
+    RUN_TEST(test_out_of_memory_on_a_simulated_gpu_fails_cleanly);
+    return harness_finish();
+}

@@ -1,0 +1,61 @@
+/* devices.c: every device this machine offers, the CPU included, in the spirit
+ * of CUDA's deviceQuery and nvidia-smi: what each one is made of and the FP32
+ * peak that follows from it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "labkit/labkit.h"
+
+static void print_device(device d)
+{
+    device_properties p;
+    CHECK(device_get_properties(d, &p));
+    printf("%-7s %s\n", device_name(d), p.name);
+    printf("        memory           %.1f GiB\n", (double)p.memory_bytes / (1u << 30));
+    if (d.kind == DEVICE_CUDA)
+        printf("        compute cap.     %d.%d\n", p.cc_major, p.cc_minor);
+    printf("        %-16s %d\n", d.kind == DEVICE_CUDA ? "multiprocessors" : "cores", p.multiprocessors);
+    printf("        %-16s %d\n", d.kind == DEVICE_CUDA ? "FP32 cores/SM" : "FP32 lanes/core", p.cores_per_mp);
+    printf("        clock            %.2f GHz\n", p.clock_ghz);
+    if (p.peak_gflops > 0)
+        printf("        FP32 peak        %.1f GFLOP/s\n", p.peak_gflops);
+    else
+        printf("        FP32 peak        unknown\n");
+    printf("        (%s)\n", p.notes);
+}
+
+static int usage(FILE *to, int code)
+{
+    fprintf(to, "usage: labkit-devices [--openblas-coretype]\n"
+                "  lists the CPU and every GPU (set LABKIT_SIM_GPUS=N to simulate N)\n"
+                "  --openblas-coretype  prints the OPENBLAS_CORETYPE this CPU needs, or nothing when\n"
+                "                       OpenBLAS already chose the right kernels (./lab uses it)\n");
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--openblas-coretype") == 0) {
+        const char *better = cpu_blas_better_coretype();
+        if (better) printf("%s\n", better);
+        return 0;
+    }
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return usage(stdout, 0);
+    if (argc > 1) return usage(stderr, 2);
+    status s = devices_init();
+    if (s != STATUS_OK) {
+        fprintf(stderr, "labkit-devices: %s\n", last_error());
+        return 2;
+    }
+    device all[LABKIT_MAX_DEVICES];
+    int n = device_list(all, LABKIT_MAX_DEVICES);
+    for (int i = 0; i < n; ++i) print_device(all[i]);
+    device gpus[LABKIT_MAX_DEVICES];
+    int g = try_all_gpus(gpus, LABKIT_MAX_DEVICES);
+    printf("\ntry_gpu(0) = %s, try_all_gpus() = [", device_name(try_gpu(0)));
+    for (int i = 0; i < g; ++i) printf("%s%s", i ? ", " : "", device_name(gpus[i]));
+    printf("]\n");
+    if (gpu_count() == 0)
+        printf("no GPU here: everything runs on the CPU. LABKIT_SIM_GPUS=2 adds two simulated GPUs.\n");
+    return 0;
+}
