@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "labkit/device.h"
+#include "labkit/kernel.h"
 #include "labkit/properties.h"
 #include "labkit/stats.h"
 #include "labkit/status.h"
@@ -34,6 +35,7 @@ typedef struct backend {
     status (*copy_peer)(int dst_index, void *dst, int src_index, const void *src, size_t bytes);
     /* Work. */
     status (*run)(int index, const op_call *op);
+    status (*enqueue)(int index, kernel_fn fn, const void *args, size_t args_size);
     status (*synchronize)(int index);
     /* Events: opaque handles stamped when the queue reaches them. */
     status (*event_create)(int index, void **out);

@@ -93,6 +93,24 @@ static status launch(const tensor *on, const op_call *call)
     return backend_of(on->dev)->run(on->dev.index, call);
 }
 
+/* ---- your own kernels (kernel.h) ------------------------------------------- */
+
+status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size)
+{
+    if (!fn) return fail(STATUS_BAD_ARGUMENT, "device_enqueue: fn is NULL; pass the function that launches your kernel");
+    if (!args && args_size > 0) return fail(STATUS_BAD_ARGUMENT, "device_enqueue: args is NULL but args_size is %zu", args_size);
+    if (args_size > KERNEL_MAX_ARGS)
+        return fail(STATUS_BAD_ARGUMENT, "device_enqueue: args_size is %zu bytes but at most %d are copied; "
+                    "pass pointers to larger data instead", args_size, KERNEL_MAX_ARGS);
+    status s = device_check(d);
+    if (s != STATUS_OK) return s;
+    counters_of(d)->launches++;
+    return backend_of(d)->enqueue(d.index, fn, args, args_size);
+}
+
+void *tensor_data(tensor *t) { return t ? t->data : NULL; }
+const void *tensor_data_const(const tensor *t) { return t ? t->data : NULL; }
+
 /* ---- element-wise -------------------------------------------------------- */
 
 static op_call call_of(op_kind kind, const tensor *a, const tensor *b, tensor *out, float alpha)

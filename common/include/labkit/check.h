@@ -9,9 +9,11 @@
 #ifndef LABKIT_CHECK_H
 #define LABKIT_CHECK_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "labkit/device.h"
 #include "labkit/status.h"
 
 #ifdef __cplusplus
@@ -31,6 +33,32 @@ void check_report_failure(const char *file, int line, const char *expression, st
             exit(CHECK_FAILS);                                          \
         }                                                               \
     } while (0)
+
+/* ---- a lab's check program ----------------------------------------------
+ *
+ *   int main(int argc, char **argv)
+ *   {
+ *       device d = check_device(argc, argv);     // --device D; 77 if D is absent
+ *       check_that(copies == 1, "to() copies once", "%d copies", copies);
+ *       return check_finish("02_copying");
+ *   }
+ */
+
+/* The device of "--device D" (the CPU without it). Exits 77 (skipped) when D is
+ * well formed but absent here, 2 when the arguments are malformed. */
+device check_device(int argc, char **argv);
+
+/* Records one claim of the lesson: prints "  ok    <concept> (<figures>)" or
+ * "  FAIL  <concept>: <figures>". Returns `holds`. */
+bool check_that(bool holds, const char *concept, const char *figures_format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Prints "<lab> on <device>: PASS (n claims hold)" or "... FAIL (k of n claims do
+ * not hold)" and returns the exit code, CHECK_HOLDS or CHECK_FAILS. */
+int check_finish(const char *lab);
 
 #ifdef __cplusplus
 }

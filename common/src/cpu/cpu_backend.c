@@ -56,6 +56,13 @@ static status cpu_run(int index, const op_call *op)
     return STATUS_OK;
 }
 
+static status cpu_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
+{
+    (void)index, (void)args_size;
+    fn(args, NULL);
+    return STATUS_OK;
+}
+
 static status cpu_nothing_to_wait_for(int index)
 {
     (void)index;
@@ -125,6 +132,7 @@ const backend cpu_backend = {
     .copy_within = cpu_copy,
     .copy_peer = cpu_copy_peer,
     .run = cpu_run,
+    .enqueue = cpu_enqueue,
     .synchronize = cpu_nothing_to_wait_for,
     .event_create = cpu_event_create,
     .event_destroy = cpu_event_destroy,

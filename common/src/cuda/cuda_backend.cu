@@ -154,6 +154,18 @@ status cuda_run(int index, const op_call *op)
     return cuda_run_op(dev->stream, dev->blas, dev->scratch, op);
 }
 
+status cuda_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
+{
+    (void)args_size;
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    fn(args, (void *)dev->stream);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return cuda_failure("a kernel launch (device_enqueue)", err, __FILE__, __LINE__);
+    return STATUS_OK;
+}
+
 status cuda_synchronize(int index)
 {
     cuda_device *dev = nullptr;
@@ -261,6 +273,7 @@ backend make_backend()
     b.copy_within = cuda_copy_within;
     b.copy_peer = cuda_copy_peer;
     b.run = cuda_run;
+    b.enqueue = cuda_enqueue;
     b.synchronize = cuda_synchronize;
     b.event_create = cuda_event_create;
     b.event_destroy = cuda_event_destroy;

@@ -2,7 +2,7 @@
  *
  * Single-source kernels: nvcc compiles this file for real GPUs (cuda/cuda_ops.cu)
  * and the C compiler compiles it for simulated ones (sim/sim_ops.c) through
- * sim/cuda_emulation.h, which runs every block and thread in turn. Keep to the C
+ * labkit/cuda_emulation.h, which runs every block and thread in turn. Keep to the C
  * subset of CUDA: index arithmetic, no shared memory, no barriers. */
 
 /* This thread's element: block number x threads per block + thread number. */

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "../op_call.h"
-#include "cuda_emulation.h"
+#include "labkit/cuda_emulation.h"
 #include "labkit/status.h"
 #include "sim_ops.h"
 #include "../backend.h"
