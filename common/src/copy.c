@@ -150,6 +150,33 @@ status tensor_copy(tensor *dst, const tensor *src)
     return copy_between(dst, src);
 }
 
+status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset, int64_t count)
+{
+    const char *op = "tensor_copy_slice";
+    char a[128], b[128];
+    if (!dst || !src) return fail(STATUS_BAD_ARGUMENT, "%s: dst and src must not be NULL", op);
+    if (!device_equal(dst->dev, src->dev))
+        return fail(STATUS_WRONG_DEVICE,
+                    "%s: dst is on %s and src on %s; a slice is copied within one device.\n"
+                    "  hint: move one with tensor_to first; nothing is copied implicitly.",
+                    op, device_name(dst->dev), device_name(src->dev));
+    if (dst->type != src->type)
+        return fail(STATUS_BAD_ARGUMENT, "%s: dst is %s but src is %s; the dtypes must match", op,
+                    describe(dst, a, sizeof a), describe(src, b, sizeof b));
+    if (count < 0 || dst_offset < 0 || src_offset < 0 || count > dst->numel - dst_offset ||
+        count > src->numel - src_offset)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: %" PRId64 " elements from element %" PRId64 " of src (%s) to element %" PRId64
+                    " of dst (%s) do not fit; offsets and count must be >= 0 and stay inside both tensors",
+                    op, count, src_offset, describe(src, b, sizeof b), dst_offset, describe(dst, a, sizeof a));
+    if (count == 0) return STATUS_OK;
+    device_counters *c = counters_of(dst->dev);
+    const size_t bytes = (size_t)count * 4;
+    count_copy(&c->d2d_copies, &c->d2d_bytes, bytes);
+    return backend_of(dst->dev)->copy_within(dst->dev.index, (char *)dst->data + (size_t)dst_offset * 4,
+                                             (const char *)src->data + (size_t)src_offset * 4, bytes);
+}
+
 status tensor_to(tensor *t, device d, tensor **out)
 {
     if (!out) return fail(STATUS_BAD_ARGUMENT, "tensor_to: out is NULL; pass the address of a tensor pointer");

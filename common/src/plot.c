@@ -1,8 +1,8 @@
 /* plot.c: figures for slides, drawn by gnuplot through a pipe.
  *
  * plot_draw(p, "plots/fig.png") writes three files side by side:
- *   plots/fig.csv  the data, one row per point: series (1, 2, ...), x, y, title
- *   plots/fig.gp   a gnuplot script that reads fig.csv and writes fig.png
+ *   plots/fig.plot.csv  the data, one row per point: series (1, 2, ...), x, y, title
+ *   plots/fig.gp        a gnuplot script that reads fig.plot.csv and writes fig.png
  *   plots/fig.png  the figure, drawn by running "gnuplot fig.gp" inside plots/
  * The script names the other two files without their directory, so the folder
  * can be moved (into a slide deck's folder, say) and the script still works from
@@ -36,10 +36,10 @@ typedef struct figure_files {
     figure_format format;
     const char *figure_path; /* the path as given: "plots/fig.png" */
     char *dir;               /* "plots"; "." when the path has no directory */
-    char *csv_path;          /* "plots/fig.csv" */
+    char *csv_path;          /* "plots/fig.plot.csv" */
     char *script_path;       /* "plots/fig.gp" */
     char *figure_name;       /* "fig.png" */
-    char *csv_name;          /* "fig.csv" */
+    char *csv_name;          /* "fig.plot.csv" */
     char *script_name;       /* "fig.gp" */
 } figure_files;
 
@@ -118,10 +118,10 @@ static status figure_files_make(const char *path, figure_format format, figure_f
     } else {
         files->dir = join(path, dir_length - 1, ""); /* without the trailing '/' */
     }
-    files->csv_path = join(path, stem_length, ".csv");
+    files->csv_path = join(path, stem_length, ".plot.csv");
     files->script_path = join(path, stem_length, ".gp");
     files->figure_name = join(base, strlen(base), "");
-    files->csv_name = join(base, base_stem_length, ".csv");
+    files->csv_name = join(base, base_stem_length, ".plot.csv");
     files->script_name = join(base, base_stem_length, ".gp");
     if (files->dir == NULL || files->csv_path == NULL || files->script_path == NULL ||
         files->figure_name == NULL || files->csv_name == NULL || files->script_name == NULL) {

@@ -604,6 +604,7 @@ static void test_softmax_cross_entropy_matches_reference(void)
     check_softmax_cross_entropy(37, 13, 0.0f, 501);
     check_softmax_cross_entropy(1, 7, 0.0f, 503);   /* a single row */
     check_softmax_cross_entropy(5, 1001, 0.0f, 505); /* wide rows */
+    check_softmax_cross_entropy(7, 1, 0.0f, 507);    /* one class: p = 1, loss 0 */
 }
 
 /* Logits around 300 overflow exp() in float32 unless the row max is subtracted. */

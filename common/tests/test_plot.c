@@ -300,7 +300,7 @@ static void test_gnuplot_draws_png_svg_and_pdf(const char *dir)
     for (int i = 0; i < 3; i++) {
         char figure[PATH_MAX], csv[PATH_MAX], script[PATH_MAX];
         snprintf(figure, sizeof figure, "%s/fig's %s.%s", dir, formats[i], formats[i]);
-        snprintf(csv, sizeof csv, "%s/fig's %s.csv", dir, formats[i]);
+        snprintf(csv, sizeof csv, "%s/fig's %s.plot.csv", dir, formats[i]);
         snprintf(script, sizeof script, "%s/fig's %s.gp", dir, formats[i]);
         EXPECT_STATUS(plot_draw(&lines, figure), STATUS_OK);
         EXPECT(file_size(figure) > 1000);
@@ -320,7 +320,7 @@ static void test_the_data_and_script_say_what_the_figure_shows(const char *dir)
 {
     char figure[PATH_MAX], csv_path[PATH_MAX], script_path[PATH_MAX];
     snprintf(figure, sizeof figure, "%s/mm.svg", dir);
-    snprintf(csv_path, sizeof csv_path, "%s/mm.csv", dir);
+    snprintf(csv_path, sizeof csv_path, "%s/mm.plot.csv", dir);
     snprintf(script_path, sizeof script_path, "%s/mm.gp", dir);
     /* No gnuplot is needed to check the files it would read. */
     setenv("LABKIT_GNUPLOT", "/nonexistent/labkit-test-gnuplot", 1);
@@ -349,7 +349,7 @@ static void test_the_data_and_script_say_what_the_figure_shows(const char *dir)
     EXPECT_CONTAINS(script, "set logscale y");
     EXPECT_CONTAINS(script, "set grid");
     EXPECT_CONTAINS(script, "set key");
-    EXPECT_CONTAINS(script, "'mm.csv' using 2:($1 == 1 ? $3 : NaN) with linespoints");
+    EXPECT_CONTAINS(script, "'mm.plot.csv' using 2:($1 == 1 ? $3 : NaN) with linespoints");
     EXPECT_CONTAINS(script, "with lines dt 2");
     EXPECT_CONTAINS(script, "title 'peak, ''theoretical'''");
     EXPECT(strstr(script, dir) == NULL); /* names relative to the script's directory */
@@ -374,7 +374,7 @@ static void test_without_gnuplot_the_data_stays_and_one_line_says_why(const char
 {
     char figure[PATH_MAX], csv[PATH_MAX], script[PATH_MAX];
     snprintf(figure, sizeof figure, "%s/lost.png", dir);
-    snprintf(csv, sizeof csv, "%s/lost.csv", dir);
+    snprintf(csv, sizeof csv, "%s/lost.plot.csv", dir);
     snprintf(script, sizeof script, "%s/lost.gp", dir);
     setenv("LABKIT_GNUPLOT", "/nonexistent/labkit-test-gnuplot", 1);
 
@@ -391,7 +391,7 @@ static void test_without_gnuplot_the_data_stays_and_one_line_says_why(const char
     EXPECT(file_size(figure) == -1);
     EXPECT(count_lines(warning) == 1);
     EXPECT_CONTAINS(warning, "not found");
-    EXPECT_CONTAINS(warning, "lost.csv");
+    EXPECT_CONTAINS(warning, "lost.plot.csv");
     EXPECT_CONTAINS(warning, "lost.gp");
     EXPECT_CONTAINS(warning, "gnuplot-nox");
 }
@@ -424,7 +424,7 @@ static void test_a_failing_gnuplot_is_a_backend_error_with_its_output(const char
     EXPECT_STATUS(plot_draw(&lines, figure), STATUS_BACKEND_FAILED);
     EXPECT_CONTAINS(last_error(), "exit status 3");
     EXPECT_CONTAINS(last_error(), "undefined variable: oops");
-    EXPECT_CONTAINS(last_error(), "broken.csv");
+    EXPECT_CONTAINS(last_error(), "broken.plot.csv");
 
     /* Success without a figure is a failure too. */
     write_fake_gnuplot(dir, "silent gnuplot", "exit 0", fake, sizeof fake);

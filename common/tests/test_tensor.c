@@ -227,6 +227,11 @@ static void test_describe_names_dtype_shape_and_device(void)
     EXPECT_STREQ(tensor_describe(a, buf, sizeof buf), "f32[37, 53] on sim:0");
     EXPECT_STREQ(tensor_describe(b, buf, sizeof buf), "f32[5] on cpu");
     EXPECT(tensor_describe(b, buf, sizeof buf) == buf);
+    /* a short buffer gets a terminated prefix, never an overflow */
+    memset(buf, 'x', sizeof buf);
+    tensor_describe(a, buf, 6);
+    EXPECT(memchr(buf, '\0', 6) != NULL);
+    EXPECT(buf[6] == 'x');
     tensor_describe(l, buf, sizeof buf);
     EXPECT_CONTAINS(buf, "i32");
     EXPECT_CONTAINS(buf, "[37]");
@@ -515,6 +520,67 @@ cleanup:
     tensor_free(wrong_shape);
     tensor_free(wrong_dtype);
     free(data);
+}
+
+static void test_copy_slice_moves_a_run_of_elements_within_a_device(void)
+{
+    const device devices[] = {cpu, sim0};
+    const int64_t n = 37 * 53;
+    float *data = random_floats(n, 1551), want[100];
+    REQUIRE(data != NULL);
+    for (size_t k = 0; k < 2; k++) {
+        const device d = devices[k];
+        tensor *src = NULL, *dst = NULL;
+        char what[64];
+        snprintf(what, sizeof what, "copy_slice on %s", device_name(d));
+        if (tensor_from_host(&src, d, shape2(37, 53), data) == STATUS_OK &&
+            tensor_full(&dst, d, shape1(100), -1.0f) == STATUS_OK) {
+            REQUIRE(reset_all_counters());
+            /* src elements [500, 510) into dst [90, 100), then [0, 3) into [0, 3) */
+            EXPECT_OK(tensor_copy_slice(dst, 90, src, 500, 10));
+            EXPECT_OK(tensor_copy_slice(dst, 0, src, 0, 3));
+            EXPECT_OK(tensor_copy_slice(dst, 50, src, 7, 0)); /* nothing */
+            for (int i = 0; i < 100; i++) want[i] = -1.0f;
+            for (int i = 0; i < 10; i++) want[90 + i] = data[500 + i];
+            for (int i = 0; i < 3; i++) want[i] = data[i];
+            expect_tensor_bits(what, dst, want, 100);
+            device_counters c = counters_of(d);
+            EXPECT_EQ_I64(c.h2d_copies + c.d2h_copies, d.kind == DEVICE_CPU ? 0 : 1); /* the read */
+        } else {
+            harness_fail(__FILE__, __LINE__, "setting up on %s: %s", device_name(d), last_error());
+        }
+        tensor_free(src);
+        tensor_free(dst);
+    }
+cleanup:
+    free(data);
+}
+
+static void test_copy_slice_refuses_ranges_outside_and_other_devices(void)
+{
+    tensor *src = NULL, *dst = NULL, *elsewhere = NULL, *ints = NULL;
+    REQUIRE_OK(tensor_zeros(&src, sim0, shape2(3, 5)));
+    REQUIRE_OK(tensor_zeros(&dst, sim0, shape1(10)));
+    REQUIRE_OK(tensor_zeros(&elsewhere, cpu, shape1(10)));
+    REQUIRE_OK(tensor_empty(&ints, sim0, DTYPE_I32, shape1(10)));
+    EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 10, 6), STATUS_BAD_ARGUMENT);  /* past src */
+    EXPECT_REFUSED(tensor_copy_slice(dst, 5, src, 0, 6), STATUS_BAD_ARGUMENT);   /* past dst */
+    EXPECT_REFUSED(tensor_copy_slice(dst, -1, src, 0, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, -1, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 0, -2), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_slice(dst, INT64_MAX, src, 0, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 2, INT64_MAX), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_slice(ints, 0, src, 0, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_slice(elsewhere, 0, src, 0, 2), STATUS_WRONG_DEVICE);
+    EXPECT_CONTAINS(last_error(), "cpu");
+    EXPECT_CONTAINS(last_error(), "sim:0");
+    EXPECT_REFUSED(tensor_copy_slice(NULL, 0, src, 0, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_slice(dst, 0, NULL, 0, 2), STATUS_BAD_ARGUMENT);
+cleanup:
+    tensor_free(src);
+    tensor_free(dst);
+    tensor_free(elsewhere);
+    tensor_free(ints);
 }
 
 static void test_to_an_absent_device_is_refused_naming_those_present(void)
@@ -874,6 +940,15 @@ cleanup:
     tensor_free(small);
 }
 
+static void test_counters_refuse_absent_devices_and_null(void)
+{
+    const device absent = {DEVICE_SIM, 5};
+    device_counters c;
+    EXPECT_REFUSED(counters_read(absent, &c), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(counters_reset(absent), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(counters_read(sim0, NULL), STATUS_BAD_ARGUMENT);
+}
+
 /* ============================================================================ */
 
 static int require_device(const char *name, device *out)
@@ -906,6 +981,8 @@ int main(void)
     RUN_TEST(test_transfers_count_exactly_one_copy_with_its_bytes);
     RUN_TEST(test_round_trip_cpu_sim_cpu_is_bit_exact);
     RUN_TEST(test_copy_works_between_any_two_devices_and_checks_its_operands);
+    RUN_TEST(test_copy_slice_moves_a_run_of_elements_within_a_device);
+    RUN_TEST(test_copy_slice_refuses_ranges_outside_and_other_devices);
     RUN_TEST(test_to_an_absent_device_is_refused_naming_those_present);
     RUN_TEST(test_item_reads_one_element_and_refuses_more);
     RUN_TEST(test_to_host_refuses_a_buffer_too_small_and_writes_nothing);
@@ -915,5 +992,6 @@ int main(void)
     RUN_TEST(test_operands_on_two_devices_are_refused_and_nothing_is_copied);
     RUN_TEST(test_peak_memory_is_exact_after_a_reset);
     RUN_TEST(test_out_of_memory_on_a_simulated_gpu_fails_cleanly);
+    RUN_TEST(test_counters_refuse_absent_devices_and_null);
     return harness_finish();
 }

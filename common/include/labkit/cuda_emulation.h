@@ -24,7 +24,8 @@ typedef struct dim3 {
     unsigned x, y, z;
 } dim3;
 
-/* Defined once, in sim_ops.c; each simulated GPU's worker has its own copy. */
+/* Defined once, in the library (sim_ops.c); each thread, so each simulated GPU's
+ * worker, has its own copy. Files that include this header only use them. */
 extern _Thread_local dim3 blockIdx, blockDim, threadIdx, gridDim;
 
 /* kernel<<<grid, block, 0, stream>>>(args...) becomes: for every block of the

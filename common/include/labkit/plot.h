@@ -1,7 +1,7 @@
 /* plot.h: figures for slides, drawn by gnuplot through a pipe.
  *
- * plot_draw(p, "fig.png") writes fig.csv (the data) and fig.gp (a gnuplot
- * script that reads fig.csv and writes fig.png), then runs gnuplot on the script.
+ * plot_draw(p, "fig.png") writes fig.plot.csv (the data) and fig.gp (a gnuplot
+ * script that reads fig.plot.csv and writes fig.png), then runs gnuplot on the script.
  * The format follows the extension: .png, .svg or .pdf. Without gnuplot the CSV
  * and the script stay and a one-line warning says how to draw the figure later;
  * the call still succeeds, since the data is not lost.

@@ -1,10 +1,12 @@
 /* stats.h: what each device has done, counted, so that a check can prove a lesson
  * ("the loop copies to the host once per epoch", "peak memory is 3 tensors").
  *
- * A copy is counted on the device it touches: a host-to-device copy on its
- * destination, a device-to-host copy on its source, a copy between two devices as
- * device-to-device on both. Copies between host memory and the CPU device count
- * as device-to-device on the CPU (no bus is crossed). */
+ * A copy is counted on the GPU it touches: host (or cpu tensor) to GPU as
+ * host-to-device on that GPU, GPU to host (or cpu tensor) as device-to-host on
+ * it, GPU to GPU as device-to-device on both, and a copy within one device
+ * (tensor_copy, tensor_copy_slice) as device-to-device there. Copies between host
+ * memory and the CPU device count as device-to-device on the CPU: no bus is
+ * crossed. */
 #ifndef LABKIT_STATS_H
 #define LABKIT_STATS_H
 

@@ -2,9 +2,12 @@
  * on one device.
  *
  * A tensor's memory comes from its device's allocator, which counts current and
- * peak bytes (stats.h). Creating, copying and freeing follow the device's queue:
- * on a GPU (real or simulated) work is queued and calls return at once, while a
- * read on the host (tensor_to_host, tensor_item) waits for the queue to drain.
+ * peak bytes (stats.h). Everything follows the device's queue. On a GPU (real or
+ * simulated) operations, fills and copies within the device are queued and
+ * return at once, and freeing is queued too; a copy between the host and a GPU
+ * (tensor_from_host, tensor_to_host, tensor_item, tensor_to to or from the cpu)
+ * waits for the work queued before it and returns once done, as cudaMemcpy does
+ * with ordinary host memory, so the host buffer may be reused at once.
  *
  * Tensors are reference counted so that tensor_to() can hand back the very same
  * tensor when it is already on the target device (the lessons' `Z.cuda(0) is Z`).
@@ -63,6 +66,12 @@ status tensor_to(tensor *t, device d, tensor **out);
 
 /* Copies src into dst (same shape and dtype; any two devices). */
 status tensor_copy(tensor *dst, const tensor *src);
+
+/* Copies `count` elements of src starting at element src_offset into dst at
+ * dst_offset (flat, row-major positions), both tensors on one device. Queued
+ * there like an operation: how a step writes its loss into slot i of a log that
+ * stays on the device. */
+status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset, int64_t count);
 
 /* Copies the whole tensor to host memory, waiting for queued work first.
  * `count` is the capacity of dst in elements and must be at least numel. */

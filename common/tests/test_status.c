@@ -1,0 +1,127 @@
+/* test_status.c: the small pieces every other part leans on: status codes and
+ * their per-thread messages (status.h), and the host's clock helpers (timer.h). */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness.h"
+#include "labkit/status.h"
+#include "labkit/timer.h"
+
+/* ============================================================================
+ * status.h
+ * ========================================================================== */
+
+static void test_every_status_has_its_own_name(void)
+{
+    const struct { status s; const char *name; } names[] = {
+        {STATUS_OK, "STATUS_OK"},
+        {STATUS_BAD_ARGUMENT, "STATUS_BAD_ARGUMENT"},
+        {STATUS_WRONG_DEVICE, "STATUS_WRONG_DEVICE"},
+        {STATUS_OUT_OF_MEMORY, "STATUS_OUT_OF_MEMORY"},
+        {STATUS_NOT_READY, "STATUS_NOT_READY"},
+        {STATUS_BACKEND_FAILED, "STATUS_BACKEND_FAILED"},
+        {STATUS_IO_FAILED, "STATUS_IO_FAILED"},
+        {STATUS_TODO, "STATUS_TODO"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        EXPECT_STREQ(status_name(names[i].s), names[i].name);
+    EXPECT(status_name((status)999) != NULL); /* something printable, never a crash */
+}
+
+static void test_fail_formats_the_message_and_returns_the_status(void)
+{
+    char long_text[4096];
+    EXPECT(fail(STATUS_WRONG_DEVICE, "%s and %s differ by %d", "cpu", "sim:0", 3) ==
+           STATUS_WRONG_DEVICE);
+    EXPECT_STREQ(last_error(), "cpu and sim:0 differ by 3");
+    clear_error();
+    EXPECT_STREQ(last_error(), "");
+
+    /* a message longer than the library keeps is cut, never overflows */
+    memset(long_text, 'x', sizeof long_text - 1);
+    long_text[sizeof long_text - 1] = '\0';
+    EXPECT(fail(STATUS_BAD_ARGUMENT, "%s", long_text) == STATUS_BAD_ARGUMENT);
+    const size_t kept = strlen(last_error());
+    EXPECT(kept > 0 && kept < sizeof long_text - 1);
+    EXPECT(strspn(last_error(), "x") == kept);
+}
+
+static void test_todo_names_the_missing_step(void)
+{
+    EXPECT(todo("lab_add_across_devices") == STATUS_TODO);
+    EXPECT_CONTAINS(last_error(), "TODO: lab_add_across_devices is not implemented yet");
+}
+
+static void *fail_on_another_thread(void *arg)
+{
+    (void)arg;
+    fail(STATUS_IO_FAILED, "the other thread's failure");
+    static bool kept;
+    kept = strcmp(last_error(), "the other thread's failure") == 0;
+    return &kept;
+}
+
+static void test_messages_belong_to_the_thread_that_failed(void)
+{
+    pthread_t other;
+    void *kept = NULL;
+    fail(STATUS_BAD_ARGUMENT, "this thread's failure");
+    REQUIRE(pthread_create(&other, NULL, fail_on_another_thread, NULL) == 0);
+    REQUIRE(pthread_join(other, &kept) == 0);
+    EXPECT(kept != NULL && *(bool *)kept);
+    EXPECT_STREQ(last_error(), "this thread's failure");
+cleanup:
+    clear_error();
+}
+
+/* ============================================================================
+ * timer.h
+ * ========================================================================== */
+
+static void test_wall_seconds_moves_forward_with_real_time(void)
+{
+    const struct timespec twenty_ms = {0, 20 * 1000 * 1000};
+    double previous = wall_seconds();
+    for (int i = 0; i < 1000; i++) {
+        double now = wall_seconds();
+        EXPECT_MSG(now >= previous, "wall_seconds went back from %.9f to %.9f", previous, now);
+        previous = now;
+    }
+    const double t0 = wall_seconds();
+    nanosleep(&twenty_ms, NULL);
+    const double slept = wall_seconds() - t0;
+    EXPECT_MSG(slept >= 0.0195 && slept < 1.0, "a 20 ms sleep measured %.6f s", slept);
+}
+
+static void test_median_and_min_of_timings(void)
+{
+    double odd[7] = {5.0, 1.0, 4.0, 7.0, 2.0, 6.0, 3.0};
+    const double copy[7] = {5.0, 1.0, 4.0, 7.0, 2.0, 6.0, 3.0};
+    double one[1] = {2.5};
+    EXPECT(median_of(odd, 7) == 4.0);
+    /* reordered, but the same values */
+    double sum = 0.0;
+    for (int i = 0; i < 7; i++) sum += odd[i];
+    EXPECT(sum == 28.0);
+    EXPECT(median_of(one, 1) == 2.5);
+    EXPECT(median_of(odd, 0) == 0.0);
+    EXPECT(min_of(copy, 7) == 1.0);
+    EXPECT(min_of(copy + 2, 1) == 4.0);
+}
+
+/* ============================================================================ */
+
+int main(void)
+{
+    RUN_TEST(test_every_status_has_its_own_name);
+    RUN_TEST(test_fail_formats_the_message_and_returns_the_status);
+    RUN_TEST(test_todo_names_the_missing_step);
+    RUN_TEST(test_messages_belong_to_the_thread_that_failed);
+    RUN_TEST(test_wall_seconds_moves_forward_with_real_time);
+    RUN_TEST(test_median_and_min_of_timings);
+    return harness_finish();
+}

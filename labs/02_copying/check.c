@@ -1,0 +1,322 @@
+/* check.c: does lab 02's lesson hold on the device of --device?
+ *
+ * The claims: the same-device rule (a refusal naming both devices, nothing
+ * copied; after a copy the sum is right), tensor_to (the same tensor, or exactly
+ * one copy of the right bytes), a bit-exact round trip, a whole layer moved,
+ * many small copies vs one big one, the lesson's norm log (1000 reads vs 1), and
+ * the bandwidth of small vs large copies. The counters of stats.h are the proof.
+ * With --device cpu the partner device is GPU 0 when there is one (ctest sets
+ * LABKIT_SIM_GPUS=2), else there is only the CPU and the claims say what is true
+ * there: nothing to refuse, nothing crosses a bus. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lab.h"
+#include "measure.h"
+
+/* Copies and bytes counted on d and other since reset_both (each copy between
+ * the host and a GPU is counted once, on the GPU). */
+typedef struct tally {
+    uint64_t copies, bytes, h2d, d2h;
+} tally;
+
+static void reset_both(device d, device other)
+{
+    CHECK(counters_reset(d));
+    CHECK(counters_reset(other));
+}
+
+static tally copies_between(device d, device other)
+{
+    tally t = {0, 0, 0, 0};
+    for (int i = 0; i < (device_equal(d, other) ? 1 : 2); ++i) {
+        device_counters c;
+        CHECK(counters_read(i == 0 ? d : other, &c));
+        t.copies += c.h2d_copies + c.d2h_copies + c.d2d_copies;
+        t.bytes += c.h2d_bytes + c.d2h_bytes + c.d2d_bytes;
+        t.h2d += c.h2d_copies;
+        t.d2h += c.d2h_copies;
+    }
+    return t;
+}
+
+/* ---- the same-device rule and copying on purpose (steps 1 and 2) ------------- */
+
+static void check_same_device_rule(device d, device other)
+{
+    enum { N = 6 };
+    const float va[N] = {1, 2, 3, 4, 5, 6}, vb[N] = {0.5f, -1, 0.25f, 1e-3f, -7, 1e6f};
+    tensor *a, *b, *sum;
+    CHECK(tensor_from_host(&a, d, shape2(2, 3), va));
+    CHECK(tensor_from_host(&b, other, shape2(2, 3), vb));
+    CHECK(tensor_full(&sum, d, shape2(2, 3), -99.0f));
+
+    bool refused = false;
+    char message[512] = "untouched";
+    reset_both(d, other);
+    CHECK(lab_try_add(a, b, sum, &refused, message, sizeof message));
+    const tally after_try = copies_between(d, other);
+    if (!device_equal(d, other)) {
+        const int first_line = (int)strcspn(message, "\n");
+        check_that(refused && strstr(message, device_name(d)) && strstr(message, device_name(other)),
+                   "a + b across two devices is refused, the message naming both",
+                   "a on %s, b on %s; refused: %s; message: \"%.*s\"", device_name(d), device_name(other),
+                   refused ? "yes" : "no", first_line, message);
+    } else {
+        check_that(!refused && message[0] == '\0', "a + b with both on the cpu is not refused (one device only)",
+                   "refused: %s", refused ? "yes" : "no");
+    }
+    check_that(after_try.copies == 0, "the library copies nothing behind your back", "copies: %llu",
+               (unsigned long long)after_try.copies);
+
+    device_counters mem;
+    CHECK(counters_read(d, &mem));
+    const size_t memory_before = mem.memory_current;
+    reset_both(d, other);
+    CHECK(lab_add_across(a, b, sum));
+    const tally after_add = copies_between(d, other);
+    float got[N];
+    CHECK(tensor_to_host(sum, got, N));
+    int wrong = 0;
+    for (int i = 0; i < N; ++i) wrong += got[i] != va[i] + vb[i];
+    const uint64_t expected = device_equal(d, other) ? 0 : 1;
+    check_that(wrong == 0 && after_add.copies == expected && after_add.bytes == expected * tensor_bytes(b),
+               "after copying b across on purpose, a + b is right",
+               "%d of %d values wrong (first %g); copies: %llu of %llu bytes, expected %llu of %zu", wrong, N,
+               (double)got[0], (unsigned long long)after_add.copies, (unsigned long long)after_add.bytes,
+               (unsigned long long)expected, (size_t)expected * tensor_bytes(b));
+    CHECK(counters_read(d, &mem));
+    check_that(mem.memory_current == memory_before, "the copy of b is released after the sum",
+               "%zu bytes in use on %s before, %zu after", memory_before, device_name(d), mem.memory_current);
+    tensor_free(a), tensor_free(b), tensor_free(sum);
+}
+
+/* ---- tensor_to and a round trip ------------------------------------------------ */
+
+static void check_to(device d, device other)
+{
+    tensor *t, *same, *there;
+    CHECK(tensor_uniform(&t, d, shape2(64, 64), -1.0f, 1.0f, 11));
+    reset_both(d, other);
+    CHECK(tensor_to(t, d, &same));
+    const tally own = copies_between(d, other);
+    check_that(same == t && own.copies == 0, "to() onto the tensor's own device returns the same tensor",
+               "same tensor: %s; copies: %llu", same == t ? "yes" : "no", (unsigned long long)own.copies);
+    tensor_free(same);
+    if (device_equal(d, other)) {
+        printf("  (only the cpu here: to() onto another device needs a GPU; LABKIT_SIM_GPUS=2 gives two)\n");
+        tensor_free(t);
+        return;
+    }
+    reset_both(d, other);
+    CHECK(tensor_to(t, other, &there));
+    const tally across = copies_between(d, other);
+    const bool right_way = device_is_gpu(d) ? across.d2h == 1 : across.h2d == 1;
+    check_that(there != t && device_equal(tensor_device(there), other) && across.copies == 1 &&
+                   across.bytes == tensor_bytes(t) && right_way,
+               "to() onto another device copies exactly once, the whole tensor",
+               "%s -> %s: copies: %llu, %llu bytes for a tensor of %zu (%s)", device_name(d), device_name(other),
+               (unsigned long long)across.copies, (unsigned long long)across.bytes, tensor_bytes(t),
+               across.d2h ? "device to host" : "host to device");
+    tensor_free(t), tensor_free(there);
+}
+
+static void check_round_trip(device d)
+{
+    enum { N = 4096 };
+    static float sent[N], back[N];
+    const float special[] = {-0.0f, INFINITY, -INFINITY, NAN, 1e-45f /* the smallest subnormal */, 3.4028235e38f};
+    uint32_t bits = 12345u;
+    for (int i = 0; i < N; ++i) { /* every kind of bit pattern, NaNs with payloads included */
+        bits = bits * 1664525u + 1013904223u;
+        memcpy(&sent[i], &bits, sizeof bits);
+    }
+    memcpy(sent, special, sizeof special);
+    memset(back, 0xAB, sizeof back);
+    tensor *t;
+    CHECK(counters_reset(d));
+    CHECK(tensor_from_host(&t, d, shape1(N), sent));
+    CHECK(tensor_to_host(t, back, N));
+    device_counters c;
+    CHECK(counters_read(d, &c));
+    const bool counted = device_is_gpu(d) ? c.h2d_bytes == sizeof sent && c.d2h_bytes == sizeof sent
+                                          : c.d2d_bytes == 2 * sizeof sent && c.h2d_copies + c.d2h_copies == 0;
+    check_that(memcmp(sent, back, sizeof sent) == 0 && counted, "a round trip host -> device -> host is bit-exact",
+               "%d floats (NaN, -0, inf, subnormals among them), %s; %llu bytes each way",
+               N, memcmp(sent, back, sizeof sent) == 0 ? "identical bits" : "bits differ",
+               (unsigned long long)(device_is_gpu(d) ? c.h2d_bytes : c.d2d_bytes / 2));
+    tensor_free(t);
+}
+
+/* ---- a whole layer (step 3) ------------------------------------------------------ */
+
+static void check_layer(device d, device other)
+{
+    enum { IN = 4, OUT = 3, B = 2 };
+    const float w[IN * OUT] = {0.5f, -1, 2, 0.25f, 0, 1, -0.5f, 3, -2, 1, 1, 0.125f};
+    const float b[OUT] = {0.1f, -0.2f, 0.3f}, x[B * IN] = {1, 2, 3, 4, -1, 0.5f, 0, 2};
+    lab_linear net;
+    tensor *xt, *y;
+    CHECK(tensor_from_host(&net.weight, other, shape2(IN, OUT), w));
+    CHECK(tensor_from_host(&net.bias, other, shape1(OUT), b));
+    CHECK(tensor_from_host(&xt, d, shape2(B, IN), x));
+    CHECK(tensor_empty(&y, d, DTYPE_F32, shape2(B, OUT)));
+
+    reset_both(d, other);
+    CHECK(lab_linear_to(&net, d));
+    const tally moved = copies_between(d, other);
+    const uint64_t expected = device_equal(d, other) ? 0 : 2;
+    check_that(device_equal(tensor_device(net.weight), d) && device_equal(tensor_device(net.bias), d) &&
+                   moved.copies == expected && moved.bytes == expected / 2 * sizeof w + expected / 2 * sizeof b,
+               "moving a layer moves every parameter, each copied once",
+               "from %s to %s: weight on %s, bias on %s; copies: %llu of %llu bytes (expected %llu)",
+               device_name(other), device_name(d), device_name(tensor_device(net.weight)),
+               device_name(tensor_device(net.bias)), (unsigned long long)moved.copies,
+               (unsigned long long)moved.bytes, (unsigned long long)expected);
+
+    CHECK(op_matmul(xt, false, net.weight, false, net.bias, y)); /* net(X) on d */
+    float got[B * OUT];
+    double worst = 0.0;
+    CHECK(tensor_to_host(y, got, B * OUT));
+    for (int r = 0; r < B; ++r)
+        for (int c = 0; c < OUT; ++c) {
+            double want = b[c];
+            for (int k = 0; k < IN; ++k) want += (double)x[r * IN + k] * w[k * OUT + c];
+            worst = fmax(worst, fabs(got[r * OUT + c] - want) / (1e-6 + fabs(want)));
+        }
+    check_that(worst < 1e-5, "the moved layer computes net(X) on the device", "largest relative error %.2g", worst);
+
+    tensor *weight = net.weight, *bias = net.bias;
+    reset_both(d, other);
+    CHECK(lab_linear_to(&net, d));
+    const tally again = copies_between(d, other);
+    check_that(net.weight == weight && net.bias == bias && again.copies == 0,
+               "moving a layer onto its own device keeps its tensors and copies nothing", "%llu copies",
+               (unsigned long long)again.copies);
+    tensor_free(net.weight), tensor_free(net.bias), tensor_free(xt), tensor_free(y);
+}
+
+/* ---- many small copies vs one big one ----------------------------------------- */
+
+static void check_one_vs_many(device d)
+{
+    const int64_t total = (int64_t)1 << 20;
+    const int pieces = 2048, reps = 3, runs = reps + 1; /* the helper warms up once */
+    for (int to_device = 1; to_device >= 0; --to_device) {
+        const char *way = to_device ? "host->device" : "device->host";
+        double one, many;
+        CHECK(counters_reset(d));
+        CHECK(time_one_vs_many(d, total, pieces, to_device, reps, &one, &many));
+        device_counters c;
+        CHECK(counters_read(d, &c));
+        const uint64_t want_copies = (uint64_t)runs * (uint64_t)(pieces + 1);
+        const uint64_t want_bytes = (uint64_t)runs * 2u * (uint64_t)total;
+        if (device_is_gpu(d)) {
+            const uint64_t copies = to_device ? c.h2d_copies : c.d2h_copies;
+            const uint64_t bytes = to_device ? c.h2d_bytes : c.d2h_bytes;
+            check_that(copies == want_copies && bytes == want_bytes,
+                       "the same bytes moved as 1 copy and as many small ones (counted)",
+                       "%s: %llu copies of %llu bytes in %d runs of 1 + %d", way, (unsigned long long)copies,
+                       (unsigned long long)bytes, runs, pieces);
+            check_that(many > 3.0 * one, "many small copies are much slower than one big one (> 3x)",
+                       "%s, 1 MiB: 1 copy %.3f ms, %d copies of 512 B %.2f ms: %.1fx", way, one * 1e3, pieces,
+                       many * 1e3, many / one);
+        } else {
+            check_that(c.h2d_copies + c.d2h_copies == 0 && c.d2d_copies == want_copies,
+                       "on cpu no transfer happens: every copy is a memcpy within RAM",
+                       "%s: %llu host<->device copies, %llu within the cpu; 1 copy %.3f ms, %d copies %.2f ms "
+                       "(%.1fx, not claimed)", way, (unsigned long long)(c.h2d_copies + c.d2h_copies),
+                       (unsigned long long)c.d2d_copies, one * 1e3, pieces, many * 1e3, many / one);
+        }
+    }
+}
+
+/* ---- the lesson's exercise: the norm log (step 4) ----------------------------- */
+
+static void check_norm_log(device d)
+{
+    enum { N = 100, STEPS = 1000 };
+    static float norms[STEPS];
+    tensor *x, *w;
+    CHECK(norm_log_inputs(d, N, &x, &w));
+
+    device_counters host_c, device_c;
+    CHECK(counters_reset(d));
+    double start = wall_seconds();
+    CHECK(lab_norms_logged_on_host(x, w, STEPS, norms));
+    const double host_s = wall_seconds() - start;
+    CHECK(counters_read(d, &host_c));
+
+    float on_device = -1.0f;
+    CHECK(counters_reset(d));
+    start = wall_seconds();
+    CHECK(lab_norms_logged_on_device(x, w, STEPS, &on_device));
+    const double device_s = wall_seconds() - start;
+    CHECK(counters_read(d, &device_c));
+
+    /* A read on a GPU is a blocking device-to-host copy; on the cpu it is a copy
+     * within the device that never waits. */
+    const bool gpu = device_is_gpu(d);
+    const uint64_t host_reads = gpu ? host_c.d2h_copies : host_c.d2d_copies;
+    const uint64_t device_reads = gpu ? device_c.d2h_copies : device_c.d2d_copies;
+    const uint64_t want_syncs = gpu ? STEPS : 0, want_sync = gpu ? 1 : 0;
+    check_that(host_reads == STEPS && host_c.syncs == want_syncs && device_reads == 1 && device_c.syncs == want_sync,
+               gpu ? "logging on the host blocks every step; the log on the device is read once"
+                   : "logging on the host reads every step, the log on the device once (on cpu none waits)",
+               "%d steps: %llu reads and %llu waits vs %llu read and %llu wait", STEPS,
+               (unsigned long long)host_reads, (unsigned long long)host_c.syncs, (unsigned long long)device_reads,
+               (unsigned long long)device_c.syncs);
+
+    float on_host = 0.0f;
+    bool sane = true;
+    for (int i = 0; i < STEPS; ++i) {
+        on_host += norms[i]; /* in order, in float, as the device adds */
+        sane = sane && isfinite(norms[i]) && norms[i] > 0.0f;
+    }
+    check_that(sane && fabsf(on_device - on_host) <= 1e-5f * fabsf(on_host),
+               "the log kept on the device agrees with the one read step by step",
+               "sum of %d norms: %.6g on the device, %.6g on the host; time %.1f ms vs %.1f ms (host log; "
+               "not claimed)", STEPS, (double)on_device, (double)on_host, device_s * 1e3, host_s * 1e3);
+    tensor_free(x), tensor_free(w);
+}
+
+/* ---- bandwidth: small copies vs large ones ------------------------------------- */
+
+static void check_bandwidth(device d)
+{
+    double small[BW_KINDS], large[BW_KINDS];
+    CHECK(counters_reset(d));
+    CHECK(bandwidth_point(d, 4096, 20, small));
+    device_counters c;
+    CHECK(counters_read(d, &c));
+    CHECK(bandwidth_point(d, (size_t)4 << 20, 5, large));
+    if (!device_is_gpu(d)) {
+        check_that(c.h2d_copies + c.d2h_copies == 0 && c.d2d_copies == BW_KINDS * 21,
+                   "on cpu the bandwidth table measures memcpy in RAM: no transfer happens",
+                   "%llu host<->device copies; 4 KiB at %.2f GB/s, 4 MiB at %.2f GB/s (host->device, pageable)",
+                   (unsigned long long)(c.h2d_copies + c.d2h_copies), small[0], large[0]);
+        return;
+    }
+    double worst = INFINITY;
+    int worst_kind = 0;
+    for (int k = 0; k < BW_KINDS; ++k)
+        if (large[k] / small[k] < worst) worst = large[k] / small[k], worst_kind = k;
+    check_that(worst > 3.0, "large copies reach far higher bandwidth than small ones (latency, > 3x)",
+               "least gain %s: 4 KiB at %.3f GB/s, 4 MiB at %.2f GB/s (%.0fx)", bw_kind_names[worst_kind],
+               small[worst_kind], large[worst_kind], worst);
+}
+
+int main(int argc, char **argv)
+{
+    const device d = check_device(argc, argv);
+    const device other = partner_of(d);
+    check_same_device_rule(d, other);
+    check_to(d, other);
+    check_round_trip(d);
+    check_layer(d, other);
+    check_one_vs_many(d);
+    check_norm_log(d);
+    check_bandwidth(d);
+    return check_finish("02_copying");
+}

@@ -1,0 +1,1 @@
+list(APPEND LAB_SOURCES ${dir}/workloads.c)

@@ -1,0 +1,160 @@
+/* mlp.c: the MLP's parameters, its forward pass, the backward pass layer by
+ * layer (each layer through the student's lab_layer_backward) and the SGD step.
+ * Every operation is queued on the network's device; nothing here reads a value
+ * back to the host. */
+#include "mlp.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lab.h"
+
+/* ---- parameters -------------------------------------------------------------- */
+
+/* Frees what is not NULL, so a half-built network can be freed too. */
+void mlp_free(mlp *net)
+{
+    if (!net) return;
+    for (int i = 0; i < net->nlayers; ++i) {
+        layer *l = &net->layers[i];
+        tensor *all[] = {l->W, l->b, l->dW, l->db, l->vW, l->vb};
+        for (size_t k = 0; k < sizeof all / sizeof all[0]; ++k) tensor_free(all[k]);
+    }
+    memset(net, 0, sizeof *net);
+}
+
+static status layer_create(layer *l, device d, int64_t in, int64_t out, bool relu, uint64_t seed)
+{
+    l->in = in, l->out = out, l->relu = relu;
+    const float he_stddev = (float)sqrt(2.0 / (double)in);
+    status s = tensor_normal(&l->W, d, shape2(in, out), 0.0f, he_stddev, seed);
+    if (s == STATUS_OK) s = tensor_zeros(&l->b, d, shape1(out));
+    if (s == STATUS_OK) s = tensor_zeros(&l->dW, d, shape2(in, out));
+    if (s == STATUS_OK) s = tensor_zeros(&l->db, d, shape1(out));
+    if (s == STATUS_OK) s = tensor_zeros(&l->vW, d, shape2(in, out));
+    if (s == STATUS_OK) s = tensor_zeros(&l->vb, d, shape1(out));
+    return s;
+}
+
+status mlp_create(mlp *net, device d, const int64_t *sizes, int nsizes, uint64_t seed)
+{
+    if (!net || !sizes || nsizes < 2 || nsizes > MLP_MAX_LAYERS + 1)
+        return fail(STATUS_BAD_ARGUMENT, "mlp_create: give 2 to %d layer sizes (inputs, hidden..., classes)",
+                    MLP_MAX_LAYERS + 1);
+    memset(net, 0, sizeof *net);
+    net->dev = d;
+    for (int i = 0; i + 1 < nsizes; ++i) {
+        net->nlayers = i + 1; /* counted before creating, so mlp_free frees a partial layer */
+        const bool last = i + 2 == nsizes;
+        status s = layer_create(&net->layers[i], d, sizes[i], sizes[i + 1], !last, seed * 1000 + (uint64_t)i);
+        if (s != STATUS_OK) {
+            mlp_free(net);
+            return s;
+        }
+    }
+    return STATUS_OK;
+}
+
+/* ---- per-batch buffers ----------------------------------------------------------- */
+
+void mlp_batch_free(mlp_batch *b)
+{
+    if (!b) return;
+    for (int i = 0; i < MLP_MAX_LAYERS; ++i) tensor_free(b->out[i]), tensor_free(b->grad[i]);
+    tensor_free(b->x), tensor_free(b->labels), tensor_free(b->probs);
+    tensor_free(b->loss), tensor_free(b->accuracy);
+    memset(b, 0, sizeof *b);
+}
+
+status mlp_batch_create(const mlp *net, int64_t rows, mlp_batch *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rows = rows;
+    const device d = net->dev;
+    const int64_t classes = net->layers[net->nlayers - 1].out;
+    status s = tensor_zeros(&out->x, d, shape2(rows, net->layers[0].in));
+    if (s == STATUS_OK) s = tensor_empty(&out->labels, d, DTYPE_I32, shape1(rows));
+    if (s == STATUS_OK) s = op_fill(out->labels, 0.0f);
+    for (int i = 0; s == STATUS_OK && i < net->nlayers; ++i) {
+        s = tensor_zeros(&out->out[i], d, shape2(rows, net->layers[i].out));
+        if (s == STATUS_OK) s = tensor_zeros(&out->grad[i], d, shape2(rows, net->layers[i].out));
+    }
+    if (s == STATUS_OK) s = tensor_zeros(&out->probs, d, shape2(rows, classes));
+    if (s == STATUS_OK) s = tensor_zeros(&out->loss, d, shape1(1));
+    if (s == STATUS_OK) s = tensor_zeros(&out->accuracy, d, shape1(1));
+    if (s != STATUS_OK) mlp_batch_free(out);
+    return s;
+}
+
+/* ---- forward, backward, step -------------------------------------------------------- */
+
+status mlp_forward(const mlp *net, mlp_batch *b)
+{
+    for (int i = 0; i < net->nlayers; ++i) {
+        const layer *l = &net->layers[i];
+        const tensor *input = i == 0 ? b->x : b->out[i - 1];
+        /* out[B, n_i] = input[B, n_{i-1}] W[n_{i-1}, n_i] + b[n_i] on every row */
+        status s = op_matmul(input, false, l->W, false, l->b, b->out[i]);
+        if (s == STATUS_OK && l->relu) s = op_relu(b->out[i], b->out[i]);
+        if (s != STATUS_OK) return s;
+    }
+    return STATUS_OK;
+}
+
+status mlp_backward(mlp *net, mlp_batch *b)
+{
+    for (int i = net->nlayers - 1; i >= 0; --i) {
+        const tensor *input = i == 0 ? b->x : b->out[i - 1];
+        /* The first layer's input is the data: no gradient is needed for it. */
+        tensor *grad_input = i == 0 ? NULL : b->grad[i - 1];
+        status s = lab_layer_backward(&net->layers[i], input, b->out[i], b->grad[i], grad_input);
+        if (s != STATUS_OK) return s;
+    }
+    return STATUS_OK;
+}
+
+static status sgd_update(tensor *param, const tensor *grad, tensor *velocity, float lr, float momentum)
+{
+    if (momentum == 0.0f) return op_axpy(-lr, grad, param);
+    status s = op_scale(velocity, momentum, velocity);
+    if (s == STATUS_OK) s = op_axpy(1.0f, grad, velocity);
+    if (s == STATUS_OK) s = op_axpy(-lr, velocity, param);
+    return s;
+}
+
+status mlp_sgd_step(mlp *net, float lr, float momentum)
+{
+    for (int i = 0; i < net->nlayers; ++i) {
+        layer *l = &net->layers[i];
+        status s = sgd_update(l->W, l->dW, l->vW, lr, momentum);
+        if (s == STATUS_OK) s = sgd_update(l->b, l->db, l->vb, lr, momentum);
+        if (s != STATUS_OK) return s;
+    }
+    return STATUS_OK;
+}
+
+/* ---- the --layers option ---------------------------------------------------------- */
+
+status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsizes)
+{
+    *nsizes = 0;
+    const char *p = text;
+    while (*p) {
+        char *end = NULL;
+        errno = 0;
+        const long long v = strtoll(p, &end, 10);
+        if (end == p || errno || v < 1 || v > 100000 || (*end != ',' && *end != '\0'))
+            return fail(STATUS_BAD_ARGUMENT, "--layers %s: expected sizes from 1 to 100000 separated by commas, "
+                        "like 784,256,256,10", text);
+        if (*nsizes == capacity)
+            return fail(STATUS_BAD_ARGUMENT, "--layers %s: at most %d sizes (%d layers)", text, capacity, capacity - 1);
+        sizes[(*nsizes)++] = v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end == ',' && *p == '\0') return fail(STATUS_BAD_ARGUMENT, "--layers %s: ends with a comma", text);
+    }
+    if (*nsizes < 2)
+        return fail(STATUS_BAD_ARGUMENT, "--layers %s: give at least two sizes (inputs, classes)", text);
+    return STATUS_OK;
+}

@@ -1,0 +1,70 @@
+/* mlp.h: a multilayer perceptron whose parameters and activations live on one
+ * device, built from the library's operations.
+ *
+ *   x [B, n0] -> linear(W1 [n0, n1], b1) -> ReLU -> ... -> linear(WL, bL) -> logits [B, nL]
+ *
+ * Every hidden layer is a linear map followed by a ReLU; the last layer is linear
+ * only, and the softmax cross-entropy turns its logits into the loss. The
+ * parameters are drawn from a seed on the host and copied, so the same seed gives
+ * the same network on every device. Not student work: lab.c uses it. */
+#ifndef LAB05_MLP_H
+#define LAB05_MLP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "labkit/labkit.h"
+
+#define MLP_MAX_LAYERS 8
+
+/* One layer's parameters, their gradients and their momentum buffers. */
+typedef struct layer {
+    int64_t in, out;
+    bool relu;           /* a ReLU after the linear map (every layer but the last) */
+    tensor *W, *b;       /* [in, out], [out] */
+    tensor *dW, *db;     /* the gradients of the mean loss, same shapes */
+    tensor *vW, *vb;     /* momentum buffers (velocities), same shapes */
+} layer;
+
+typedef struct mlp {
+    device dev;
+    int nlayers;
+    layer layers[MLP_MAX_LAYERS];
+} mlp;
+
+/* What one batch of B rows needs on the device, allocated once and reused by
+ * every step of that batch size (a different B, the last partial batch of an
+ * epoch, needs its own). */
+typedef struct mlp_batch {
+    int64_t rows;                        /* B */
+    tensor *x;                           /* [B, n0]: the images of the batch */
+    tensor *labels;                      /* int32 [B] */
+    tensor *out[MLP_MAX_LAYERS];         /* [B, n_i]: each layer's output (after its ReLU) */
+    tensor *grad[MLP_MAX_LAYERS];        /* [B, n_i]: the loss's gradient for that output */
+    tensor *probs;                       /* [B, nL]: softmax of the logits */
+    tensor *loss;                        /* [1]: this batch's mean loss */
+    tensor *accuracy;                    /* [1]: this batch's fraction of right answers */
+} mlp_batch;
+
+/* sizes[0] inputs, sizes[n-1] classes, n = 2..MLP_MAX_LAYERS+1 sizes. Weights
+ * ~ N(0, 2/in) (He initialisation, suited to ReLU), biases 0, velocities 0. */
+status mlp_create(mlp *net, device d, const int64_t *sizes, int nsizes, uint64_t seed);
+void mlp_free(mlp *net);
+
+status mlp_batch_create(const mlp *net, int64_t rows, mlp_batch *out);
+void mlp_batch_free(mlp_batch *b);
+
+/* out[i] of every layer, from b->x; the logits end up in b->out[nlayers-1]. */
+status mlp_forward(const mlp *net, mlp_batch *b);
+
+/* From the logits' gradient in b->grad[nlayers-1], every layer's dW and db,
+ * layer by layer backwards (each through lab_layer_backward). */
+status mlp_backward(mlp *net, mlp_batch *b);
+
+/* SGD: v = momentum v + g, then W -= lr v (with momentum 0: W -= lr g). */
+status mlp_sgd_step(mlp *net, float lr, float momentum);
+
+/* Parses "784,256,256,10" into sizes (at most `capacity`). */
+status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsizes);
+
+#endif

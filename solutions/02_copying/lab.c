@@ -1,0 +1,104 @@
+/* lab.c: lab 02_copying, your part. Read the README first; each function below
+ * is one of its steps. `./lab check 02` says which step is next. */
+#include <stdio.h>
+
+#include "lab.h"
+
+/* ---- Step 1: the same-device rule ------------------------------------------ */
+
+/* Step 1 (README, "The same-device rule"): try out = a + b with op_add. When a
+ * and b live on different devices the library refuses with STATUS_WRONG_DEVICE
+ * and a message naming both devices (last_error()). Handle that case: set
+ * *refused to true, copy the message into `message` (snprintf) and return
+ * STATUS_OK. When the sum works, set *refused to false and message to "".
+ * Return any other failure unchanged. */
+status lab_try_add(const tensor *a, const tensor *b, tensor *out, bool *refused, char *message,
+                   size_t message_size)
+{
+    status s = op_add(a, b, out);
+    *refused = s == STATUS_WRONG_DEVICE;
+    snprintf(message, message_size, "%s", *refused ? last_error() : "");
+    return *refused ? STATUS_OK : s;
+}
+
+/* ---- Step 2: copying on purpose ---------------------------------------------- */
+
+/* Step 2 (README, "Copying on purpose"): bring b to a's device with
+ * tensor_to(b, tensor_device(a), &moved) (it hands back b itself, copying
+ * nothing, when b is already there), add with op_add(a, moved, out), then
+ * tensor_free(moved) so the copy does not stay in device memory. */
+status lab_add_across(const tensor *a, tensor *b, tensor *out)
+{
+    tensor *moved = NULL;
+    status s = tensor_to(b, tensor_device(a), &moved);
+    if (s == STATUS_OK) s = op_add(a, moved, out);
+    tensor_free(moved); /* one reference less: frees a copy, keeps b itself */
+    return s;
+}
+
+/* ---- Step 3: moving a whole layer -------------------------------------------- */
+
+/* Step 3 (README, "Moving a whole layer"): for each parameter p (weight, then
+ * bias): tensor_to(p, d, &moved), then tensor_free(p) and store `moved` in the
+ * layer. Freeing the old one is what makes the move "in place"; when p was
+ * already on d, tensor_to handed back p itself and the free only drops the
+ * extra reference. */
+status lab_linear_to(lab_linear *layer, device d)
+{
+    tensor **parameters[] = {&layer->weight, &layer->bias};
+    for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; ++i) {
+        tensor *moved = NULL;
+        status s = tensor_to(*parameters[i], d, &moved);
+        if (s != STATUS_OK) return s; /* this parameter stays where it was */
+        tensor_free(*parameters[i]);
+        *parameters[i] = moved;
+    }
+    return STATUS_OK;
+}
+
+/* ---- Step 4: keeping the log on the device ----------------------------------- */
+
+/* Given: the slow way. Read it, then write the fast way below it. */
+status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, float *norms)
+{
+    const device d = tensor_device(x);
+    tensor *p[2] = {NULL, NULL}, *norm = NULL; /* p: two [n, n] products, used in turn; norm: [1] */
+    status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));
+    if (s == STATUS_OK) s = tensor_empty(&p[1], d, DTYPE_F32, tensor_shape(x));
+    if (s == STATUS_OK) s = tensor_empty(&norm, d, DTYPE_F32, shape1(1));
+    const tensor *y = x;
+    for (int i = 0; i < steps && s == STATUS_OK; ++i) {
+        s = op_matmul(y, false, w, false, NULL, p[i % 2]); /* p = y w */
+        if (s == STATUS_OK) s = op_norm(p[i % 2], norm);
+        /* The read that hurts: the host waits here for the device, every step. */
+        if (s == STATUS_OK) s = tensor_item(norm, &norms[i]);
+        y = p[i % 2]; /* this product is the next step's y */
+    }
+    tensor_free(p[0]), tensor_free(p[1]), tensor_free(norm);
+    return s;
+}
+
+/* Step 4 (README, "Keeping the log on the device"): the same loop as above, but
+ * the log stays on the device: create a one-element tensor log_total with
+ * tensor_zeros, add each step's norm to it with op_add(log_total, norm,
+ * log_total) instead of reading the norm, and after the loop read log_total
+ * once with tensor_item into *total. Free every tensor you create. */
+status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *total)
+{
+    const device d = tensor_device(x);
+    tensor *p[2] = {NULL, NULL}, *norm = NULL, *log_total = NULL; /* [1]: the log, a running total */
+    status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));
+    if (s == STATUS_OK) s = tensor_empty(&p[1], d, DTYPE_F32, tensor_shape(x));
+    if (s == STATUS_OK) s = tensor_empty(&norm, d, DTYPE_F32, shape1(1));
+    if (s == STATUS_OK) s = tensor_zeros(&log_total, d, shape1(1));
+    const tensor *y = x;
+    for (int i = 0; i < steps && s == STATUS_OK; ++i) {
+        s = op_matmul(y, false, w, false, NULL, p[i % 2]);
+        if (s == STATUS_OK) s = op_norm(p[i % 2], norm);
+        if (s == STATUS_OK) s = op_add(log_total, norm, log_total); /* queued: the host does not wait */
+        y = p[i % 2];
+    }
+    if (s == STATUS_OK) s = tensor_item(log_total, total); /* the only read: one wait, one copy */
+    tensor_free(p[0]), tensor_free(p[1]), tensor_free(norm), tensor_free(log_total);
+    return s;
+}
