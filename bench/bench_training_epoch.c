@@ -155,10 +155,14 @@ int main(void)
         const int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
         char what[96];
         snprintf(what, sizeof what, "PyTorch, OpenMP OpenBLAS, %d threads", cores);
+        const char *omp = "LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp";
         if (access("/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3", R_OK) == 0) {
-            const double openmp = pytorch_epoch("LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu/openblas-openmp", dir,
-                                                cores, what, &absent);
-            if (openmp > 0 && (best == 0 || openmp < best)) best = openmp;
+            /* OpenMP's threads sleep when idle, where the pthread build's spin;
+             * which thread count wins depends on what else the cores are doing. */
+            const double omp_default = pytorch_epoch(omp, dir, 0, "PyTorch, OpenMP OpenBLAS, default threads", &absent);
+            const double omp_cores = pytorch_epoch(omp, dir, cores, what, &absent);
+            if (omp_default > 0 && (best == 0 || omp_default < best)) best = omp_default;
+            if (omp_cores > 0 && (best == 0 || omp_cores < best)) best = omp_cores;
         } else {
             printf("  %-44s not installed (apt-get install libopenblas0-openmp)\n", what);
         }

@@ -3,8 +3,9 @@
  * The claims: the same-device rule (a refusal naming both devices, nothing
  * copied; after a copy the sum is right), tensor_to (the same tensor, or exactly
  * one copy of the right bytes), a bit-exact round trip, a whole layer moved,
- * many small copies vs one big one, the lesson's norm log (1000 reads vs 1), and
- * the bandwidth of small vs large copies. The counters of stats.h are the proof.
+ * many small copies vs one big one, the lesson's norm log (1000 reads vs 1, the
+ * two logs bitwise equal), and the bandwidth of small vs large copies. The
+ * counters of stats.h are the proof.
  * With --device cpu the partner device is GPU 0 when there is one (ctest sets
  * LABKIT_SIM_GPUS=2), else there is only the CPU and the claims say what is true
  * there: nothing to refuse, nothing crosses a bus. */
@@ -237,47 +238,79 @@ static void check_one_vs_many(device d)
 static void check_norm_log(device d)
 {
     enum { N = 100, STEPS = 1000 };
-    static float norms[STEPS];
+    static float on_host[STEPS], on_device[STEPS];
     tensor *x, *w;
     CHECK(norm_log_inputs(d, N, &x, &w));
 
     device_counters host_c, device_c;
     CHECK(counters_reset(d));
     double start = wall_seconds();
-    CHECK(lab_norms_logged_on_host(x, w, STEPS, norms));
+    CHECK(lab_norms_logged_on_host(x, w, STEPS, on_host));
     const double host_s = wall_seconds() - start;
     CHECK(counters_read(d, &host_c));
 
-    float on_device = -1.0f;
+    for (int i = 0; i < STEPS; ++i) on_device[i] = NAN; /* a log never read back cannot pass */
     CHECK(counters_reset(d));
     start = wall_seconds();
-    CHECK(lab_norms_logged_on_device(x, w, STEPS, &on_device));
+    CHECK(lab_norms_logged_on_device(x, w, STEPS, on_device));
     const double device_s = wall_seconds() - start;
     CHECK(counters_read(d, &device_c));
 
-    /* A read on a GPU is a blocking device-to-host copy; on the cpu it is a copy
-     * within the device that never waits. */
-    const bool gpu = device_is_gpu(d);
-    const uint64_t host_reads = gpu ? host_c.d2h_copies : host_c.d2d_copies;
-    const uint64_t device_reads = gpu ? device_c.d2h_copies : device_c.d2d_copies;
-    const uint64_t want_syncs = gpu ? STEPS : 0, want_sync = gpu ? 1 : 0;
-    check_that(host_reads == STEPS && host_c.syncs == want_syncs && device_reads == 1 && device_c.syncs == want_sync,
-               gpu ? "logging on the host blocks every step; the log on the device is read once"
-                   : "logging on the host reads every step, the log on the device once (on cpu none waits)",
-               "%d steps: %llu reads and %llu waits vs %llu read and %llu wait", STEPS,
-               (unsigned long long)host_reads, (unsigned long long)host_c.syncs, (unsigned long long)device_reads,
-               (unsigned long long)device_c.syncs);
-
-    float on_host = 0.0f;
-    bool sane = true;
-    for (int i = 0; i < STEPS; ++i) {
-        on_host += norms[i]; /* in order, in float, as the device adds */
-        sane = sane && isfinite(norms[i]) && norms[i] > 0.0f;
+    const uint64_t log_bytes = (uint64_t)STEPS * sizeof(float);
+    if (device_is_gpu(d)) {
+        /* A read on a GPU is a blocking device-to-host copy; a slot write is a
+         * copy within the GPU, queued, that the host does not wait for. */
+        check_that(host_c.d2h_copies == STEPS && host_c.syncs == STEPS,
+                   "logging on the host reads and blocks once every step",
+                   "%d steps: %llu device-to-host copies, %llu blocking waits", STEPS,
+                   (unsigned long long)host_c.d2h_copies, (unsigned long long)host_c.syncs);
+        check_that(device_c.d2h_copies == 1 && device_c.d2h_bytes == log_bytes && device_c.syncs == 1 &&
+                       device_c.d2d_copies == STEPS,
+                   "the log on the device is written in place every step and read once, whole",
+                   "%d steps: %llu copies within %s, %llu device-to-host copy of %llu bytes (the log is %llu), "
+                   "%llu blocking wait", STEPS, (unsigned long long)device_c.d2d_copies, device_name(d),
+                   (unsigned long long)device_c.d2h_copies, (unsigned long long)device_c.d2h_bytes,
+                   (unsigned long long)log_bytes, (unsigned long long)device_c.syncs);
+    } else {
+        /* stats.h: on the cpu a copy to the host is counted as a copy within
+         * the cpu, and nothing ever waits. The host log makes one 4-byte read a
+         * step; the device log a 4-byte slot write a step, then one read of all
+         * of it: STEPS + 1 copies, twice the log's bytes. */
+        check_that(host_c.h2d_copies + host_c.d2h_copies == 0 && host_c.d2d_copies == STEPS &&
+                       host_c.d2d_bytes == log_bytes && host_c.syncs == 0,
+                   "on cpu logging on the host reads every step, with no transfer and no wait",
+                   "%d steps: %llu copies within the cpu (%llu bytes), %llu host<->device, %llu waits", STEPS,
+                   (unsigned long long)host_c.d2d_copies, (unsigned long long)host_c.d2d_bytes,
+                   (unsigned long long)(host_c.h2d_copies + host_c.d2h_copies), (unsigned long long)host_c.syncs);
+        check_that(device_c.h2d_copies + device_c.d2h_copies == 0 && device_c.d2d_copies == STEPS + 1 &&
+                       device_c.d2d_bytes == 2 * log_bytes && device_c.syncs == 0,
+                   "on cpu the log on the device is written every step and read once, whole",
+                   "%d steps: %llu copies within the cpu (%llu bytes; expected %d slot writes and 1 read, %llu "
+                   "bytes), %llu waits", STEPS, (unsigned long long)device_c.d2d_copies,
+                   (unsigned long long)device_c.d2d_bytes, STEPS, (unsigned long long)(2 * log_bytes),
+                   (unsigned long long)device_c.syncs);
     }
-    check_that(sane && fabsf(on_device - on_host) <= 1e-5f * fabsf(on_host),
-               "the log kept on the device agrees with the one read step by step",
-               "sum of %d norms: %.6g on the device, %.6g on the host; time %.1f ms vs %.1f ms (host log; "
-               "not claimed)", STEPS, (double)on_device, (double)on_host, device_s * 1e3, host_s * 1e3);
+
+    /* Tolerance zero: both loops run the same kernels on the same inputs in the
+     * same order, and a slot write copies bits without rounding, so the logs
+     * must be bitwise equal. Any difference means different work was done (a
+     * product missed, a norm written to the wrong slot, a slot never written). */
+    int differ = 0, first = -1;
+    bool sane = true;
+    double worst = 0.0;
+    for (int i = 0; i < STEPS; ++i) {
+        if (memcmp(&on_host[i], &on_device[i], sizeof(float)) != 0 && differ++ == 0) first = i;
+        sane = sane && isfinite(on_host[i]) && on_host[i] > 0.0f;
+        worst = fmax(worst, fabs((double)on_device[i] - on_host[i]) / fabs((double)on_host[i]));
+    }
+    char where[160] = "";
+    if (first >= 0)
+        snprintf(where, sizeof where, ", the first after product %d: %.9g on the device, %.9g on the host",
+                 first + 1, (double)on_device[first], (double)on_host[first]);
+    check_that(sane && differ == 0, "the log kept on the device equals the one read step by step, bit for bit",
+               "%d of %d norms differ%s; largest relative difference %.2g; norm 1: %.6g, norm %d: %.6g; "
+               "time %.1f ms vs %.1f ms (host log; not claimed)", differ, STEPS, where, worst,
+               (double)on_host[0], STEPS, (double)on_host[STEPS - 1], device_s * 1e3, host_s * 1e3);
     tensor_free(x), tensor_free(w);
 }
 

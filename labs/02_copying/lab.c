@@ -70,13 +70,15 @@ status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, flo
 }
 
 /* Step 4 (README, "Keeping the log on the device"): the same loop as above, but
- * the log stays on the device: create a one-element tensor log_total with
- * tensor_zeros, add each step's norm to it with op_add(log_total, norm,
- * log_total) instead of reading the norm, and after the loop read log_total
- * once with tensor_item into *total. Free every tensor you create. */
-status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *total)
+ * the log stays on the device. Create norm_log, a tensor of `steps` elements on
+ * x's device (tensor_empty with shape1(steps)). Instead of reading each step's
+ * norm, write it into element i of the log with
+ * tensor_copy_slice(norm_log, i, norm, 0, 1): queued on the device like an
+ * operation, so the host does not wait. After the loop, read the whole log once
+ * with tensor_to_host(norm_log, norms, steps). Free every tensor you create. */
+status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *norms)
 {
-    (void)x, (void)w, (void)steps, (void)total;
+    (void)x, (void)w, (void)steps, (void)norms;
     /* TODO: your code here */
     return todo("step 4 (lab_norms_logged_on_device)");
 }

@@ -37,9 +37,9 @@ status lab_linear_to(lab_linear *layer, device d);
  * Given, the slow way: every norm is read on the host at once (norms[steps]). */
 status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, float *norms);
 
-/* Yours, the fast way: the same products and norms, but the log stays on the
- * device (a running total of the norms, added in order) and is read once, at
- * the end, into *total. */
-status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *total);
+/* Yours, the fast way: the same products and the same log (norms[steps]), but
+ * the log stays on the device, a tensor of `steps` elements that each step
+ * writes its norm into, and is read into norms once, at the end. */
+status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *norms);
 
 #endif

@@ -150,18 +150,22 @@ static void check_utilisation(device d)
     CHECK(lab_benchmark(&w, &m));
     CHECK(tensor_item(w.result, &value));
     CHECK(lab_utilisation(&w, &m, &u));
-    /* A simulated GPU counts the time its worker spends inside operations: a few
-     * tens of percent here, since handing each launch over through the queue
-     * costs more than the addition itself (README, "The utilisation illusion").
-     * The claim is the lesson's contrast: busy for far longer than the
-     * arithmetic needs, at a vanishing fraction of the peak. */
+    /* A simulated GPU counts the time its worker spends running its queue, each
+     * launch occupying it for at least the couple of microseconds a real GPU
+     * needs for even the smallest kernel (README, "The utilisation illusion").
+     * There the lesson's claim is checked as it stands: busy more than half the
+     * wall time, at under 0.1% of the peak. Elsewhere the busy figure comes from
+     * the events (an upper bound), so the claim is the contrast: busy far longer
+     * than the arithmetic needs, at a vanishing fraction of the peak. */
     const double contrast = u.peak_fraction > 0 ? u.busy_fraction / u.peak_fraction : 0.0;
-    check_that(value == (float)LAUNCHES && u.peak_fraction < 1e-3 && contrast >= 1000,
+    const bool busy_enough = d.kind == DEVICE_SIM ? u.busy_fraction > 0.5 : contrast >= 1000;
+    check_that(value == (float)LAUNCHES && u.peak_fraction < 1e-3 && busy_enough,
                "the utilisation illusion: a device kept busy by tiny launches does almost no arithmetic",
-               "x = %.0f after %d launches in %.1f ms; busy %.1f%% of the time, yet %.2g GFLOP/s = "
-               "%.5f%% of the %.0f GFLOP/s peak (needs < 0.1%%): busy %.0fx more than the arithmetic "
-               "needs (needs >= 1000x)", (double)value, LAUNCHES, 1e3 * m.host_seconds,
-               100 * u.busy_fraction, u.achieved_gflops, 100 * u.peak_fraction, u.peak_gflops, contrast);
+               "x = %.0f after %d launches in %.1f ms; busy %.1f%% of the time%s, yet %.2g GFLOP/s = "
+               "%.5f%% of the %.0f GFLOP/s peak (needs < 0.1%%): busy %.0fx more than the arithmetic needs%s",
+               (double)value, LAUNCHES, 1e3 * m.host_seconds, 100 * u.busy_fraction,
+               d.kind == DEVICE_SIM ? " (needs > 50%)" : "", u.achieved_gflops, 100 * u.peak_fraction,
+               u.peak_gflops, contrast, d.kind == DEVICE_SIM ? "" : " (needs >= 1000x)");
     workload_free(&w);
 }
 

@@ -40,7 +40,8 @@ static float *random_matrix(int64_t rows, int64_t cols, uint64_t seed)
 {
     tensor *t;
     float *host = malloc((size_t)(rows * cols) * sizeof *host);
-    if (!host) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for a %lldx%lld matrix", (long long)rows, (long long)cols));
+    if (!host)
+        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for a %lldx%lld matrix", (long long)rows, (long long)cols));
     CHECK(tensor_uniform(&t, device_cpu(), shape2(rows, cols), -1.0f, 1.0f, seed));
     CHECK(tensor_to_host(t, host, rows * cols));
     tensor_free(t);
@@ -123,7 +124,8 @@ static void check_loop(const char *concept, host_matmul matmul)
         all = matches(concept, c, ref, m, n) && all;
         free(a), free(b), free(c), free(ref);
     }
-    check_that(all, concept, "[64x64]x[64x64] and [37x53]x[53x29] against float64, |error| <= %g + %g |ref|", ATOL, RTOL);
+    check_that(all, concept, "[64x64]x[64x64] and [37x53]x[53x29] against float64, |error| <= %g + %g |ref|",
+               ATOL, RTOL);
 }
 
 /* OpenBLAS with each of the four transpose settings, and the library's
@@ -155,7 +157,8 @@ static void check_transposes(device d, bool openblas)
                 tensor_free(tA), tensor_free(tB), tensor_free(tC);
             }
             char what[64];
-            snprintf(what, sizeof what, "%s%s%s", openblas ? "OpenBLAS" : "op_matmul", ta ? " a^T" : "", tb ? " b^T" : "");
+            snprintf(what, sizeof what, "%s%s%s", openblas ? "OpenBLAS" : "op_matmul", ta ? " a^T" : "",
+                     tb ? " b^T" : "");
             all = matches(what, c, ref, m, n) && all;
             free(a), free(b), free(c), free(ref);
         }

@@ -128,7 +128,8 @@ static void make_operands(operands *o, device d, int64_t n)
     if (d.kind != DEVICE_CPU) return;
     const size_t bytes = (size_t)(n * n) * sizeof(float);
     o->ha = host_alloc(bytes, 0), o->hb = host_alloc(bytes, 0), o->hc = host_alloc(bytes, 0);
-    if (!o->ha || !o->hb || !o->hc) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for three %lldx%lld matrices", (long long)n, (long long)n));
+    if (!o->ha || !o->hb || !o->hc)
+        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for three %lldx%lld matrices", (long long)n, (long long)n));
     CHECK(tensor_to_host(o->a, o->ha, n * n));
     CHECK(tensor_to_host(o->b, o->hb, n * n));
 }
@@ -304,24 +305,26 @@ static void print_speedups(const experiment *e)
     }
 }
 
-/* Where each GPU starts to win, in words. */
+/* Where each GPU starts to win, in words. A simulated GPU computes on the
+ * CPU's own cores: whatever its speed-ups say beyond 1x is noise. */
 static void print_crossovers(const experiment *e)
 {
     const line *blas = find_line(e, device_cpu(), V_OPENBLAS);
     for (int g = 1; g < e->ndevices; ++g) {
-        const line *lib = find_line(e, e->devices[g], V_LIBRARY);
-        const int best = best_size(e, e->devices[g]);
-        const int64_t from = crossover(e, e->devices[g]);
-        if (from > 0)
-            printf("%s: op_matmul beats the cpu's OpenBLAS from N = %lld on (%.1fx at N = %lld)\n",
-                   device_name(e->devices[g]), (long long)from, speedup(blas, lib, best), (long long)e->sizes[best]);
+        const device gpu = e->devices[g];
+        const line *lib = find_line(e, gpu, V_LIBRARY);
+        const int best = best_size(e, gpu);
+        const int64_t from = crossover(e, gpu);
+        if (gpu.kind == DEVICE_SIM)
+            printf("%s is simulated: it computes on the CPU's own cores, so it has no crossover (near 1x is a tie, "
+                   "the rest is noise)\n", device_name(gpu));
+        else if (from > 0)
+            printf("%s: op_matmul beats the cpu's OpenBLAS from N = %lld on (%.1fx at N = %lld)\n", device_name(gpu),
+                   (long long)from, speedup(blas, lib, best), (long long)e->sizes[best]);
         else
             printf("%s: op_matmul does not stay ahead of the cpu's OpenBLAS (by more than %.0f%%) from any N up to "
-                   "%lld (best %.2fx, at N = %lld)\n", device_name(e->devices[g]), 100.0 * (WIN_MARGIN - 1.0),
+                   "%lld (best %.2fx, at N = %lld)\n", device_name(gpu), 100.0 * (WIN_MARGIN - 1.0),
                    (long long)e->sizes[e->nsizes - 1], speedup(blas, lib, best), (long long)e->sizes[best]);
-        if (e->devices[g].kind == DEVICE_SIM)
-            printf("  (%s is simulated: it computes on the CPU's own cores, so near 1x is a tie and the rest is "
-                   "noise)\n", device_name(e->devices[g]));
     }
 }
 

@@ -79,26 +79,28 @@ status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, flo
 }
 
 /* Step 4 (README, "Keeping the log on the device"): the same loop as above, but
- * the log stays on the device: create a one-element tensor log_total with
- * tensor_zeros, add each step's norm to it with op_add(log_total, norm,
- * log_total) instead of reading the norm, and after the loop read log_total
- * once with tensor_item into *total. Free every tensor you create. */
-status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *total)
+ * the log stays on the device. Create norm_log, a tensor of `steps` elements on
+ * x's device (tensor_empty with shape1(steps)). Instead of reading each step's
+ * norm, write it into element i of the log with
+ * tensor_copy_slice(norm_log, i, norm, 0, 1): queued on the device like an
+ * operation, so the host does not wait. After the loop, read the whole log once
+ * with tensor_to_host(norm_log, norms, steps). Free every tensor you create. */
+status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *norms)
 {
     const device d = tensor_device(x);
-    tensor *p[2] = {NULL, NULL}, *norm = NULL, *log_total = NULL; /* [1]: the log, a running total */
+    tensor *p[2] = {NULL, NULL}, *norm = NULL, *norm_log = NULL; /* norm_log: [steps], one slot a step */
     status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&p[1], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&norm, d, DTYPE_F32, shape1(1));
-    if (s == STATUS_OK) s = tensor_zeros(&log_total, d, shape1(1));
+    if (s == STATUS_OK) s = tensor_empty(&norm_log, d, DTYPE_F32, shape1(steps));
     const tensor *y = x;
     for (int i = 0; i < steps && s == STATUS_OK; ++i) {
         s = op_matmul(y, false, w, false, NULL, p[i % 2]);
         if (s == STATUS_OK) s = op_norm(p[i % 2], norm);
-        if (s == STATUS_OK) s = op_add(log_total, norm, log_total); /* queued: the host does not wait */
+        if (s == STATUS_OK) s = tensor_copy_slice(norm_log, i, norm, 0, 1); /* queued: the host does not wait */
         y = p[i % 2];
     }
-    if (s == STATUS_OK) s = tensor_item(log_total, total); /* the only read: one wait, one copy */
-    tensor_free(p[0]), tensor_free(p[1]), tensor_free(norm), tensor_free(log_total);
+    if (s == STATUS_OK) s = tensor_to_host(norm_log, norms, steps); /* the only read: one wait, one copy */
+    tensor_free(p[0]), tensor_free(p[1]), tensor_free(norm), tensor_free(norm_log);
     return s;
 }

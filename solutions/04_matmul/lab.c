@@ -73,7 +73,8 @@ status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool tr
  * m n cells of c takes k multiplications and k additions. */
 status lab_gflops(int64_t m, int64_t n, int64_t k, double seconds, double *gflops)
 {
-    if (!(seconds > 0.0)) return fail(STATUS_BAD_ARGUMENT, "lab_gflops: seconds = %g; a time must be positive", seconds);
+    if (!(seconds > 0.0))
+        return fail(STATUS_BAD_ARGUMENT, "lab_gflops: seconds = %g; a time must be positive", seconds);
     *gflops = 2.0 * (double)m * (double)n * (double)k / seconds / 1e9;
     return STATUS_OK;
 }
@@ -109,13 +110,15 @@ static status check_naive_operands(const tensor *a, const tensor *b, const tenso
                     "  hint: the naive kernel runs on cuda:N or sim:N; on the CPU use lab_matmul_ikj",
                     device_name(d));
     if (!device_equal(tensor_device(a), d) || !device_equal(tensor_device(b), d))
-        return fail(STATUS_WRONG_DEVICE, "lab_matmul_naive_gpu: a, b and c are on %s, %s and %s; they must share one GPU",
+        return fail(STATUS_WRONG_DEVICE,
+                    "lab_matmul_naive_gpu: a, b and c are on %s, %s and %s; they must share one GPU",
                     device_name(tensor_device(a)), device_name(tensor_device(b)), device_name(d));
     if (tensor_dtype(a) != DTYPE_F32 || tensor_dtype(b) != DTYPE_F32 || tensor_dtype(c) != DTYPE_F32 ||
         tensor_shape(a).ndim != 2 || tensor_shape(b).ndim != 2 || tensor_shape(c).ndim != 2 ||
         tensor_dim(a, 1) != tensor_dim(b, 0) || tensor_dim(c, 0) != tensor_dim(a, 0) ||
         tensor_dim(c, 1) != tensor_dim(b, 1))
-        return fail(STATUS_BAD_ARGUMENT, "lab_matmul_naive_gpu: shapes %s x %s -> %s; need float32 [m, k] x [k, n] -> [m, n]",
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_matmul_naive_gpu: shapes %s x %s -> %s; need float32 [m, k] x [k, n] -> [m, n]",
                     shape_format(tensor_shape(a), sa, sizeof sa), shape_format(tensor_shape(b), sb, sizeof sb),
                     shape_format(tensor_shape(c), sc, sizeof sc));
     return STATUS_OK;

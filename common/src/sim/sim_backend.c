@@ -26,9 +26,16 @@
  * copies hardly notice it: 64 MiB take milliseconds. */
 #define TRANSFER_LATENCY_SECONDS 10e-6
 
+/* The least time a kernel occupies a real GPU, however little it computes
+ * (launch, scheduling, the memory round trip): a few microseconds. Without it a
+ * one-element operation would take the worker a fraction of a microsecond, and
+ * a loop of tiny launches would leave the simulated GPU idle most of the time,
+ * where a real one looks "busy" (lesson 001's utilisation illusion). */
+#define KERNEL_MIN_SECONDS 2e-6
+
 typedef struct sim_event {
     double stamp;  /* wall_seconds() when the worker reached it */
-    bool done;
+    uint64_t seq;  /* its place in the queue: done once `completed` reaches it */
 } sim_event;
 
 typedef enum item_kind { ITEM_OP, ITEM_KERNEL, ITEM_COPY, ITEM_RELEASE, ITEM_EVENT, ITEM_STOP } item_kind;
@@ -50,8 +57,8 @@ typedef struct sim_device {
     pthread_cond_t progress;      /* the host waits on it for room, an event, a drain */
     item queue[QUEUE_CAPACITY];
     uint64_t submitted, completed; /* items ever queued / ever finished */
+    uint64_t wake_host_at;         /* the host waits until `completed` reaches this */
     bool worker_idle;
-    int host_waiters;
     double busy_seconds;
     size_t allocated;              /* bytes handed out (tensors; not the scratch) */
     double *scratch;
@@ -64,14 +71,28 @@ static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- the worker ---------------------------------------------------------- */
 
+/* The worker waits out the rest of a kernel's least duration by spinning: a
+ * sleep would take far longer than 2 microseconds. */
+static void occupy_until(double start, double seconds)
+{
+    while (wall_seconds() - start < seconds) continue;
+}
+
 static void execute(sim_device *dev, item *it)
 {
+    const double start = wall_seconds();
     switch (it->kind) {
-    case ITEM_OP: sim_run_op(dev->scratch, &it->op); break;
-    case ITEM_KERNEL: it->kernel(it->args, NULL); break;
+    case ITEM_OP:
+        sim_run_op(dev->scratch, &it->op);
+        occupy_until(start, KERNEL_MIN_SECONDS);
+        break;
+    case ITEM_KERNEL:
+        it->kernel(it->args, NULL);
+        occupy_until(start, KERNEL_MIN_SECONDS);
+        break;
     case ITEM_COPY: memcpy(it->dst, it->src, it->bytes); break;
     case ITEM_RELEASE: free(it->dst); break;
-    case ITEM_EVENT: it->event->stamp = wall_seconds(); break;
+    case ITEM_EVENT: it->event->stamp = start; break;
     case ITEM_STOP: break;
     }
 }
@@ -95,9 +116,13 @@ static void *worker_main(void *arg)
 
         pthread_mutex_lock(&dev->lock);
         dev->busy_seconds += busy;
-        if (it.kind == ITEM_EVENT) it.event->done = true;
         dev->completed++;
-        if (dev->host_waiters > 0) pthread_cond_broadcast(&dev->progress);
+        /* Wake the host only when what it waits for has happened: waking it on
+         * every item would cost the worker a system call each time. */
+        if (dev->completed >= dev->wake_host_at) {
+            dev->wake_host_at = UINT64_MAX;
+            pthread_cond_broadcast(&dev->progress);
+        }
         if (it.kind == ITEM_STOP) break;
     }
     pthread_mutex_unlock(&dev->lock);
@@ -131,6 +156,7 @@ static sim_device *device_at(int index)
         pthread_mutex_init(&dev->lock, NULL);
         pthread_cond_init(&dev->work_arrived, NULL);
         pthread_cond_init(&dev->progress, NULL);
+        dev->wake_host_at = UINT64_MAX;
         dev->scratch = calloc(sim_scratch_doubles(), sizeof(double));
         if (dev->scratch && pthread_create(&dev->worker, NULL, worker_main, dev) == 0) {
             dev->started = true;
@@ -144,30 +170,40 @@ static sim_device *device_at(int index)
 
 /* ---- the host's side of the queue ------------------------------------------ */
 
-static status enqueue(int index, const item *it)
+/* With the lock held: waits until the worker has finished `target` items. */
+static void wait_locked(sim_device *dev, uint64_t target)
+{
+    while (dev->completed < target) {
+        if (target < dev->wake_host_at) dev->wake_host_at = target;
+        pthread_cond_wait(&dev->progress, &dev->lock);
+    }
+}
+
+static void wait_until_completed(sim_device *dev, uint64_t target)
+{
+    pthread_mutex_lock(&dev->lock);
+    wait_locked(dev, target);
+    pthread_mutex_unlock(&dev->lock);
+}
+
+/* Appends an item; writes its place in the queue (1-based) to *seq if asked. A
+ * host that finds the queue full waits until a quarter of it has drained, so
+ * that it and the worker do not hand the lock back and forth on every item. */
+static status enqueue_at(int index, const item *it, uint64_t *seq)
 {
     sim_device *dev = device_at(index);
     if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
     pthread_mutex_lock(&dev->lock);
-    dev->host_waiters++;
-    while (dev->submitted - dev->completed >= QUEUE_CAPACITY) pthread_cond_wait(&dev->progress, &dev->lock);
-    dev->host_waiters--;
+    if (dev->submitted - dev->completed >= QUEUE_CAPACITY) wait_locked(dev, dev->submitted - QUEUE_CAPACITY * 3 / 4);
     dev->queue[dev->submitted % QUEUE_CAPACITY] = *it;
     dev->submitted++;
+    if (seq) *seq = dev->submitted;
     if (dev->worker_idle) pthread_cond_signal(&dev->work_arrived);
     pthread_mutex_unlock(&dev->lock);
     return STATUS_OK;
 }
 
-/* Waits until the worker has finished item number `target` (1-based count). */
-static void wait_until_completed(sim_device *dev, uint64_t target)
-{
-    pthread_mutex_lock(&dev->lock);
-    dev->host_waiters++;
-    while (dev->completed < target) pthread_cond_wait(&dev->progress, &dev->lock);
-    dev->host_waiters--;
-    pthread_mutex_unlock(&dev->lock);
-}
+static status enqueue(int index, const item *it) { return enqueue_at(index, it, NULL); }
 
 static status sim_synchronize(int index)
 {
@@ -290,14 +326,10 @@ static void sim_event_destroy(int index, void *ev)
 
 static status sim_event_record(int index, void *ev)
 {
-    sim_device *dev = device_at(index);
-    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
     sim_event *e = ev;
-    pthread_mutex_lock(&dev->lock);
-    e->done = false;
-    pthread_mutex_unlock(&dev->lock);
     item it = {.kind = ITEM_EVENT, .event = e};
-    return enqueue(index, &it);
+    /* The worker only writes the stamp; the place in the queue is the host's. */
+    return enqueue_at(index, &it, &e->seq);
 }
 
 static bool sim_event_done(int index, void *ev)
@@ -305,7 +337,7 @@ static bool sim_event_done(int index, void *ev)
     sim_device *dev = device_at(index);
     if (!dev) return false;
     pthread_mutex_lock(&dev->lock);
-    bool done = ((sim_event *)ev)->done;
+    bool done = dev->completed >= ((sim_event *)ev)->seq;
     pthread_mutex_unlock(&dev->lock);
     return done;
 }
@@ -314,12 +346,7 @@ static status sim_event_synchronize(int index, void *ev)
 {
     sim_device *dev = device_at(index);
     if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
-    sim_event *e = ev;
-    pthread_mutex_lock(&dev->lock);
-    dev->host_waiters++;
-    while (!e->done) pthread_cond_wait(&dev->progress, &dev->lock);
-    dev->host_waiters--;
-    pthread_mutex_unlock(&dev->lock);
+    wait_until_completed(dev, ((sim_event *)ev)->seq);
     return STATUS_OK;
 }
 
