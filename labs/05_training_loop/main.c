@@ -169,15 +169,15 @@ int main(int argc, char **argv)
 {
     options o = {"784,256,256,10", NULL, 0, 128, 0, 1, 0.05, 0.9};
     const cli_option extra[] = {
-        {"layers", CLI_STRING, &o.layers, "N,N,...", "layer sizes, inputs first (default 784,256,256,10)", 0, 0},
-        {"epochs", CLI_INT, &o.epochs, "N", "epochs per device and style (default 5, --quick 2)", 1, MAX_EPOCHS},
-        {"batch", CLI_INT, &o.batch, "N", "rows per step (default 128)", 1, 65536},
-        {"lr", CLI_DOUBLE, &o.lr, "X", "SGD learning rate (default 0.05)", 1e-6, 10},
-        {"momentum", CLI_DOUBLE, &o.momentum, "X", "SGD momentum, 0 for none (default 0.9)", 0, 0.999},
+        {"layers", CLI_STRING, &o.layers, "N,N,...", "layer sizes, inputs first", 0, 0},
+        {"epochs", CLI_INT, &o.epochs, "N", "epochs per device and style (0: 5, or 2 with --quick)", 0, MAX_EPOCHS},
+        {"batch", CLI_INT, &o.batch, "N", "rows per step", 1, 65536},
+        {"lr", CLI_DOUBLE, &o.lr, "X", "SGD learning rate", 1e-6, 10},
+        {"momentum", CLI_DOUBLE, &o.momentum, "X", "SGD momentum, 0 for none", 0, 0.999},
         {"samples", CLI_INT, &o.samples, "N",
-         "training images (synthetic default 12000, --quick 3000; with --data, the first N)", 1, 10000000},
+         "training images (0: synthetic 12000, --quick 3000; with --data, all)", 0, 10000000},
         {"data", CLI_STRING, &o.data_dir, "DIR", "MNIST IDX files (train-images-idx3-ubyte, ...) instead of synthetic digits", 0, 0},
-        {"seed", CLI_INT, &o.seed, "N", "seed of the data, the initialisation and the shuffles (default 1)", 0, 1000000},
+        {"seed", CLI_INT, &o.seed, "N", "seed of the data, the initialisation and the shuffles", 0, 1000000},
     };
     const cli_program program = {"05_training_loop", "an MLP trained on every device, with its loss log kept on the device",
                                  extra, (int)(sizeof extra / sizeof extra[0])};
@@ -189,8 +189,7 @@ int main(int argc, char **argv)
     int64_t sizes[MLP_MAX_LAYERS + 1];
     int nsizes = 0;
     if (mlp_parse_sizes(o.layers, sizes, MLP_MAX_LAYERS + 1, &nsizes) != STATUS_OK) {
-        fprintf(stderr, "%s\n", last_error());
-        cli_print_usage(&program, stderr);
+        fprintf(stderr, "%s\n(see --help)\n", last_error());
         return 2;
     }
     dataset train, test;
