@@ -5,119 +5,22 @@
  * directory (CTest runs this in the build tree) and removes it at the end. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir: POSIX, not C17 */
 
-#include <dirent.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "labkit/csv.h"
 #include "labkit/status.h"
+#include "test_files.h"
 
-/* ---- a tiny harness ------------------------------------------------------------- */
-
-static int passed, failed;
-
-#define EXPECT(condition)                                                               \
-    do {                                                                                \
-        if (condition) {                                                                \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #condition);     \
-        }                                                                               \
-    } while (0)
-
-#define EXPECT_STATUS(call, expected)                                                   \
-    do {                                                                                \
-        status got_ = (call);                                                           \
-        if (got_ == (expected)) {                                                       \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s returned %s, expected %s (%s)\n",        \
-                    __FILE__, __LINE__, #call, status_name(got_), status_name(expected), \
-                    last_error());                                                      \
-        }                                                                               \
-    } while (0)
-
-#define EXPECT_CONTAINS(text, part)                                                     \
-    do {                                                                                \
-        const char *text_ = (text);                                                     \
-        if (strstr(text_, (part)) != NULL) {                                            \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: \"%s\" does not contain \"%s\"\n", __FILE__, \
-                    __LINE__, text_, (part));                                           \
-        }                                                                               \
-    } while (0)
-
-/* ---- files -------------------------------------------------------------------------- */
-
-/* Reads a whole (small) file into buffer, NUL-terminated; -1 if it cannot. */
-static long read_file(const char *path, char *buffer, size_t capacity)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return -1;
-    }
-    size_t n = fread(buffer, 1, capacity - 1, f);
-    fclose(f);
-    buffer[n] = '\0';
-    return (long)n;
-}
-
-static bool exists(const char *path)
-{
-    struct stat info;
-    return stat(path, &info) == 0;
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL) {
-        return -1;
-    }
-    int count = 0;
-    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            count++;
-        }
-    }
-    closedir(d);
-    return count;
-}
-
-/* Removes dir and everything under it. */
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d != NULL) {
-        for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
-                continue;
-            }
-            char path[1024];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            struct stat info;
-            if (lstat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-                remove_tree(path);
-            } else {
-                remove(path);
-            }
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
+/* The directory every test works in: made by main, removed at the end. */
+static char dir[] = "test_csv_XXXXXX";
 
 /* ---- the tests ------------------------------------------------------------------- */
 
-static void test_rows_are_written_byte_for_byte_and_only_on_close(const char *dir)
+static void test_rows_are_written_byte_for_byte_and_only_on_close(void)
 {
     char path[512], content[512];
     snprintf(path, sizeof path, "%s/times.csv", dir);
@@ -146,7 +49,7 @@ static void test_rows_are_written_byte_for_byte_and_only_on_close(const char *di
     remove(path);
 }
 
-static void test_numbers_keep_nine_significant_digits(const char *dir)
+static void test_numbers_keep_nine_significant_digits(void)
 {
     char path[512], content[256];
     snprintf(path, sizeof path, "%s/numbers.csv", dir);
@@ -163,7 +66,7 @@ static void test_numbers_keep_nine_significant_digits(const char *dir)
     remove(path);
 }
 
-static void test_text_cells_and_header_are_quoted_per_rfc4180(const char *dir)
+static void test_text_cells_and_header_are_quoted_per_rfc4180(void)
 {
     char path[512], content[512];
     snprintf(path, sizeof path, "%s/quoted.csv", dir);
@@ -187,7 +90,7 @@ static void test_text_cells_and_header_are_quoted_per_rfc4180(const char *dir)
     remove(path);
 }
 
-static void test_a_row_of_the_wrong_length_is_refused_with_both_counts(const char *dir)
+static void test_a_row_of_the_wrong_length_is_refused_with_both_counts(void)
 {
     char path[512], content[256];
     snprintf(path, sizeof path, "%s/counts.csv", dir);
@@ -218,7 +121,7 @@ static void test_a_row_of_the_wrong_length_is_refused_with_both_counts(const cha
     remove(path);
 }
 
-static void test_discard_leaves_nothing_behind(const char *dir)
+static void test_discard_leaves_nothing_behind(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/discarded.csv", dir);
@@ -233,7 +136,7 @@ static void test_discard_leaves_nothing_behind(const char *dir)
     csv_discard(NULL); /* allowed, does nothing */
 }
 
-static void test_close_replaces_an_existing_file(const char *dir)
+static void test_close_replaces_an_existing_file(void)
 {
     char path[512], content[256];
     snprintf(path, sizeof path, "%s/old.csv", dir);
@@ -254,7 +157,7 @@ static void test_close_replaces_an_existing_file(const char *dir)
     remove(path);
 }
 
-static void test_bad_arguments_are_refused(const char *dir)
+static void test_bad_arguments_are_refused(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/bad.csv", dir);
@@ -277,7 +180,7 @@ static void test_bad_arguments_are_refused(const char *dir)
     EXPECT(count_entries(dir) == 0); /* nothing was created on the way */
 }
 
-static void test_a_missing_directory_is_an_io_error_naming_the_path(const char *dir)
+static void test_a_missing_directory_is_an_io_error_naming_the_path(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/no/such/dir/x.csv", dir);
@@ -289,7 +192,7 @@ static void test_a_missing_directory_is_an_io_error_naming_the_path(const char *
     EXPECT_CONTAINS(last_error(), "No such file or directory");
 }
 
-static void test_a_failed_rename_is_an_io_error_and_removes_the_temporary(const char *dir)
+static void test_a_failed_rename_is_an_io_error_and_removes_the_temporary(void)
 {
     /* The destination is a directory: the rows can be written beside it, but
      * the final rename onto it fails. */
