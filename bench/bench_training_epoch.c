@@ -19,8 +19,7 @@
 
 #include "bench_common.h"
 
-#include "../labs/05_training_loop/data.c"
-#include "../labs/05_training_loop/idx.c"
+#include "data.h" /* lab 05's synthetic digits and IDX files (bench/CMakeLists.txt) */
 
 #define TRAIN_SAMPLES 60000
 #define HELDOUT_SAMPLES 10000

@@ -4,43 +4,18 @@
  *
  * Only "cpu" is used as a valid device (it exists everywhere); "CPU" and "gpu"
  * are the invalid ones. */
-#define _POSIX_C_SOURCE 200809L /* dup, dup2, fileno: POSIX, not C17 */
+#define _POSIX_C_SOURCE 200809L /* test_files.h: dup, dup2, fileno: POSIX, not C17 */
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "labkit/cli.h"
 #include "labkit/device.h"
 #include "labkit/status.h"
-
-/* ---- a tiny harness ------------------------------------------------------------- */
-
-static int passed, failed;
-
-#define EXPECT(condition)                                                               \
-    do {                                                                                \
-        if (condition) {                                                                \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #condition);     \
-        }                                                                               \
-    } while (0)
-
-#define EXPECT_CONTAINS(text, part)                                                     \
-    do {                                                                                \
-        const char *text_ = (text);                                                     \
-        if (strstr(text_, (part)) != NULL) {                                            \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: \"%s\" does not contain \"%s\"\n", __FILE__, \
-                    __LINE__, text_, (part));                                           \
-        }                                                                               \
-    } while (0)
+#include "test_files.h"
 
 /* ---- a lab program under test -------------------------------------------------- */
 
@@ -84,32 +59,6 @@ typedef struct outcome {
     char err[8192];
 } outcome;
 
-/* Points file descriptor fd at a fresh temporary file; returns the old target. */
-static int redirect(int fd, FILE **file)
-{
-    fflush(fd == STDOUT_FILENO ? stdout : stderr);
-    *file = tmpfile();
-    int saved = dup(fd);
-    if (*file != NULL) {
-        dup2(fileno(*file), fd);
-    }
-    return saved;
-}
-
-static void restore(int fd, int saved, FILE *file, char *text, size_t capacity)
-{
-    fflush(fd == STDOUT_FILENO ? stdout : stderr);
-    dup2(saved, fd);
-    close(saved);
-    text[0] = '\0';
-    if (file != NULL) {
-        rewind(file);
-        size_t n = fread(text, 1, capacity - 1, file);
-        text[n] = '\0';
-        fclose(file);
-    }
-}
-
 /* Runs cli_parse on "test_lab" followed by `words` (NULL-terminated). */
 static outcome parse_words(lab *l, const char *const *words)
 {
@@ -121,12 +70,12 @@ static outcome parse_words(lab *l, const char *const *words)
     argv[argc] = NULL;
 
     outcome o = {0};
-    FILE *out_file, *err_file;
-    int saved_out = redirect(STDOUT_FILENO, &out_file);
-    int saved_err = redirect(STDERR_FILENO, &err_file);
+    capture out, err;
+    capture_begin(&out, STDOUT_FILENO);
+    capture_begin(&err, STDERR_FILENO);
     o.code = cli_parse(&l->program, argc, argv, &o.args);
-    restore(STDERR_FILENO, saved_err, err_file, o.err, sizeof o.err);
-    restore(STDOUT_FILENO, saved_out, out_file, o.out, sizeof o.out);
+    capture_end(&err, o.err, sizeof o.err);
+    capture_end(&out, o.out, sizeof o.out);
     return o;
 }
 
@@ -309,19 +258,16 @@ static void test_help_prints_the_usage_to_stdout_and_exits_0(void)
     outcome o = PARSE(&l, "--help");
     EXPECT(o.code == 0);
     EXPECT(o.err[0] == '\0');
-    EXPECT_CONTAINS(o.out, "usage: test_lab");
-    EXPECT_CONTAINS(o.out, "A pretend lab for the tests.");
-    EXPECT_CONTAINS(o.out, "--device D");
-    EXPECT_CONTAINS(o.out, "--quick");
-    EXPECT_CONTAINS(o.out, "--csv FILE");
-    EXPECT_CONTAINS(o.out, "--plot FILE");
-    EXPECT_CONTAINS(o.out, "--help, -h");
-    EXPECT_CONTAINS(o.out, "--epochs N");
-    EXPECT_CONTAINS(o.out, "passes over the data (1 to 100, default 10)");
-    EXPECT_CONTAINS(o.out, "learning rate (0 to 10, default 0.1)");
-    EXPECT_CONTAINS(o.out, "--verbose");
-    EXPECT_CONTAINS(o.out, "a label for the run (default baseline)");
-    EXPECT_CONTAINS(o.out, "LABKIT_SIM_GPUS=");
+    /* The usage names every flag, with its value, help, range and default. */
+    const char *const usage_parts[] = {
+        "usage: test_lab", "A pretend lab for the tests.", "--device D", "--quick",
+        "--csv FILE", "--plot FILE", "--help, -h", "--epochs N",
+        "passes over the data (1 to 100, default 10)", "learning rate (0 to 10, default 0.1)",
+        "--verbose", "a label for the run (default baseline)", "LABKIT_SIM_GPUS=",
+    };
+    for (size_t i = 0; i < sizeof usage_parts / sizeof usage_parts[0]; i++) {
+        EXPECT_CONTAINS(o.out, usage_parts[i]);
+    }
 
     /* The help column is aligned: it starts at the same place on every line. */
     const char *device_line = strstr(o.out, "  --device D");
@@ -345,15 +291,15 @@ static void test_a_broken_program_description_is_refused(void)
     cli_args args;
 
     l.options[0].target = NULL;
-    FILE *err_file;
-    int saved = redirect(STDERR_FILENO, &err_file);
+    capture captured;
+    capture_begin(&captured, STDERR_FILENO);
     int no_target = cli_parse(&l.program, 1, argv, &args);
     lab_init(&l);
     l.options[1].name = "device"; /* clashes with a shared flag */
     int clash = cli_parse(&l.program, 1, argv, &args);
     int no_program = cli_parse(NULL, 1, argv, &args);
     char err[4096];
-    restore(STDERR_FILENO, saved, err_file, err, sizeof err);
+    capture_end(&captured, err, sizeof err);
 
     EXPECT(no_target == 2);
     EXPECT(clash == 2);
@@ -363,17 +309,15 @@ static void test_a_broken_program_description_is_refused(void)
 
 int main(void)
 {
-    test_defaults_are_kept_when_nothing_is_given();
-    test_each_shared_flag_is_read();
-    test_values_may_follow_an_equals_sign();
-    test_each_kind_of_extra_option_is_read();
-    test_values_out_of_range_exit_with_2();
-    test_malformed_values_exit_with_2();
-    test_bad_devices_exit_with_2();
-    test_unknown_flags_and_missing_values_exit_with_2();
-    test_help_prints_the_usage_to_stdout_and_exits_0();
-    test_a_broken_program_description_is_refused();
-
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    RUN_TEST(test_defaults_are_kept_when_nothing_is_given);
+    RUN_TEST(test_each_shared_flag_is_read);
+    RUN_TEST(test_values_may_follow_an_equals_sign);
+    RUN_TEST(test_each_kind_of_extra_option_is_read);
+    RUN_TEST(test_values_out_of_range_exit_with_2);
+    RUN_TEST(test_malformed_values_exit_with_2);
+    RUN_TEST(test_bad_devices_exit_with_2);
+    RUN_TEST(test_unknown_flags_and_missing_values_exit_with_2);
+    RUN_TEST(test_help_prints_the_usage_to_stdout_and_exits_0);
+    RUN_TEST(test_a_broken_program_description_is_refused);
+    return harness_finish();
 }

@@ -1,9 +1,10 @@
 /* test_csv.c: csv.h writes exactly the bytes it should, under a temporary name,
  * and refuses bad rows with a message that names the counts.
  *
- * Each test works in a fresh directory made with mkdtemp in the working
- * directory (CTest runs this in the build tree) and removes it at the end. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, opendir: POSIX, not C17 */
+ * The tests work in one directory made with mkdtemp in the working directory
+ * (CTest runs this in the build tree); each removes what it made, and main
+ * removes the directory at the end. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, mkdir: POSIX, not C17 */
 
 #include <stdio.h>
 #include <string.h>
@@ -18,25 +19,31 @@
 /* The directory every test works in: made by main, removed at the end. */
 static char dir[] = "test_csv_XXXXXX";
 
+/* Opens a CSV file named name in dir with the given header; writes its path to
+ * path. NULL, and a recorded failure, if csv_open refuses. */
+static csv_file *open_in_dir(char *path, size_t size, const char *name,
+                             const char *const *columns, int ncolumns)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, ncolumns), STATUS_OK);
+    return f;
+}
+
 /* ---- the tests ------------------------------------------------------------------- */
 
 static void test_rows_are_written_byte_for_byte_and_only_on_close(void)
 {
-    char path[512], content[512];
-    snprintf(path, sizeof path, "%s/times.csv", dir);
+    char path[512], content[512] = "";
     const char *columns[] = {"n", "time_s", "gflops"};
-    csv_file *f = NULL;
-    EXPECT_STATUS(csv_open(&f, path, columns, 3), STATUS_OK);
-    EXPECT(f != NULL);
-    if (f == NULL) {
-        return;
-    }
+    csv_file *f = open_in_dir(path, sizeof path, "times.csv", columns, 3);
+    REQUIRE(f != NULL);
     EXPECT_STATUS(csv_row(f, (const double[]){64, 0.5, 12.25}, 3), STATUS_OK);
     EXPECT_STATUS(csv_row(f, (const double[]){1e6, 1.0 / 3.0, -2}, 3), STATUS_OK);
     EXPECT_STATUS(csv_row_text(f, (const char *const[]){"128", "", "x"}, 3), STATUS_OK);
 
     /* While open, the rows live under another name: the destination is absent. */
-    EXPECT(!exists(path));
+    EXPECT(!file_exists(path));
     EXPECT(count_entries(dir) == 1);
 
     EXPECT_STATUS(csv_close(f), STATUS_OK);
@@ -46,16 +53,15 @@ static void test_rows_are_written_byte_for_byte_and_only_on_close(void)
                            "1000000,0.333333333,-2\n"
                            "128,,x\n") == 0);
     EXPECT(count_entries(dir) == 1); /* the temporary file was renamed, not copied */
+cleanup:
     remove(path);
 }
 
 static void test_numbers_keep_nine_significant_digits(void)
 {
-    char path[512], content[256];
-    snprintf(path, sizeof path, "%s/numbers.csv", dir);
+    char path[512], content[256] = "";
     const char *columns[] = {"v"};
-    csv_file *f = NULL;
-    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
+    csv_file *f = open_in_dir(path, sizeof path, "numbers.csv", columns, 1);
     const double values[] = {0.1, 123456789012.0, 1.5e-7, 3.14159265358979, 0};
     for (int i = 0; f != NULL && i < 5; i++) {
         EXPECT_STATUS(csv_row(f, &values[i], 1), STATUS_OK);
@@ -68,14 +74,10 @@ static void test_numbers_keep_nine_significant_digits(void)
 
 static void test_text_cells_and_header_are_quoted_per_rfc4180(void)
 {
-    char path[512], content[512];
-    snprintf(path, sizeof path, "%s/quoted.csv", dir);
+    char path[512], content[512] = "";
     const char *columns[] = {"device", "note, with comma", "say \"hi\""};
-    csv_file *f = NULL;
-    EXPECT_STATUS(csv_open(&f, path, columns, 3), STATUS_OK);
-    if (f == NULL) {
-        return;
-    }
+    csv_file *f = open_in_dir(path, sizeof path, "quoted.csv", columns, 3);
+    REQUIRE(f != NULL);
     EXPECT_STATUS(csv_row_text(f, (const char *const[]){"cpu", "a,b", "plain"}, 3), STATUS_OK);
     EXPECT_STATUS(csv_row_text(f, (const char *const[]){"sim:0", "two\nlines", "\"q\""}, 3),
                   STATUS_OK);
@@ -87,19 +89,16 @@ static void test_text_cells_and_header_are_quoted_per_rfc4180(void)
                            "cpu,\"a,b\",plain\n"
                            "sim:0,\"two\nlines\",\"\"\"q\"\"\"\n"
                            " spaces ,\"cr\r\",it's\n") == 0);
+cleanup:
     remove(path);
 }
 
 static void test_a_row_of_the_wrong_length_is_refused_with_both_counts(void)
 {
-    char path[512], content[256];
-    snprintf(path, sizeof path, "%s/counts.csv", dir);
+    char path[512], content[256] = "";
     const char *columns[] = {"a", "b"};
-    csv_file *f = NULL;
-    EXPECT_STATUS(csv_open(&f, path, columns, 2), STATUS_OK);
-    if (f == NULL) {
-        return;
-    }
+    csv_file *f = open_in_dir(path, sizeof path, "counts.csv", columns, 2);
+    REQUIRE(f != NULL);
     clear_error();
     EXPECT_STATUS(csv_row(f, (const double[]){1, 2, 3}, 3), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "3 values");
@@ -118,27 +117,26 @@ static void test_a_row_of_the_wrong_length_is_refused_with_both_counts(void)
     EXPECT_STATUS(csv_close(f), STATUS_OK);
     read_file(path, content, sizeof content);
     EXPECT(strcmp(content, "a,b\n1,2\n") == 0);
+cleanup:
     remove(path);
 }
 
 static void test_discard_leaves_nothing_behind(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/discarded.csv", dir);
     const char *columns[] = {"a"};
-    csv_file *f = NULL;
-    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
+    csv_file *f = open_in_dir(path, sizeof path, "discarded.csv", columns, 1);
     EXPECT_STATUS(csv_row(f, (const double[]){1}, 1), STATUS_OK);
     EXPECT(count_entries(dir) == 1); /* the temporary file */
     csv_discard(f);
-    EXPECT(!exists(path));
+    EXPECT(!file_exists(path));
     EXPECT(count_entries(dir) == 0);
     csv_discard(NULL); /* allowed, does nothing */
 }
 
 static void test_close_replaces_an_existing_file(void)
 {
-    char path[512], content[256];
+    char path[512], content[256] = "";
     snprintf(path, sizeof path, "%s/old.csv", dir);
     FILE *old = fopen(path, "w");
     EXPECT(old != NULL);
@@ -213,22 +211,19 @@ static void test_a_failed_rename_is_an_io_error_and_removes_the_temporary(void)
 
 int main(void)
 {
-    char dir[] = "test_csv_XXXXXX";
     if (mkdtemp(dir) == NULL) {
         perror("test_csv: mkdtemp");
         return 1;
     }
-    test_rows_are_written_byte_for_byte_and_only_on_close(dir);
-    test_numbers_keep_nine_significant_digits(dir);
-    test_text_cells_and_header_are_quoted_per_rfc4180(dir);
-    test_a_row_of_the_wrong_length_is_refused_with_both_counts(dir);
-    test_discard_leaves_nothing_behind(dir);
-    test_close_replaces_an_existing_file(dir);
-    test_bad_arguments_are_refused(dir);
-    test_a_missing_directory_is_an_io_error_naming_the_path(dir);
-    test_a_failed_rename_is_an_io_error_and_removes_the_temporary(dir);
+    RUN_TEST(test_rows_are_written_byte_for_byte_and_only_on_close);
+    RUN_TEST(test_numbers_keep_nine_significant_digits);
+    RUN_TEST(test_text_cells_and_header_are_quoted_per_rfc4180);
+    RUN_TEST(test_a_row_of_the_wrong_length_is_refused_with_both_counts);
+    RUN_TEST(test_discard_leaves_nothing_behind);
+    RUN_TEST(test_close_replaces_an_existing_file);
+    RUN_TEST(test_bad_arguments_are_refused);
+    RUN_TEST(test_a_missing_directory_is_an_io_error_naming_the_path);
+    RUN_TEST(test_a_failed_rename_is_an_io_error_and_removes_the_temporary);
     remove_tree(dir);
-
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return harness_finish();
 }

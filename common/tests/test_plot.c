@@ -6,10 +6,8 @@
  * characters that break careless shell commands. The checks that need a real
  * gnuplot are skipped (and say so) where none is installed; the rest pretend
  * with LABKIT_GNUPLOT, which names the program plot_draw runs. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv, dup2: POSIX, not C17 */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv, chmod: POSIX, not C17 */
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -19,134 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "labkit/plot.h"
 #include "labkit/status.h"
+#include "test_files.h"
 
-/* ---- a tiny harness ------------------------------------------------------------- */
-
-static int passed, failed;
-
-#define EXPECT(condition)                                                               \
-    do {                                                                                \
-        if (condition) {                                                                \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #condition);     \
-        }                                                                               \
-    } while (0)
-
-#define EXPECT_STATUS(call, expected)                                                   \
-    do {                                                                                \
-        status got_ = (call);                                                           \
-        if (got_ == (expected)) {                                                       \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: %s returned %s, expected %s (%s)\n",        \
-                    __FILE__, __LINE__, #call, status_name(got_), status_name(expected), \
-                    last_error());                                                      \
-        }                                                                               \
-    } while (0)
-
-#define EXPECT_CONTAINS(text, part)                                                     \
-    do {                                                                                \
-        const char *text_ = (text);                                                     \
-        if (strstr(text_, (part)) != NULL) {                                            \
-            passed++;                                                                   \
-        } else {                                                                        \
-            failed++;                                                                   \
-            fprintf(stderr, "%s:%d: FAILED: \"%s\" does not contain \"%s\"\n", __FILE__, \
-                    __LINE__, text_, (part));                                           \
-        }                                                                               \
-    } while (0)
-
-/* ---- files -------------------------------------------------------------------------- */
-
-/* Reads up to capacity - 1 bytes of a file, NUL-terminated; -1 if it cannot. */
-static long read_file(const char *path, char *buffer, size_t capacity)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return -1;
-    }
-    size_t n = fread(buffer, 1, capacity - 1, f);
-    fclose(f);
-    buffer[n] = '\0';
-    return (long)n;
-}
-
-static long file_size(const char *path)
-{
-    struct stat info;
-    return stat(path, &info) == 0 ? (long)info.st_size : -1;
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d == NULL) {
-        return -1;
-    }
-    int count = 0;
-    for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            count++;
-        }
-    }
-    closedir(d);
-    return count;
-}
-
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d != NULL) {
-        for (struct dirent *e = readdir(d); e != NULL; e = readdir(d)) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
-                continue;
-            }
-            char path[PATH_MAX];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            struct stat info;
-            if (lstat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
-                remove_tree(path);
-            } else {
-                remove(path);
-            }
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
-/* Sends stderr to a file while a call runs, so that a test can read what it
- * printed. */
-typedef struct captured {
-    int saved_fd;
-    char path[PATH_MAX];
-} captured;
-
-static void capture_stderr(captured *c, const char *dir)
-{
-    snprintf(c->path, sizeof c->path, "%s/stderr.txt", dir);
-    fflush(stderr);
-    c->saved_fd = dup(STDERR_FILENO);
-    int fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-}
-
-static void end_capture(captured *c, char *text, size_t capacity)
-{
-    fflush(stderr);
-    dup2(c->saved_fd, STDERR_FILENO);
-    close(c->saved_fd);
-    if (read_file(c->path, text, capacity) < 0) {
-        text[0] = '\0';
-    }
-    remove(c->path);
-}
+/* The directory every test works in: "it's a dir" inside a fresh one, both made
+ * by main; a space and a quote, so that the shell command must quote it. */
+static char top[] = "test_plot_XXXXXX";
+static char dir[64];
 
 static int count_lines(const char *text)
 {
@@ -193,6 +72,35 @@ static bool gnuplot_installed(void)
     return system("gnuplot --version >/dev/null 2>&1") == 0;
 }
 
+/* The paths of the three files plot_draw writes for the figure
+ * "<dir>/<stem>.<extension>": the figure, its data and its script. */
+typedef struct figure_files {
+    char figure[PATH_MAX], csv[PATH_MAX], script[PATH_MAX];
+} figure_files;
+
+static figure_files figure_files_for(const char *stem, const char *extension)
+{
+    figure_files f;
+    snprintf(f.figure, sizeof f.figure, "%s/%s.%s", dir, stem, extension);
+    snprintf(f.csv, sizeof f.csv, "%s/%s.plot.csv", dir, stem);
+    snprintf(f.script, sizeof f.script, "%s/%s.gp", dir, stem);
+    return f;
+}
+
+/* Draws p with LABKIT_GNUPLOT naming a program that does not exist, so that only
+ * the data and the script are written; what plot_draw printed lands in warning. */
+static status draw_without_gnuplot(const plot *p, const char *figure, char *warning,
+                                   size_t capacity)
+{
+    setenv("LABKIT_GNUPLOT", "/nonexistent/labkit-test-gnuplot", 1);
+    capture c;
+    capture_begin(&c, STDERR_FILENO);
+    status s = plot_draw(p, figure);
+    capture_end(&c, warning, capacity);
+    unsetenv("LABKIT_GNUPLOT");
+    return s;
+}
+
 /* ---- the tests ------------------------------------------------------------------- */
 
 static void test_plot_add_checks_its_arguments(void)
@@ -218,7 +126,7 @@ static void test_plot_add_checks_its_arguments(void)
     EXPECT(p.series[0].y == y && p.series[0].n == 2 && p.series[0].style == PLOT_BARS);
 }
 
-static void test_an_unknown_extension_is_refused_before_writing_anything(const char *dir)
+static void test_an_unknown_extension_is_refused_before_writing_anything(void)
 {
     plot p = line_plot();
     const char *names[] = {"fig.jpg", "fig.PNG", "fig", "fig.png.txt"};
@@ -236,7 +144,7 @@ static void test_an_unknown_extension_is_refused_before_writing_anything(const c
     EXPECT(count_entries(dir) == 0);
 }
 
-static void test_a_plot_that_cannot_be_drawn_is_refused(const char *dir)
+static void test_a_plot_that_cannot_be_drawn_is_refused(void)
 {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/bad.png", dir);
@@ -289,24 +197,23 @@ static bool has_magic(const char *path, const char *format)
     return strstr(head, "<svg") != NULL;
 }
 
-static void test_gnuplot_draws_png_svg_and_pdf(const char *dir)
+static void test_gnuplot_draws_png_svg_and_pdf(void)
 {
     if (!gnuplot_installed()) {
-        printf("skipped: gnuplot is not installed, so no figure can be checked\n");
+        harness_skip("gnuplot is not installed, so no figure can be checked");
         return;
     }
     plot lines = line_plot();
     const char *formats[] = {"png", "svg", "pdf"};
     for (int i = 0; i < 3; i++) {
-        char figure[PATH_MAX], csv[PATH_MAX], script[PATH_MAX];
-        snprintf(figure, sizeof figure, "%s/fig's %s.%s", dir, formats[i], formats[i]);
-        snprintf(csv, sizeof csv, "%s/fig's %s.plot.csv", dir, formats[i]);
-        snprintf(script, sizeof script, "%s/fig's %s.gp", dir, formats[i]);
-        EXPECT_STATUS(plot_draw(&lines, figure), STATUS_OK);
-        EXPECT(file_size(figure) > 1000);
-        EXPECT(has_magic(figure, formats[i]));
-        EXPECT(file_size(csv) > 0);
-        EXPECT(file_size(script) > 0);
+        char stem[64];
+        snprintf(stem, sizeof stem, "fig's %s", formats[i]);
+        figure_files files = figure_files_for(stem, formats[i]);
+        EXPECT_STATUS(plot_draw(&lines, files.figure), STATUS_OK);
+        EXPECT(file_size(files.figure) > 1000);
+        EXPECT(has_magic(files.figure, formats[i]));
+        EXPECT(file_size(files.csv) > 0);
+        EXPECT(file_size(files.script) > 0);
     }
 
     char bars_path[PATH_MAX];
@@ -316,30 +223,22 @@ static void test_gnuplot_draws_png_svg_and_pdf(const char *dir)
     EXPECT(has_magic(bars_path, "png"));
 }
 
-static void test_the_data_and_script_say_what_the_figure_shows(const char *dir)
+static void test_the_data_and_script_say_what_the_figure_shows(void)
 {
-    char figure[PATH_MAX], csv_path[PATH_MAX], script_path[PATH_MAX];
-    snprintf(figure, sizeof figure, "%s/mm.svg", dir);
-    snprintf(csv_path, sizeof csv_path, "%s/mm.plot.csv", dir);
-    snprintf(script_path, sizeof script_path, "%s/mm.gp", dir);
     /* No gnuplot is needed to check the files it would read. */
-    setenv("LABKIT_GNUPLOT", "/nonexistent/labkit-test-gnuplot", 1);
+    figure_files files = figure_files_for("mm", "svg");
     plot lines = line_plot();
-    captured c;
     char warning[1024];
-    capture_stderr(&c, dir);
-    EXPECT_STATUS(plot_draw(&lines, figure), STATUS_OK);
-    end_capture(&c, warning, sizeof warning);
-    unsetenv("LABKIT_GNUPLOT");
+    EXPECT_STATUS(draw_without_gnuplot(&lines, files.figure, warning, sizeof warning), STATUS_OK);
 
-    char csv[2048], script[8192];
-    read_file(csv_path, csv, sizeof csv);
+    char csv[2048] = "", script[8192] = "";
+    read_file(files.csv, csv, sizeof csv);
     const char *first_rows = "series,x,y,title\n1,64,20,cpu\n1,128,60,cpu\n";
     EXPECT(strncmp(csv, first_rows, strlen(first_rows)) == 0);
     EXPECT_CONTAINS(csv, "\n2,1024,690,sim:0\n");
     EXPECT_CONTAINS(csv, "\n3,1024,1500,\"peak, 'theoretical'\"\n");
 
-    read_file(script_path, script, sizeof script);
+    read_file(files.script, script, sizeof script);
     EXPECT_CONTAINS(script, "set terminal svg size 1200,800");
     EXPECT_CONTAINS(script, "set output 'mm.svg'");
     EXPECT_CONTAINS(script, "set title 'matmul on cpu and sim_0' noenhanced");
@@ -355,40 +254,26 @@ static void test_the_data_and_script_say_what_the_figure_shows(const char *dir)
     EXPECT(strstr(script, dir) == NULL); /* names relative to the script's directory */
 
     /* Bars: clustered boxes, labelled below. */
-    snprintf(figure, sizeof figure, "%s/bars.pdf", dir);
-    snprintf(script_path, sizeof script_path, "%s/bars.gp", dir);
-    setenv("LABKIT_GNUPLOT", "/nonexistent/labkit-test-gnuplot", 1);
+    files = figure_files_for("bars", "pdf");
     plot bars = bar_plot();
-    capture_stderr(&c, dir);
-    EXPECT_STATUS(plot_draw(&bars, figure), STATUS_OK);
-    end_capture(&c, warning, sizeof warning);
-    unsetenv("LABKIT_GNUPLOT");
-    read_file(script_path, script, sizeof script);
+    EXPECT_STATUS(draw_without_gnuplot(&bars, files.figure, warning, sizeof warning), STATUS_OK);
+    read_file(files.script, script, sizeof script);
     EXPECT_CONTAINS(script, "set terminal pdfcairo size 8in,5.33in");
     EXPECT_CONTAINS(script, "set xtics ('h2d' 0, 'd2h' 1, 'd2d' 2)");
     EXPECT_CONTAINS(script, "with boxes");
     EXPECT_CONTAINS(script, "set yrange [0:*]");
 }
 
-static void test_without_gnuplot_the_data_stays_and_one_line_says_why(const char *dir)
+static void test_without_gnuplot_the_data_stays_and_one_line_says_why(void)
 {
-    char figure[PATH_MAX], csv[PATH_MAX], script[PATH_MAX];
-    snprintf(figure, sizeof figure, "%s/lost.png", dir);
-    snprintf(csv, sizeof csv, "%s/lost.plot.csv", dir);
-    snprintf(script, sizeof script, "%s/lost.gp", dir);
-    setenv("LABKIT_GNUPLOT", "/nonexistent/labkit-test-gnuplot", 1);
-
+    figure_files files = figure_files_for("lost", "png");
     plot lines = line_plot();
-    captured c;
     char warning[1024];
-    capture_stderr(&c, dir);
-    EXPECT_STATUS(plot_draw(&lines, figure), STATUS_OK);
-    end_capture(&c, warning, sizeof warning);
-    unsetenv("LABKIT_GNUPLOT");
+    EXPECT_STATUS(draw_without_gnuplot(&lines, files.figure, warning, sizeof warning), STATUS_OK);
 
-    EXPECT(file_size(csv) > 0);
-    EXPECT(file_size(script) > 0);
-    EXPECT(file_size(figure) == -1);
+    EXPECT(file_size(files.csv) > 0);
+    EXPECT(file_size(files.script) > 0);
+    EXPECT(file_size(files.figure) == -1);
     EXPECT(count_lines(warning) == 1);
     EXPECT_CONTAINS(warning, "not found");
     EXPECT_CONTAINS(warning, "lost.plot.csv");
@@ -398,7 +283,7 @@ static void test_without_gnuplot_the_data_stays_and_one_line_says_why(const char
 
 /* Writes an executable shell script that stands in for gnuplot; returns its
  * absolute path in `path`. */
-static void write_fake_gnuplot(const char *dir, const char *name, const char *body, char *path,
+static void write_fake_gnuplot(const char *name, const char *body, char *path,
                                size_t size)
 {
     char relative[1024], cwd[1024];
@@ -413,10 +298,10 @@ static void write_fake_gnuplot(const char *dir, const char *name, const char *bo
     snprintf(path, size, "%s/%s", getcwd(cwd, sizeof cwd) != NULL ? cwd : ".", relative);
 }
 
-static void test_a_failing_gnuplot_is_a_backend_error_with_its_output(const char *dir)
+static void test_a_failing_gnuplot_is_a_backend_error_with_its_output(void)
 {
     char fake[PATH_MAX], figure[PATH_MAX];
-    write_fake_gnuplot(dir, "broken gnuplot", "echo 'line 7: undefined variable: oops'\nexit 3",
+    write_fake_gnuplot("broken gnuplot", "echo 'line 7: undefined variable: oops'\nexit 3",
                        fake, sizeof fake);
     snprintf(figure, sizeof figure, "%s/broken.png", dir);
     setenv("LABKIT_GNUPLOT", fake, 1);
@@ -427,7 +312,7 @@ static void test_a_failing_gnuplot_is_a_backend_error_with_its_output(const char
     EXPECT_CONTAINS(last_error(), "broken.plot.csv");
 
     /* Success without a figure is a failure too. */
-    write_fake_gnuplot(dir, "silent gnuplot", "exit 0", fake, sizeof fake);
+    write_fake_gnuplot("silent gnuplot", "exit 0", fake, sizeof fake);
     setenv("LABKIT_GNUPLOT", fake, 1);
     EXPECT_STATUS(plot_draw(&lines, figure), STATUS_BACKEND_FAILED);
     EXPECT_CONTAINS(last_error(), "missing");
@@ -437,28 +322,23 @@ static void test_a_failing_gnuplot_is_a_backend_error_with_its_output(const char
 int main(void)
 {
     unsetenv("LABKIT_GNUPLOT"); /* the tests choose it themselves */
-    char top[] = "test_plot_XXXXXX";
     if (mkdtemp(top) == NULL) {
         perror("test_plot: mkdtemp");
         return 1;
     }
-    /* A space and a quote in the directory: the shell command must quote it. */
-    char dir[512];
     snprintf(dir, sizeof dir, "%s/it's a dir", top);
     if (mkdir(dir, 0755) != 0) {
         perror("test_plot: mkdir");
         return 1;
     }
 
-    test_plot_add_checks_its_arguments();
-    test_an_unknown_extension_is_refused_before_writing_anything(dir);
-    test_a_plot_that_cannot_be_drawn_is_refused(dir);
-    test_gnuplot_draws_png_svg_and_pdf(dir);
-    test_the_data_and_script_say_what_the_figure_shows(dir);
-    test_without_gnuplot_the_data_stays_and_one_line_says_why(dir);
-    test_a_failing_gnuplot_is_a_backend_error_with_its_output(dir);
+    RUN_TEST(test_plot_add_checks_its_arguments);
+    RUN_TEST(test_an_unknown_extension_is_refused_before_writing_anything);
+    RUN_TEST(test_a_plot_that_cannot_be_drawn_is_refused);
+    RUN_TEST(test_gnuplot_draws_png_svg_and_pdf);
+    RUN_TEST(test_the_data_and_script_say_what_the_figure_shows);
+    RUN_TEST(test_without_gnuplot_the_data_stays_and_one_line_says_why);
+    RUN_TEST(test_a_failing_gnuplot_is_a_backend_error_with_its_output);
     remove_tree(top);
-
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed == 0 ? 0 : 1;
+    return harness_finish();
 }
