@@ -30,6 +30,8 @@ typedef struct backend {
      * cudaMemcpy does; upload first waits for the queued work, download too. */
     status (*upload)(int index, void *dst, const void *src, size_t bytes);
     status (*download)(int index, void *dst, const void *src, size_t bytes);
+    /* Host to device in queue order, returning at once; src must outlive it. */
+    status (*upload_async)(int index, void *dst, const void *src, size_t bytes);
     /* Copies on one device (queued) and between two devices of the backend. */
     status (*copy_within)(int index, void *dst, const void *src, size_t bytes);
     status (*copy_peer)(int dst_index, void *dst, int src_index, const void *src, size_t bytes);

@@ -24,6 +24,17 @@ static status upload(tensor *t, const void *src)
     return backend_of(t->dev)->upload(t->dev.index, t->data, src, t->bytes);
 }
 
+/* Host memory -> tensor, in the device's queue order, returning at once. */
+static status upload_async(tensor *t, const void *src)
+{
+    device_counters *c = counters_of(t->dev);
+    if (device_is_gpu(t->dev))
+        count_copy(&c->h2d_copies, &c->h2d_bytes, t->bytes);
+    else
+        count_copy(&c->d2d_copies, &c->d2d_bytes, t->bytes);
+    return backend_of(t->dev)->upload_async(t->dev.index, t->data, src, t->bytes);
+}
+
 /* Tensor -> host memory: waits for the device's queue. */
 static status download(const tensor *t, void *dst)
 {
@@ -86,28 +97,38 @@ status tensor_to_host_i32(const tensor *t, int32_t *dst, int64_t count)
     return to_host(t, dst, count, DTYPE_I32, "tensor_to_host_i32");
 }
 
-static status from_host_into(tensor *t, const void *src, int64_t count, dtype type, const char *who)
+static status from_host_into(tensor *t, const void *src, int64_t count, dtype type, bool queued, const char *who)
 {
     char what[128];
     if (!t) return fail(STATUS_BAD_ARGUMENT, "%s: t is NULL", who);
     if (!src) return fail(STATUS_BAD_ARGUMENT, "%s: src is NULL; pass %" PRId64 " host values", who, t->numel);
     if (t->type != type)
-        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use %s", who, describe(t, what, sizeof what),
-                    t->type == DTYPE_F32 ? "tensor_copy_from_host" : "tensor_copy_from_host_i32");
+        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use the %s variant", who,
+                    describe(t, what, sizeof what), t->type == DTYPE_F32 ? "float" : "_i32");
     if (count != t->numel)
         return fail(STATUS_BAD_ARGUMENT, "%s: the tensor %s has %" PRId64 " elements but %" PRId64
                     " values were given; they must match", who, describe(t, what, sizeof what), t->numel, count);
-    return upload(t, src);
+    return queued ? upload_async(t, src) : upload(t, src);
 }
 
 status tensor_copy_from_host(tensor *t, const float *src, int64_t count)
 {
-    return from_host_into(t, src, count, DTYPE_F32, "tensor_copy_from_host");
+    return from_host_into(t, src, count, DTYPE_F32, false, "tensor_copy_from_host");
 }
 
 status tensor_copy_from_host_i32(tensor *t, const int32_t *src, int64_t count)
 {
-    return from_host_into(t, src, count, DTYPE_I32, "tensor_copy_from_host_i32");
+    return from_host_into(t, src, count, DTYPE_I32, false, "tensor_copy_from_host_i32");
+}
+
+status tensor_copy_from_host_async(tensor *t, const float *src, int64_t count)
+{
+    return from_host_into(t, src, count, DTYPE_F32, true, "tensor_copy_from_host_async");
+}
+
+status tensor_copy_from_host_async_i32(tensor *t, const int32_t *src, int64_t count)
+{
+    return from_host_into(t, src, count, DTYPE_I32, true, "tensor_copy_from_host_async_i32");
 }
 
 status tensor_item(const tensor *t, float *value)

@@ -335,6 +335,44 @@ cleanup:
     free_work(&w);
 }
 
+/* The queued upload (non_blocking=True): it returns while the work ahead of it
+ * is still running, copies no sooner than its turn comes (an operation queued
+ * after it sees the new values), and is counted as one host-to-device copy and
+ * no wait. */
+static void test_a_queued_upload_returns_at_once_and_lands_in_queue_order(void)
+{
+    enum { N = 37 * 53 };
+    work w;
+    event *end = NULL;
+    tensor *t = NULL;
+    float src[N], got[N];
+    double want[N];
+    for (int i = 0; i < N; i++) src[i] = (float)(i % 97) - 48.0f;
+    for (int i = 0; i < N; i++) want[i] = 2.0 * src[i];
+    REQUIRE(make_work(&w, sim0));
+    REQUIRE_OK(tensor_full(&t, sim0, shape2(37, 53), NAN));
+    REQUIRE_OK(event_create(&end, sim0));
+    REQUIRE_OK(counters_reset(sim0));
+    REQUIRE_OK(queue_matmuls(&w, w.matmuls));
+    REQUIRE_OK(event_record(end));
+    REQUIRE_OK(tensor_copy_from_host_async(t, src, N));
+    EXPECT_MSG(!event_done(end), "the queued upload waited for %.1f ms of work ahead of it", 1e3 * w.seconds);
+    REQUIRE_OK(op_scale(t, 2.0f, t));
+    device_counters c;
+    REQUIRE_OK(counters_read(sim0, &c));
+    EXPECT_EQ_I64((int64_t)c.h2d_copies, 1);
+    EXPECT_EQ_I64((int64_t)c.h2d_bytes, (int64_t)sizeof src);
+    EXPECT_EQ_I64((int64_t)c.syncs, 0);
+    REQUIRE_OK(tensor_to_host(t, got, N)); /* src stays untouched until here */
+    EXPECT_CLOSE("2 x the uploaded values", got, want, N, 0.0, 0.0);
+    EXPECT_REFUSED(tensor_copy_from_host_async(t, src, N - 1), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "must match");
+cleanup:
+    event_destroy(end);
+    tensor_free(t);
+    free_work(&w);
+}
+
 /* ============================================================================
  * events
  * ========================================================================== */
@@ -491,6 +529,7 @@ int main(void)
     RUN_TEST(test_freeing_the_inputs_of_queued_work_is_safe);
     RUN_TEST(test_creating_copying_within_and_freeing_on_a_busy_gpu_return_at_once);
     RUN_TEST(test_uploads_to_a_busy_gpu_wait_for_its_queue_like_cudaMemcpy);
+    RUN_TEST(test_a_queued_upload_returns_at_once_and_lands_in_queue_order);
     RUN_TEST(test_events_are_ordered_and_cover_the_queued_work);
     RUN_TEST(test_cpu_events_are_stamped_when_recorded);
     RUN_TEST(test_events_refuse_mixed_devices_nulls_and_absent_devices);

@@ -84,6 +84,17 @@ status tensor_to_host_i32(const tensor *t, int32_t *dst, int64_t count);
 status tensor_copy_from_host(tensor *t, const float *src, int64_t count);
 status tensor_copy_from_host_i32(tensor *t, const int32_t *src, int64_t count);
 
+/* The same copy, queued: it returns at once and happens when the device's queue
+ * reaches it, so the host can prepare the next batch while the device works:
+ * PyTorch's x.to(device, non_blocking=True). `src` must stay valid and unchanged
+ * until then, that is until a blocking read or a synchronisation of the device,
+ * or an event recorded after the copy has been reached. A real GPU copies from
+ * pinned memory (host_alloc(bytes, 1)) by DMA while the host goes on; from
+ * ordinary memory CUDA may make the host wait. On the CPU the copy is done at
+ * once. */
+status tensor_copy_from_host_async(tensor *t, const float *src, int64_t count);
+status tensor_copy_from_host_async_i32(tensor *t, const int32_t *src, int64_t count);
+
 /* The single value of a one-element float tensor (a blocking read). */
 status tensor_item(const tensor *t, float *value);
 

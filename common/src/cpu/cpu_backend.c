@@ -129,6 +129,7 @@ const backend cpu_backend = {
     .memory_info = cpu_memory_info,
     .upload = cpu_copy,
     .download = cpu_copy,
+    .upload_async = cpu_copy,
     .copy_within = cpu_copy,
     .copy_peer = cpu_copy_peer,
     .run = cpu_run,

@@ -124,6 +124,15 @@ status cuda_download(int index, void *dst, const void *src, size_t bytes)
     return copy_and_wait(index, dst, src, bytes, cudaMemcpyDeviceToHost);
 }
 
+status cuda_upload_async(int index, void *dst, const void *src, size_t bytes)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, dev->stream));
+    return STATUS_OK;
+}
+
 status cuda_copy_within(int index, void *dst, const void *src, size_t bytes)
 {
     cuda_device *dev = nullptr;
@@ -270,6 +279,7 @@ backend make_backend()
     b.memory_info = cuda_memory_info;
     b.upload = cuda_upload;
     b.download = cuda_download;
+    b.upload_async = cuda_upload_async;
     b.copy_within = cuda_copy_within;
     b.copy_peer = cuda_copy_peer;
     b.run = cuda_run;

@@ -38,7 +38,7 @@ typedef struct sim_event {
     uint64_t seq;  /* its place in the queue: done once `completed` reaches it */
 } sim_event;
 
-typedef enum item_kind { ITEM_OP, ITEM_KERNEL, ITEM_COPY, ITEM_RELEASE, ITEM_EVENT, ITEM_STOP } item_kind;
+typedef enum item_kind { ITEM_OP, ITEM_KERNEL, ITEM_COPY, ITEM_UPLOAD, ITEM_RELEASE, ITEM_EVENT, ITEM_STOP } item_kind;
 
 typedef struct item {
     item_kind kind;
@@ -91,6 +91,10 @@ static void execute(sim_device *dev, item *it)
         occupy_until(start, KERNEL_MIN_SECONDS);
         break;
     case ITEM_COPY: memcpy(it->dst, it->src, it->bytes); break;
+    case ITEM_UPLOAD: /* a transfer from the host: it pays the bus's latency */
+        memcpy(it->dst, it->src, it->bytes);
+        occupy_until(start, TRANSFER_LATENCY_SECONDS);
+        break;
     case ITEM_RELEASE: free(it->dst); break;
     case ITEM_EVENT: it->event->stamp = start; break;
     case ITEM_STOP: break;
@@ -279,6 +283,12 @@ static status sim_download(int index, void *dst, const void *src, size_t bytes)
     return sim_upload(index, dst, src, bytes);
 }
 
+static status sim_upload_async(int index, void *dst, const void *src, size_t bytes)
+{
+    item it = {.kind = ITEM_UPLOAD, .dst = dst, .src = src, .bytes = bytes};
+    return enqueue(index, &it);
+}
+
 static status sim_copy_within(int index, void *dst, const void *src, size_t bytes)
 {
     item it = {.kind = ITEM_COPY, .dst = dst, .src = src, .bytes = bytes};
@@ -386,6 +396,7 @@ const backend sim_backend = {
     .memory_info = sim_memory_info,
     .upload = sim_upload,
     .download = sim_download,
+    .upload_async = sim_upload_async,
     .copy_within = sim_copy_within,
     .copy_peer = sim_copy_peer,
     .run = sim_run,
