@@ -4,7 +4,8 @@
  *   2. learning: held-out accuracy passes a threshold within a few epochs;
  *   3. the same seed gives the same per-epoch losses as on the cpu;
  *   4. the log kept on the device costs one device-to-host read per epoch, the
- *      item-every-step log one per step (counted by the library);
+ *      item-every-step log one per step (counted by the library), and on a GPU
+ *      only the on-device log lets the host run ahead of the device;
  *   5. the IDX reader refuses truncated, wrong-magic and wrong-size files. */
 #include <math.h>
 #include <stdio.h>
@@ -197,6 +198,14 @@ static void check_reads(device d, const epoch_result *on_device, const epoch_res
                    (ull)a->syncs, sa);
         check_that(b->d2h_copies == sb, "item every step: one blocking device-to-host read per step",
                    "%llu d2h copies, %llu syncs over %llu steps", (ull)b->d2h_copies, (ull)b->syncs, sb);
+        /* The host waits for a staging buffer only when it is two steps ahead of
+         * the device. A blocking upload or a read every step keeps it level. */
+        check_that(4 * on_device->buffer_waits >= on_device->steps && every_step->buffer_waits == 0,
+                   "queued uploads: with the on-device log the host runs ahead of the device, with a read every step "
+                   "it cannot",
+                   "on-device: two steps ahead (waited for its staging buffer) at %lld of %llu steps (at least a "
+                   "quarter expected; none: are the step's copies the _async ones?); item every step: at %lld of %llu",
+                   (long long)on_device->buffer_waits, sa, (long long)every_step->buffer_waits, sb);
     } else {
         check_that(a->d2h_copies == 0 && b->d2h_copies == 0, "cpu: no device-to-host copy in either style",
                    "%llu and %llu d2h copies", (ull)a->d2h_copies, (ull)b->d2h_copies);

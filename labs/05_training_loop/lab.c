@@ -27,11 +27,13 @@ status lab_accumulate_loss(const tensor *step_loss, tensor *loss_sum)
     return todo("step 2: lab_accumulate_loss");
 }
 
-/* Step 3 (README, "The loop body"). In order: the batch to the device
- * (tensor_copy_from_host, tensor_copy_from_host_i32), mlp_forward, the loss
- * (op_softmax_cross_entropy into b->probs and b->loss), its gradient for the
- * logits (op_softmax_cross_entropy_backward into b->grad[last]), mlp_backward,
- * mlp_sgd_step, then lab_accumulate_loss. No tensor_item, no tensor_to_host. */
+/* Step 3 (README, "The loop body"). In order: the batch to the device with
+ * queued copies (tensor_copy_from_host_async, tensor_copy_from_host_async_i32;
+ * the blocking tensor_copy_from_host would wait for the previous step to end),
+ * mlp_forward, the loss (op_softmax_cross_entropy into b->probs and b->loss),
+ * its gradient for the logits (op_softmax_cross_entropy_backward into
+ * b->grad[last]), mlp_backward, mlp_sgd_step, then lab_accumulate_loss. No
+ * tensor_item, no tensor_to_host. */
 status lab_train_step(mlp *net, mlp_batch *b, const float *images, const int32_t *labels, float lr,
                       float momentum, tensor *loss_sum)
 {

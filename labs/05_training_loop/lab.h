@@ -2,7 +2,7 @@
  *
  * A training step on a device: move the batch there, run the network forward,
  * compute the loss, run it backward, take an SGD step, and add the loss to a
- * log that stays on the device. Everything after the copy of the batch is
+ * log that stays on the device. Everything, the copy of the batch included, is
  * queued: on a GPU the step returns before the device has finished it, and
  * nothing in it may wait for the device. */
 #ifndef LAB05_LAB_H
@@ -25,8 +25,10 @@ status lab_accumulate_loss(const tensor *step_loss, tensor *loss_sum);
 
 /* Step 3 (README, "The loop body"): one training step on batch b of `net`'s
  * device: copy the host's images [b->rows, n0] and labels [b->rows] into b->x
- * and b->labels, forward, softmax cross-entropy loss into b->loss, backward,
- * SGD step with lr and momentum, and add b->loss to loss_sum. No host reads. */
+ * and b->labels with queued copies (images and labels are pinned staging
+ * buffers that the caller leaves untouched until the device is done with them),
+ * forward, softmax cross-entropy loss into b->loss, backward, SGD step with lr
+ * and momentum, and add b->loss to loss_sum. No host reads. */
 status lab_train_step(mlp *net, mlp_batch *b, const float *images, const int32_t *labels, float lr,
                       float momentum, tensor *loss_sum);
 

@@ -8,7 +8,10 @@
  *   item every step   the host reads each step's loss: one blocking read per step
  *   on-device         each step adds its loss to a sum on the device; one read per epoch
  * and prints, per epoch, the loss, the held-out accuracy, the time of each style
- * and the blocking device-to-host reads each one made (counted by the library).
+ * and the blocking device-to-host reads each one made (counted by the library),
+ * then how often the host ran two steps ahead of the device: the batches go up
+ * by queued copies from two pinned staging buffers (train.c), so only a read
+ * every step holds the host back.
  *
  *   ./lab run 05                                   every device, synthetic digits
  *   LABKIT_SIM_GPUS=2 ./lab run 05 -- --device sim:0 --epochs 3
@@ -99,22 +102,25 @@ static double style_disagreement(const options *o, const device_run *run)
 
 static void write_csv(const char *path, const options *o, const device_run *runs, int nruns)
 {
-    const char *columns[] = {"device", "style", "epoch", "loss", "heldout_accuracy", "seconds", "d2h_copies", "syncs"};
+    const char *columns[] = {"device", "style", "epoch", "loss", "heldout_accuracy", "seconds", "d2h_copies", "syncs",
+                             "buffer_waits"};
     csv_file *f;
-    CHECK(csv_open(&f, path, columns, 8));
+    CHECK(csv_open(&f, path, columns, 9));
     for (int r = 0; r < nruns; ++r)
         for (int s = 0; s < STYLES; ++s)
             for (int e = 0; e < o->epochs; ++e) {
                 const epoch_result *x = &runs[r].epochs[s][e];
-                char epoch[16], loss[32], acc[32], sec[32], d2h[32], syncs[32];
+                char epoch[16], loss[32], acc[32], sec[32], d2h[32], syncs[32], waits[32];
                 snprintf(epoch, sizeof epoch, "%d", e + 1);
                 snprintf(loss, sizeof loss, "%.6f", x->loss);
                 snprintf(acc, sizeof acc, "%.4f", runs[r].accuracy[s][e]);
                 snprintf(sec, sizeof sec, "%.4f", x->seconds);
                 snprintf(d2h, sizeof d2h, "%llu", (unsigned long long)x->counters.d2h_copies);
                 snprintf(syncs, sizeof syncs, "%llu", (unsigned long long)x->counters.syncs);
-                const char *cells[] = {device_name(runs[r].dev), log_style_name((log_style)s), epoch, loss, acc, sec, d2h, syncs};
-                CHECK(csv_row_text(f, cells, 8));
+                snprintf(waits, sizeof waits, "%lld", (long long)x->buffer_waits);
+                const char *cells[] = {device_name(runs[r].dev), log_style_name((log_style)s), epoch, loss, acc, sec, d2h,
+                                       syncs, waits};
+                CHECK(csv_row_text(f, cells, 9));
             }
     CHECK(csv_close(f));
 }
@@ -223,6 +229,12 @@ int main(int argc, char **argv)
         const double item = typical_seconds(&o, &runs[r], LOG_EVERY_STEP), dev = typical_seconds(&o, &runs[r], LOG_ON_DEVICE);
         printf("%-7s median epoch: %.3f s item every step, %.3f s on-device (%.2fx); losses of the two styles agree "
                "within %.1e\n", device_name(runs[r].dev), item, dev, item / dev, style_disagreement(&o, &runs[r]));
+        /* How far the host ran ahead: it waits for a staging buffer only two steps ahead of the device. */
+        const epoch_result *last_dev = &runs[r].epochs[LOG_ON_DEVICE][o.epochs - 1];
+        const epoch_result *last_item = &runs[r].epochs[LOG_EVERY_STEP][o.epochs - 1];
+        printf("%-7s last epoch: the host was two steps ahead and waited for a staging buffer at %lld of %lld steps "
+               "on-device, %lld with item every step\n", device_name(runs[r].dev), (long long)last_dev->buffer_waits,
+               (long long)last_dev->steps, (long long)last_item->buffer_waits);
     }
     /* The takeaway speaks of the first GPU when there is one. */
     const device_run *shown = &runs[ndevices > 1 ? 1 : 0];

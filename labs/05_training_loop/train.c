@@ -14,11 +14,16 @@ const char *log_style_name(log_style style)
 void trainer_free(trainer *t)
 {
     if (!t) return;
+    for (int i = 0; i < 2; ++i) {
+        /* A queued copy may still read a staging buffer: free it only once the
+         * device is done with it (if the device failed, leaking it is safer). */
+        const bool idle = !t->released[i] || event_synchronize(t->released[i]) == STATUS_OK;
+        if (idle) host_free(t->host_x[i], 1), host_free(t->host_y[i], 1);
+        event_destroy(t->released[i]);
+    }
     for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) mlp_batch_free(&t->batches[i]);
     tensor_free(t->loss_sum);
     tensor_free(t->correct);
-    host_free(t->host_x, 1);
-    host_free(t->host_y, 1);
     free(t->order);
     mlp_free(&t->net);
     memset(t, 0, sizeof *t);
@@ -31,16 +36,25 @@ status trainer_create(trainer *t, device d, const int64_t *sizes, int nsizes, co
     status s = mlp_create(&t->net, d, sizes, nsizes, settings->seed);
     if (s == STATUS_OK) s = tensor_zeros(&t->loss_sum, d, shape1(1));
     if (s == STATUS_OK) s = tensor_zeros(&t->correct, d, shape1(1));
+    /* Each event is recorded, and reached, once now (after the network's
+     * initialisation), so that the first step finds both buffers free. */
+    for (int i = 0; i < 2 && s == STATUS_OK; ++i) {
+        s = event_create(&t->released[i], d);
+        if (s == STATUS_OK) s = event_record(t->released[i]);
+        if (s == STATUS_OK) s = event_synchronize(t->released[i]);
+    }
     if (s != STATUS_OK) {
         trainer_free(t);
         return s;
     }
-    /* Pinned host memory: a real GPU copies it by DMA, without a staging copy. */
-    t->host_x = host_alloc((size_t)(settings->batch * sizes[0]) * sizeof(float), 1);
-    t->host_y = host_alloc((size_t)settings->batch * sizeof(int32_t), 1);
-    if (!t->host_x || !t->host_y) {
-        trainer_free(t);
-        return fail(STATUS_OUT_OF_MEMORY, "trainer_create: no host memory for a batch");
+    /* Pinned host memory: a real GPU copies it by DMA while the host goes on. */
+    for (int i = 0; i < 2; ++i) {
+        t->host_x[i] = host_alloc((size_t)(settings->batch * sizes[0]) * sizeof(float), 1);
+        t->host_y[i] = host_alloc((size_t)settings->batch * sizeof(int32_t), 1);
+        if (!t->host_x[i] || !t->host_y[i]) {
+            trainer_free(t);
+            return fail(STATUS_OUT_OF_MEMORY, "trainer_create: no host memory for a batch");
+        }
     }
     return STATUS_OK;
 }
@@ -62,14 +76,32 @@ static status batch_of(trainer *t, int64_t rows, mlp_batch **out)
     return fail(STATUS_BAD_ARGUMENT, "trainer: more than %d batch sizes", TRAINER_BATCH_SIZES);
 }
 
-/* Rows order[first .. first+rows-1] of `data` into the host staging buffers. */
-static void gather(trainer *t, const dataset *data, const int64_t *order, int64_t first, int64_t rows)
+/* The data pipeline: double buffering. The batch is copied to the device by a
+ * queued copy, which returns before the device has read the staging buffer; so
+ * the host must not write into that buffer again until the device is done with
+ * it, which the buffer's event says. With two buffers the host gathers the next
+ * batch while the device still works from the other one, and waits only when
+ * it has run two steps ahead. Returns the buffer to fill, and whether the host
+ * had to wait for it. */
+static status claim_buffer(trainer *t, int *buffer, bool *waited)
+{
+    *buffer = t->next_buffer;
+    t->next_buffer = 1 - t->next_buffer;
+    event *released = t->released[*buffer];
+    *waited = !event_done(released);
+    return *waited ? event_synchronize(released) : STATUS_OK;
+}
+
+/* Rows order[first .. first+rows-1] of `data` into staging buffer `buffer`. */
+static void gather(trainer *t, int buffer, const dataset *data, const int64_t *order, int64_t first, int64_t rows)
 {
     const int64_t pixels = dataset_pixels(data);
+    float *x = t->host_x[buffer];
+    int32_t *y = t->host_y[buffer];
     for (int64_t r = 0; r < rows; ++r) {
         const int64_t i = order ? order[first + r] : first + r;
-        memcpy(t->host_x + r * pixels, data->images + i * pixels, (size_t)pixels * sizeof(float));
-        t->host_y[r] = data->labels[i];
+        memcpy(x + r * pixels, data->images + i * pixels, (size_t)pixels * sizeof(float));
+        y[r] = data->labels[i];
     }
 }
 
@@ -101,8 +133,18 @@ status train_epoch(trainer *t, const dataset *data, int epoch, log_style style, 
         mlp_batch *b = NULL;
         s = batch_of(t, rows, &b);
         if (s != STATUS_OK) break;
-        gather(t, data, t->order, first, rows);
-        s = lab_train_step(&t->net, b, t->host_x, t->host_y, t->settings.lr, t->settings.momentum, t->loss_sum);
+        int buffer = 0;
+        bool waited = false;
+        s = claim_buffer(t, &buffer, &waited);
+        if (s != STATUS_OK) break;
+        out->buffer_waits += waited;
+        gather(t, buffer, data, t->order, first, rows);
+        /* The step copies the buffer to the device with queued copies (step 3).
+         * The device is done with the buffer once it has passed the event,
+         * recorded after the whole step and so after its copies. */
+        s = lab_train_step(&t->net, b, t->host_x[buffer], t->host_y[buffer], t->settings.lr, t->settings.momentum,
+                           t->loss_sum);
+        if (s == STATUS_OK) s = event_record(t->released[buffer]);
         if (s == STATUS_OK && style == LOG_EVERY_STEP) {
             float step_loss = 0.0f;
             s = tensor_item(b->loss, &step_loss); /* waits for the device, every step */
@@ -130,9 +172,14 @@ status evaluate(trainer *t, const dataset *data, double *accuracy)
         mlp_batch *b = NULL;
         s = batch_of(t, rows, &b);
         if (s != STATUS_OK) break;
-        gather(t, data, NULL, first, rows);
-        s = tensor_copy_from_host(b->x, t->host_x, rows * dataset_pixels(data));
-        if (s == STATUS_OK) s = tensor_copy_from_host_i32(b->labels, t->host_y, rows);
+        int buffer = 0;
+        bool waited = false;
+        s = claim_buffer(t, &buffer, &waited);
+        if (s != STATUS_OK) break;
+        gather(t, buffer, data, NULL, first, rows);
+        s = tensor_copy_from_host_async(b->x, t->host_x[buffer], rows * dataset_pixels(data));
+        if (s == STATUS_OK) s = tensor_copy_from_host_async_i32(b->labels, t->host_y[buffer], rows);
+        if (s == STATUS_OK) s = event_record(t->released[buffer]); /* after the copies: the buffer is free again */
         if (s == STATUS_OK) s = mlp_forward(&t->net, b);
         if (s == STATUS_OK) s = op_accuracy(b->out[t->net.nlayers - 1], b->labels, b->accuracy);
         /* accuracy is a fraction of this batch: weigh it by its rows */

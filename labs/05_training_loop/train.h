@@ -6,8 +6,12 @@
  *   LOG_EVERY_STEP   the host reads each step's loss (tensor_item), as a
  *                    print(loss.item()) in every iteration does
  *
- * and the device's counters over each epoch, which tell the two apart. Not
- * student work. */
+ * and the device's counters over each epoch, which tell the two apart.
+ *
+ * The batches reach the device as in real training code (PyTorch's
+ * pin_memory=True with .to(device, non_blocking=True)): each one is gathered
+ * into one of two pinned staging buffers and copied by a queued copy, and an
+ * event says when the device is done with the buffer. Not student work. */
 #ifndef LAB05_TRAIN_H
 #define LAB05_TRAIN_H
 
@@ -33,8 +37,13 @@ typedef struct trainer {
     mlp_batch batches[TRAINER_BATCH_SIZES]; /* one per batch size met so far */
     tensor *loss_sum;                       /* [1] the epoch's log on the device */
     tensor *correct;                        /* [1] evaluation: right answers so far */
-    float *host_x;                          /* a batch gathered on the host [batch, n0] */
-    int32_t *host_y;
+    /* Two staging buffers in pinned host memory, used in turn: batch k is
+     * gathered into buffer k % 2 while the device may still be copying or
+     * running batch k - 1 from the other one. */
+    float *host_x[2];                       /* images [batch, n0] */
+    int32_t *host_y[2];                     /* labels [batch] */
+    event *released[2];                     /* reached: the device is done with that buffer */
+    int next_buffer;                        /* the buffer the next batch goes to */
     int64_t *order;                         /* this epoch's shuffle */
     int64_t order_capacity;
 } trainer;
@@ -43,6 +52,8 @@ typedef struct epoch_result {
     double loss;              /* mean over the steps of each batch's mean loss */
     double seconds;           /* wall clock, until the loss was on the host */
     int64_t steps;
+    int64_t buffer_waits;     /* steps at which the host, two steps ahead of the
+                                 device, waited for its staging buffer */
     device_counters counters; /* the device's counters over the epoch */
 } epoch_result;
 
