@@ -13,26 +13,17 @@ static void count_copy(uint64_t *copies, uint64_t *bytes, size_t n)
     *bytes += n;
 }
 
-/* Host memory -> tensor. */
-static status upload(tensor *t, const void *src)
+/* Host memory -> tensor: waits for the queue as cudaMemcpy does, or (queued)
+ * takes its place in the queue and returns at once. */
+static status upload(tensor *t, const void *src, bool queued)
 {
     device_counters *c = counters_of(t->dev);
     if (device_is_gpu(t->dev))
         count_copy(&c->h2d_copies, &c->h2d_bytes, t->bytes);
     else
         count_copy(&c->d2d_copies, &c->d2d_bytes, t->bytes);
-    return backend_of(t->dev)->upload(t->dev.index, t->data, src, t->bytes);
-}
-
-/* Host memory -> tensor, in the device's queue order, returning at once. */
-static status upload_async(tensor *t, const void *src)
-{
-    device_counters *c = counters_of(t->dev);
-    if (device_is_gpu(t->dev))
-        count_copy(&c->h2d_copies, &c->h2d_bytes, t->bytes);
-    else
-        count_copy(&c->d2d_copies, &c->d2d_bytes, t->bytes);
-    return backend_of(t->dev)->upload_async(t->dev.index, t->data, src, t->bytes);
+    const backend *b = backend_of(t->dev);
+    return (queued ? b->upload_async : b->upload)(t->dev.index, t->data, src, t->bytes);
 }
 
 /* Tensor -> host memory: waits for the device's queue. */
@@ -55,7 +46,7 @@ static status from_host(tensor **out, device d, dtype type, shape s, const void 
         return fail(STATUS_BAD_ARGUMENT, "%s: data is NULL; pass the host values to copy", who);
     status st = tensor_create(out, d, type, s, who);
     if (st != STATUS_OK) return st;
-    st = upload(*out, data);
+    st = upload(*out, data, false);
     if (st != STATUS_OK) {
         tensor_free(*out);
         *out = NULL;
@@ -108,7 +99,7 @@ static status from_host_into(tensor *t, const void *src, int64_t count, dtype ty
     if (count != t->numel)
         return fail(STATUS_BAD_ARGUMENT, "%s: the tensor %s has %" PRId64 " elements but %" PRId64
                     " values were given; they must match", who, describe(t, what, sizeof what), t->numel, count);
-    return queued ? upload_async(t, src) : upload(t, src);
+    return upload(t, src, queued);
 }
 
 status tensor_copy_from_host(tensor *t, const float *src, int64_t count)
@@ -150,7 +141,7 @@ static status copy_between(tensor *dst, const tensor *src)
         count_copy(&cd->d2d_copies, &cd->d2d_bytes, src->bytes);
         return to->copy_within(dst->dev.index, dst->data, src->data, src->bytes);
     }
-    if (!device_is_gpu(src->dev)) return upload(dst, src->data);
+    if (!device_is_gpu(src->dev)) return upload(dst, src->data, false);
     if (!device_is_gpu(dst->dev)) return download(src, dst->data);
     count_copy(&cd->d2d_copies, &cd->d2d_bytes, src->bytes);
     count_copy(&cs->d2d_copies, &cs->d2d_bytes, src->bytes);
