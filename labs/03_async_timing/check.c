@@ -55,9 +55,12 @@ static double check_clocks(device d, workload *w)
                    "%s: %.1f ms unsynchronised, %.1f ms synchronised (must agree within 3x; "
                    "on a GPU they differ hundreds of times)", w->name,
                    1e3 * t_naive, 1e3 * t_sync);
-    check_that(value == w->expected && t_read >= t_sync / 2 && t_read <= 2 * t_sync,
+    /* 4x: with other programs on 2 cores, even the fastest of three runs of the
+     * same loop was seen to differ by 2.3x. A read that did not wait would be as
+     * short as the unsynchronised time, hundreds of times shorter on a GPU. */
+    check_that(value == w->expected && t_read >= t_sync / 4 && t_read <= 4 * t_sync,
                "reading one value waits for the whole loop, as synchronising does",
-               "read %.0f (expected %.0f) after %.1f ms; synchronised %.1f ms (must agree within 2x)",
+               "read %.0f (expected %.0f) after %.1f ms; synchronised %.1f ms (must agree within 4x)",
                (double)value, (double)w->expected, 1e3 * t_read, 1e3 * t_sync);
     return t_naive;
 }
