@@ -105,6 +105,19 @@ static void gather(trainer *t, int buffer, const dataset *data, const int64_t *o
     }
 }
 
+/* The next batch of `data` from row `first` (in `order`, or as stored): its
+ * device tensors, and a staging buffer holding its rows once the device is done
+ * with that buffer's previous batch. */
+static status next_batch(trainer *t, const dataset *data, const int64_t *order, int64_t first, int64_t *rows,
+                         mlp_batch **b, int *buffer, bool *waited)
+{
+    *rows = data->count - first < t->settings.batch ? data->count - first : t->settings.batch;
+    status s = batch_of(t, *rows, b);
+    if (s == STATUS_OK) s = claim_buffer(t, buffer, waited);
+    if (s == STATUS_OK) gather(t, *buffer, data, order, first, *rows);
+    return s;
+}
+
 static status shuffle(trainer *t, int64_t n, uint64_t seed)
 {
     if (t->order_capacity < n) {
@@ -129,16 +142,13 @@ status train_epoch(trainer *t, const dataset *data, int epoch, log_style style, 
     s = op_fill(t->loss_sum, 0.0f);
     double host_sum = 0.0; /* LOG_EVERY_STEP: the host's own running sum */
     for (int64_t first = 0; s == STATUS_OK && first < data->count; first += batch) {
-        const int64_t rows = data->count - first < batch ? data->count - first : batch;
+        int64_t rows = 0;
         mlp_batch *b = NULL;
-        s = batch_of(t, rows, &b);
-        if (s != STATUS_OK) break;
         int buffer = 0;
         bool waited = false;
-        s = claim_buffer(t, &buffer, &waited);
+        s = next_batch(t, data, t->order, first, &rows, &b, &buffer, &waited);
         if (s != STATUS_OK) break;
         out->buffer_waits += waited;
-        gather(t, buffer, data, t->order, first, rows);
         /* The step copies the buffer to the device with queued copies (step 3).
          * The device is done with the buffer once it has passed the event,
          * recorded after the whole step and so after its copies. */
@@ -168,15 +178,12 @@ status evaluate(trainer *t, const dataset *data, double *accuracy)
     const int64_t batch = t->settings.batch;
     status s = op_fill(t->correct, 0.0f);
     for (int64_t first = 0; s == STATUS_OK && first < data->count; first += batch) {
-        const int64_t rows = data->count - first < batch ? data->count - first : batch;
+        int64_t rows = 0;
         mlp_batch *b = NULL;
-        s = batch_of(t, rows, &b);
-        if (s != STATUS_OK) break;
         int buffer = 0;
         bool waited = false;
-        s = claim_buffer(t, &buffer, &waited);
+        s = next_batch(t, data, NULL, first, &rows, &b, &buffer, &waited);
         if (s != STATUS_OK) break;
-        gather(t, buffer, data, NULL, first, rows);
         s = tensor_copy_from_host_async(b->x, t->host_x[buffer], rows * dataset_pixels(data));
         if (s == STATUS_OK) s = tensor_copy_from_host_async_i32(b->labels, t->host_y[buffer], rows);
         if (s == STATUS_OK) s = event_record(t->released[buffer]); /* after the copies: the buffer is free again */

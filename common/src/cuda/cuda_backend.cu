@@ -73,6 +73,14 @@ status wait_for(int index, cuda_device *dev)
     return STATUS_OK;
 }
 
+status cuda_synchronize(int index)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    return wait_for(index, dev);
+}
+
 // ---- memory ---------------------------------------------------------------
 
 status cuda_alloc(int index, size_t bytes, void **out)
@@ -103,15 +111,21 @@ status cuda_memory_info(int index, size_t in_use, size_t *free_bytes, size_t *to
 
 // ---- copies -----------------------------------------------------------------
 
-// Host <-> device copies return once done, as cudaMemcpy does, and after the
-// work queued before them.
-status copy_and_wait(int index, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+// Queues a copy on the device's stream, after the work queued before it.
+status queue_copy(int index, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
     cuda_device *dev = nullptr;
     status s = use_device(index, &dev);
     if (s != STATUS_OK) return s;
     CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, dev->stream));
-    return wait_for(index, dev);
+    return STATUS_OK;
+}
+
+// Host <-> device copies return once done, as cudaMemcpy does.
+status copy_and_wait(int index, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    status s = queue_copy(index, dst, src, bytes, kind);
+    return s == STATUS_OK ? cuda_synchronize(index) : s;
 }
 
 status cuda_upload(int index, void *dst, const void *src, size_t bytes)
@@ -126,20 +140,12 @@ status cuda_download(int index, void *dst, const void *src, size_t bytes)
 
 status cuda_upload_async(int index, void *dst, const void *src, size_t bytes)
 {
-    cuda_device *dev = nullptr;
-    status s = use_device(index, &dev);
-    if (s != STATUS_OK) return s;
-    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, dev->stream));
-    return STATUS_OK;
+    return queue_copy(index, dst, src, bytes, cudaMemcpyHostToDevice);
 }
 
 status cuda_copy_within(int index, void *dst, const void *src, size_t bytes)
 {
-    cuda_device *dev = nullptr;
-    status s = use_device(index, &dev);
-    if (s != STATUS_OK) return s;
-    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, dev->stream));
-    return STATUS_OK;
+    return queue_copy(index, dst, src, bytes, cudaMemcpyDeviceToDevice);
 }
 
 status cuda_copy_peer(int dst_index, void *dst, int src_index, const void *src, size_t bytes)
@@ -173,14 +179,6 @@ status cuda_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return cuda_failure("a kernel launch (device_enqueue)", err, __FILE__, __LINE__);
     return STATUS_OK;
-}
-
-status cuda_synchronize(int index)
-{
-    cuda_device *dev = nullptr;
-    status s = use_device(index, &dev);
-    if (s != STATUS_OK) return s;
-    return wait_for(index, dev);
 }
 
 // ---- events -----------------------------------------------------------------
