@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "labkit/device.h"
 #include "labkit/status.h"
@@ -272,6 +273,16 @@ static inline int test_device_or_skip(const char *name, device *out)
     fprintf(stderr, "bad device \"%s\": %s: %s\n", name ? name : "(null)", status_name(s),
             last_error());
     return 1;
+}
+
+/* ---- the tests' own clock (the core has no public one) ---------------------- */
+
+/* Seconds on CLOCK_MONOTONIC; only differences mean anything. */
+static inline double harness_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
 /* ---- host random numbers (the tests' own; independent of the library's) ---- */

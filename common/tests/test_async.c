@@ -14,9 +14,8 @@
 #include "labkit/device.h"
 #include "labkit/event.h"
 #include "labkit/ops.h"
-#include "labkit/stats.h"
+#include "labkit/counters.h"
 #include "labkit/tensor.h"
-#include "labkit/timer.h"
 
 #define MAX_N 1024              /* the largest matrices, MAX_N x MAX_N */
 #define MAX_MATMULS 8           /* the most products of one size */
@@ -63,9 +62,9 @@ static bool time_one_product(const work *w, device d, double *seconds)
 {
     *seconds = INFINITY;
     for (int run = 0; run < 2; run++) {
-        double t0 = wall_seconds();
+        double t0 = harness_seconds();
         if (queue_matmuls(w, 1) != STATUS_OK || device_synchronize(d) != STATUS_OK) return false;
-        double t = wall_seconds() - t0;
+        double t = harness_seconds() - t0;
         if (t < *seconds) *seconds = t;
     }
     return true;
@@ -116,15 +115,15 @@ static void test_launch_returns_at_once_and_a_host_read_waits_for_the_work(void)
     for (int count = w.matmuls, attempt = 0; attempt < 4 && !measured; attempt++, count *= 2) {
         float value = NAN;
         REQUIRE_OK(device_synchronize(sim0));
-        const double t0 = wall_seconds();
+        const double t0 = harness_seconds();
         REQUIRE_OK(op_fill(w.sum, NAN));
         REQUIRE_OK(queue_matmuls(&w, count));
         REQUIRE_OK(op_sum(w.c, w.sum));
         REQUIRE_OK(event_record(end));
-        const double t1 = wall_seconds();
+        const double t1 = harness_seconds();
         const bool done_at_launch = event_done(end);
         REQUIRE_OK(tensor_item(w.sum, &value));
-        const double t2 = wall_seconds();
+        const double t2 = harness_seconds();
         printf("  %d products of %lldx%lld: launched in %.3f ms, read after %.1f ms\n", count,
                (long long)w.n, (long long)w.n, 1e3 * (t1 - t0), 1e3 * (t2 - t0));
         if (t2 - t0 < MIN_WORK_SECONDS) continue;
@@ -152,11 +151,11 @@ static void test_device_synchronize_waits_and_counts_one_sync(void)
     REQUIRE(make_work(&w, sim0));
     REQUIRE_OK(event_create(&end, sim0));
     REQUIRE_OK(counters_reset(sim0));
-    const double t0 = wall_seconds();
+    const double t0 = harness_seconds();
     REQUIRE_OK(queue_matmuls(&w, w.matmuls));
     REQUIRE_OK(event_record(end));
     REQUIRE_OK(device_synchronize(sim0));
-    const double host_seconds = wall_seconds() - t0;
+    const double host_seconds = harness_seconds() - t0;
     EXPECT(event_done(end));
     REQUIRE_OK(counters_read(sim0, &c));
     EXPECT_EQ_I64(c.syncs, 1);
@@ -262,14 +261,14 @@ static void test_creating_copying_within_and_freeing_on_a_busy_gpu_return_at_onc
     REQUIRE_OK(queue_matmuls(&w, 2 * w.matmuls));
     REQUIRE_OK(event_record(end));
 
-    const double t0 = wall_seconds();
+    const double t0 = harness_seconds();
     REQUIRE_OK(tensor_zeros(&z, sim0, shape2(37, 53)));
     REQUIRE_OK(tensor_full(&f, sim0, shape2(37, 53), 2.5f));
     REQUIRE_OK(tensor_empty(&e, sim0, DTYPE_F32, shape2(37, 53)));
     REQUIRE_OK(tensor_copy_slice(f, 0, z, 0, 5)); /* queued like an operation */
     tensor_free(e);
     e = NULL;
-    const double t1 = wall_seconds();
+    const double t1 = harness_seconds();
     const bool done = event_done(end);
     EXPECT_MSG(!done && t1 - t0 < 0.1 * w.seconds, "creating, copying a slice and freeing took %.1f ms behind "
                "%.1f ms of queued work (finished: %s)", 1e3 * (t1 - t0), 1e3 * w.seconds,
@@ -394,7 +393,7 @@ static void test_events_are_ordered_and_cover_the_queued_work(void)
         double ms01 = -1.0, ms12 = -1.0, ms02 = -1.0, early = -1.0;
         char early_message[512];
         REQUIRE_OK(device_synchronize(sim0));
-        const double t0 = wall_seconds();
+        const double t0 = harness_seconds();
         REQUIRE_OK(event_record(e0));
         REQUIRE_OK(queue_matmuls(&w, count));
         REQUIRE_OK(event_record(e1));
@@ -402,11 +401,11 @@ static void test_events_are_ordered_and_cover_the_queued_work(void)
         const status early_status = event_elapsed_ms(e0, e1, &early);
         snprintf(early_message, sizeof early_message, "%s", last_error());
         REQUIRE_OK(event_synchronize(e1));
-        const double t1 = wall_seconds();
+        const double t1 = harness_seconds();
         REQUIRE_OK(queue_matmuls(&w, count));
         REQUIRE_OK(event_record(e2));
         REQUIRE_OK(event_synchronize(e2));
-        const double t2 = wall_seconds();
+        const double t2 = harness_seconds();
         if (t1 - t0 < MIN_WORK_SECONDS || t2 - t1 < MIN_WORK_SECONDS) continue; /* more work */
         measured = true;
 
@@ -449,14 +448,14 @@ static void test_cpu_events_are_stamped_when_recorded(void)
     REQUIRE_OK(event_create(&e0, cpu));
     REQUIRE_OK(event_create(&e1, cpu));
 
-    const double before = wall_seconds();
+    const double before = harness_seconds();
     REQUIRE_OK(event_record(e0));
     EXPECT(event_done(e0));
-    const double after_e0 = wall_seconds();
+    const double after_e0 = harness_seconds();
     for (int i = 0; i < 20; i++) REQUIRE_OK(op_matmul(a, false, b, false, NULL, c));
-    const double before_e1 = wall_seconds();
+    const double before_e1 = harness_seconds();
     REQUIRE_OK(event_record(e1));
-    const double after = wall_seconds();
+    const double after = harness_seconds();
     EXPECT(event_done(e1));
     EXPECT_OK(event_elapsed_ms(e0, e1, &ms)); /* no synchronize needed */
     EXPECT_MSG(ms >= 1e3 * (before_e1 - after_e0) - 0.05 && ms <= 1e3 * (after - before) + 0.05,

@@ -5,7 +5,7 @@
 #include "labkit/cuda_emulation.h"
 #include "labkit/kernel.h"
 #include "labkit/ops.h"
-#include "labkit/stats.h"
+#include "labkit/counters.h"
 
 
 static device under_test;

@@ -18,7 +18,7 @@
 #include "harness.h"
 #include "labkit/device.h"
 #include "labkit/ops.h"
-#include "labkit/stats.h"
+#include "labkit/counters.h"
 #include "labkit/tensor.h"
 
 /* float32 results of one rounding (or a few) from a float64 reference */

@@ -1,5 +1,5 @@
 /* test_tensor.c: creating, shaping, moving and freeing tensors (tensor.h), and
- * what the device counters say about it (stats.h).
+ * what the device counters say about it (counters.h).
  *
  * Runs with LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=64M (set by CTest): it needs
  * sim:0 and sim:1 beside the CPU, each simulated GPU holding 64 MiB. */
@@ -14,7 +14,7 @@
 #include "harness.h"
 #include "labkit/device.h"
 #include "labkit/ops.h"
-#include "labkit/stats.h"
+#include "labkit/counters.h"
 #include "labkit/tensor.h"
 
 #define SIM_CAPACITY ((size_t)64 << 20) /* LABKIT_SIM_MEMORY=64M */
@@ -402,7 +402,7 @@ static void test_transfers_count_exactly_one_copy_with_its_bytes(void)
     tensor_free(on_sim0);
     on_sim0 = NULL;
 
-    /* host memory <-> the CPU device: device-to-device on the CPU (stats.h) */
+    /* host memory <-> the CPU device: device-to-device on the CPU (counters.h) */
     REQUIRE(reset_all_counters());
     REQUIRE_OK(tensor_from_host(&on_cpu, cpu, shape2(37, 53), data));
     EXPECT_COPIES(cpu, 0, 0, 0, 0, 1, bytes);

@@ -5,7 +5,7 @@
  * one copy of the right bytes), a bit-exact round trip, a whole layer moved,
  * many small copies vs one big one, the lesson's norm log (1000 reads vs 1, the
  * two logs bitwise equal), and the bandwidth of small vs large copies. The
- * counters of stats.h are the proof.
+ * counters of counters.h are the proof.
  * With --device cpu the partner device is GPU 0 when there is one (ctest sets
  * LABKIT_SIM_GPUS=2), else there is only the CPU and the claims say what is true
  * there: nothing to refuse, nothing crosses a bus. */
@@ -272,7 +272,7 @@ static void check_norm_log(device d)
                    (unsigned long long)device_c.d2h_copies, (unsigned long long)device_c.d2h_bytes,
                    (unsigned long long)log_bytes, (unsigned long long)device_c.syncs);
     } else {
-        /* stats.h: on the cpu a copy to the host is counted as a copy within
+        /* counters.h: on the cpu a copy to the host is counted as a copy within
          * the cpu, and nothing ever waits. The host log makes one 4-byte read a
          * step; the device log a 4-byte slot write a step, then one read of all
          * of it: STEPS + 1 copies, twice the log's bytes. */

@@ -9,7 +9,7 @@
  *   5. the lesson's exercise: 1000 products of 100x100 matrices, logging each
  *      product's norm on the host vs keeping the log on the device;
  *   6. a bandwidth table (and plot) in the spirit of CUDA's bandwidthTest.
- * The counters of stats.h say how many copies and waits each part made. */
+ * The counters of counters.h say how many copies and waits each part made. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -201,7 +201,7 @@ static double show_norm_log(device d)
     printf("   %-12s %7.1f ms %12llu %16llu %15llu\n", "device", device_s * 1e3,
            (unsigned long long)device_c.d2h_copies, (unsigned long long)device_c.d2d_copies,
            (unsigned long long)device_c.syncs);
-    if (!device_is_gpu(d)) /* stats.h: copies between the host and the cpu count as copies within it */
+    if (!device_is_gpu(d)) /* counters.h: copies between the host and the cpu count as copies within it */
         printf("   (on cpu a read to the host is counted as a copy within the cpu and never waits: the host\n"
                "   log's %llu copies are its reads, the device log's %llu its slot writes and its one read)\n",
                (unsigned long long)host_c.d2d_copies, (unsigned long long)device_c.d2d_copies);

@@ -1,0 +1,42 @@
+/* counters.h: what each device has done, counted, so that a check can prove a lesson
+ * ("the loop copies to the host once per epoch", "peak memory is 3 tensors").
+ *
+ * A copy is counted on the GPU it touches: host (or cpu tensor) to GPU as
+ * host-to-device on that GPU, GPU to host (or cpu tensor) as device-to-host on
+ * it, GPU to GPU as device-to-device on both, and a copy within one device
+ * (tensor_copy, tensor_copy_slice) as device-to-device there. Copies between host
+ * memory and the CPU device count as device-to-device on the CPU: no bus is
+ * crossed. */
+#ifndef LABKIT_COUNTERS_H
+#define LABKIT_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "labkit/device.h"
+#include "labkit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct device_counters {
+    uint64_t h2d_copies, h2d_bytes;
+    uint64_t d2h_copies, d2h_bytes;
+    uint64_t d2d_copies, d2d_bytes;
+    uint64_t syncs;       /* times the host blocked until the device's queue drained */
+    uint64_t launches;    /* operations queued (or, on the CPU, run) */
+    size_t memory_current;
+    size_t memory_peak;   /* highest memory_current since the last reset */
+    double busy_seconds;  /* time the device spent running its queue (simulated GPUs;
+                             0 where it is not measured) */
+} device_counters;
+
+status counters_read(device d, device_counters *out);
+/* Zeroes the counts; the peak restarts from the memory in use now. */
+status counters_reset(device d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,147 @@
+/* cpu_backend.c: the CPU as a device. Its memory is the host's, its work runs at
+ * once on the calling thread, so there is nothing to wait for and an event is
+ * stamped when it is recorded. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "cpu_ops.h"
+#include "../clock.h"
+
+static status cpu_alloc(int index, size_t bytes, void **out)
+{
+    (void)index;
+    /* 64-byte alignment suits every SIMD width; aligned_alloc wants a multiple. */
+    size_t rounded = (bytes + 63) / 64 * 64;
+    *out = aligned_alloc(64, rounded ? rounded : 64);
+    if (!*out)
+        return fail(STATUS_OUT_OF_MEMORY, "cpu: out of host memory asking for %zu bytes; free tensors you no longer need",
+                    bytes);
+    return STATUS_OK;
+}
+
+static void cpu_release(int index, void *ptr, size_t bytes)
+{
+    (void)index, (void)bytes;
+    free(ptr);
+}
+
+static status cpu_memory_info(int index, size_t in_use, size_t *free_bytes, size_t *total_bytes)
+{
+    (void)index;
+    device_properties p;
+    host_cpu_properties(&p);
+    *total_bytes = p.memory_bytes;
+    *free_bytes = p.memory_bytes > in_use ? p.memory_bytes - in_use : 0;
+    return STATUS_OK;
+}
+
+static status cpu_copy(int index, void *dst, const void *src, size_t bytes)
+{
+    (void)index;
+    memcpy(dst, src, bytes);
+    return STATUS_OK;
+}
+
+static status cpu_copy_peer(int dst_index, void *dst, int src_index, const void *src, size_t bytes)
+{
+    (void)src_index;
+    return cpu_copy(dst_index, dst, src, bytes);
+}
+
+static status cpu_run(int index, const op_call *op)
+{
+    (void)index;
+    cpu_run_op(op);
+    return STATUS_OK;
+}
+
+static status cpu_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
+{
+    (void)index, (void)args_size;
+    fn(args, NULL);
+    return STATUS_OK;
+}
+
+static status cpu_nothing_to_wait_for(int index)
+{
+    (void)index;
+    return STATUS_OK;
+}
+
+/* ---- events: a time stamp taken at once ---------------------------------- */
+
+static status cpu_event_create(int index, void **out)
+{
+    (void)index;
+    *out = calloc(1, sizeof(double));
+    return *out ? STATUS_OK : fail(STATUS_OUT_OF_MEMORY, "event_create: no host memory left");
+}
+
+static void cpu_event_destroy(int index, void *ev)
+{
+    (void)index;
+    free(ev);
+}
+
+static status cpu_event_record(int index, void *ev)
+{
+    (void)index;
+    *(double *)ev = clock_seconds();
+    return STATUS_OK;
+}
+
+static status cpu_event_synchronize(int index, void *ev)
+{
+    (void)index, (void)ev;
+    return STATUS_OK;
+}
+
+static bool cpu_event_done(int index, void *ev)
+{
+    (void)index, (void)ev;
+    return true;
+}
+
+static status cpu_event_elapsed_ms(int index, void *start, void *end, double *ms)
+{
+    (void)index;
+    *ms = (*(double *)end - *(double *)start) * 1e3;
+    return STATUS_OK;
+}
+
+static double cpu_busy_seconds(int index)
+{
+    (void)index;
+    return 0.0;
+}
+
+static status cpu_properties(int index, device_properties *out)
+{
+    (void)index;
+    return host_cpu_properties(out);
+}
+
+const backend cpu_backend = {
+    .name = "cpu",
+    .host_memory = true,
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .memory_info = cpu_memory_info,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .upload_async = cpu_copy,
+    .copy_within = cpu_copy,
+    .copy_peer = cpu_copy_peer,
+    .run = cpu_run,
+    .enqueue = cpu_enqueue,
+    .synchronize = cpu_nothing_to_wait_for,
+    .event_create = cpu_event_create,
+    .event_destroy = cpu_event_destroy,
+    .event_record = cpu_event_record,
+    .event_synchronize = cpu_event_synchronize,
+    .event_done = cpu_event_done,
+    .event_elapsed_ms = cpu_event_elapsed_ms,
+    .busy_seconds = cpu_busy_seconds,
+    .properties = cpu_properties,
+};

@@ -1,0 +1,369 @@
+// cuda_backend.cu: real NVIDIA GPUs through cudart. One stream per device, so
+// that the device runs its work in order while the host goes on; memory from
+// the stream-ordered allocator (cudaMallocAsync), so that a free waits for the
+// work queued before it, as on the simulated GPU.
+#include <pthread.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "../backend.h"
+#include "cuda_blas.h"
+#include "cuda_internal.h"
+
+namespace {
+
+struct cuda_device {
+    bool started;
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    double *scratch;
+};
+
+cuda_device devices[LABKIT_MAX_CUDA_DEVICES];
+pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+bool exit_handler_set;
+
+// Every runtime call is checked, in the style of the CUDA samples: the call,
+// the error's name and where it happened.
+status cuda_failure(const char *call, cudaError_t err, const char *file, int line)
+{
+    const status s = err == cudaErrorMemoryAllocation ? STATUS_OUT_OF_MEMORY : STATUS_BACKEND_FAILED;
+    const char *hint = err == cudaErrorMemoryAllocation
+                           ? "\n  hint: free tensors you no longer need (tensor_free) or use smaller batches"
+                           : "";
+    return fail(s, "%s:%d: %s failed: %s (%s)%s", file, line, call, cudaGetErrorName(err),
+                cudaGetErrorString(err), hint);
+}
+
+#define CUDA_TRY(call)                                                                   \
+    do {                                                                                 \
+        cudaError_t err_ = (call);                                                       \
+        if (err_ != cudaSuccess) return cuda_failure(#call, err_, __FILE__, __LINE__);   \
+    } while (0)
+
+// At exit, what the kit created on each device goes back: cuBLAS's handle and
+// its workspace, the scratch space, the stream. A tool that looks for leaks
+// (compute-sanitizer --leak-check full, valgrind) then finds none of ours. The
+// handler is registered after cudart has started, so it runs before cudart's own.
+void stop_all_devices()
+{
+    const cublas_api *blas = cuda_blas();
+    for (int i = 0; i < LABKIT_MAX_CUDA_DEVICES; ++i) {
+        cuda_device *dev = &devices[i];
+        if (!dev->started || cudaSetDevice(i) != cudaSuccess) continue;
+        cudaStreamSynchronize(dev->stream);
+        if (blas && dev->blas) blas->destroy(dev->blas);
+        cudaFree(dev->scratch);
+        cudaStreamDestroy(dev->stream);
+        *dev = cuda_device{};
+    }
+    cudaGetLastError();
+}
+
+status start_blas(int index, cuda_device *dev)
+{
+    const cublas_api *blas = cuda_blas();
+    if (!blas) return STATUS_BACKEND_FAILED;
+    cublasStatus_t s = blas->create(&dev->blas);
+    if (s == CUBLAS_STATUS_SUCCESS) s = blas->set_stream(dev->blas, dev->stream);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return fail(STATUS_BACKEND_FAILED, "cuda:%d: cuBLAS could not start: %s", index, blas->status_string(s));
+    return STATUS_OK;
+}
+
+status start_device(int index, cuda_device *dev)
+{
+    CUDA_TRY(cudaSetDevice(index));
+    CUDA_TRY(cudaStreamCreateWithFlags(&dev->stream, cudaStreamNonBlocking));
+    dev->started = true; // from here on, stop_all_devices releases what there is
+    if (!exit_handler_set) exit_handler_set = atexit(stop_all_devices) == 0;
+    status s = start_blas(index, dev);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaMalloc(&dev->scratch, cuda_scratch_doubles() * sizeof(double)));
+    return STATUS_OK;
+}
+
+// Makes `index` the current device (cudart's calls act on the current one) and
+// starts it on first use.
+status use_device(int index, cuda_device **out)
+{
+    cuda_device *dev = &devices[index];
+    status s = STATUS_OK;
+    pthread_mutex_lock(&start_lock);
+    if (!dev->started) s = start_device(index, dev);
+    else if (!dev->blas || !dev->scratch) s = fail(STATUS_BACKEND_FAILED, "cuda:%d could not be started earlier", index);
+    pthread_mutex_unlock(&start_lock);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaSetDevice(index));
+    *out = dev;
+    return STATUS_OK;
+}
+
+status wait_for(int index, cuda_device *dev)
+{
+    (void)index;
+    CUDA_TRY(cudaStreamSynchronize(dev->stream));
+    return STATUS_OK;
+}
+
+status cuda_synchronize(int index)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    return wait_for(index, dev);
+}
+
+// ---- memory ---------------------------------------------------------------
+
+status cuda_alloc(int index, size_t bytes, void **out)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaMallocAsync(out, bytes ? bytes : 1, dev->stream));
+    return STATUS_OK;
+}
+
+void cuda_release(int index, void *ptr, size_t bytes)
+{
+    (void)bytes;
+    cuda_device *dev = nullptr;
+    if (use_device(index, &dev) == STATUS_OK) cudaFreeAsync(ptr, dev->stream);
+}
+
+status cuda_memory_info(int index, size_t in_use, size_t *free_bytes, size_t *total_bytes)
+{
+    (void)in_use;
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+    return STATUS_OK;
+}
+
+// ---- copies -----------------------------------------------------------------
+
+// Queues a copy on the device's stream, after the work queued before it.
+status queue_copy(int index, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, kind, dev->stream));
+    return STATUS_OK;
+}
+
+// Host <-> device copies return once done, as cudaMemcpy does.
+status copy_and_wait(int index, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
+{
+    status s = queue_copy(index, dst, src, bytes, kind);
+    return s == STATUS_OK ? cuda_synchronize(index) : s;
+}
+
+status cuda_upload(int index, void *dst, const void *src, size_t bytes)
+{
+    return copy_and_wait(index, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+status cuda_download(int index, void *dst, const void *src, size_t bytes)
+{
+    return copy_and_wait(index, dst, src, bytes, cudaMemcpyDeviceToHost);
+}
+
+status cuda_upload_async(int index, void *dst, const void *src, size_t bytes)
+{
+    return queue_copy(index, dst, src, bytes, cudaMemcpyHostToDevice);
+}
+
+status cuda_copy_within(int index, void *dst, const void *src, size_t bytes)
+{
+    return queue_copy(index, dst, src, bytes, cudaMemcpyDeviceToDevice);
+}
+
+status cuda_copy_peer(int dst_index, void *dst, int src_index, const void *src, size_t bytes)
+{
+    cuda_device *to = nullptr, *from = nullptr;
+    status s = use_device(dst_index, &to);
+    if (s == STATUS_OK) s = wait_for(dst_index, to);
+    if (s == STATUS_OK) s = use_device(src_index, &from);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaMemcpyPeerAsync(dst, dst_index, src, src_index, bytes, from->stream));
+    return wait_for(src_index, from);
+}
+
+// ---- work -------------------------------------------------------------------
+
+status cuda_run(int index, const op_call *op)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    return cuda_run_op(dev->stream, cuda_blas(), dev->blas, dev->scratch, op);
+}
+
+status cuda_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
+{
+    (void)args_size;
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    fn(args, (void *)dev->stream);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return cuda_failure("a kernel launch (device_enqueue)", err, __FILE__, __LINE__);
+    return STATUS_OK;
+}
+
+// ---- events -----------------------------------------------------------------
+
+status cuda_event_create(int index, void **out)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    cudaEvent_t e;
+    CUDA_TRY(cudaEventCreate(&e));
+    *out = (void *)e;
+    return STATUS_OK;
+}
+
+void cuda_event_destroy(int index, void *ev)
+{
+    (void)index;
+    cudaEventDestroy((cudaEvent_t)ev);
+}
+
+status cuda_event_record(int index, void *ev)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)ev, dev->stream));
+    return STATUS_OK;
+}
+
+status cuda_event_synchronize(int index, void *ev)
+{
+    (void)index;
+    CUDA_TRY(cudaEventSynchronize((cudaEvent_t)ev));
+    return STATUS_OK;
+}
+
+bool cuda_event_done(int index, void *ev)
+{
+    (void)index;
+    cudaError_t err = cudaEventQuery((cudaEvent_t)ev);
+    if (err == cudaErrorNotReady) cudaGetLastError(); // not an error: clear it
+    return err == cudaSuccess;
+}
+
+status cuda_event_elapsed_ms(int index, void *start, void *end, double *ms)
+{
+    (void)index;
+    float elapsed = 0.0f;
+    CUDA_TRY(cudaEventElapsedTime(&elapsed, (cudaEvent_t)start, (cudaEvent_t)end));
+    *ms = elapsed;
+    return STATUS_OK;
+}
+
+double cuda_busy_seconds(int index)
+{
+    (void)index;
+    return 0.0;
+}
+
+// ---- properties ---------------------------------------------------------------
+
+status cuda_properties(int index, device_properties *out)
+{
+    cudaDeviceProp prop;
+    int sms = 0, clock_khz = 0;
+    CUDA_TRY(cudaGetDeviceProperties(&prop, index));
+    CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index));
+    CUDA_TRY(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index));
+    std::memset(out, 0, sizeof *out);
+    std::snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof out->name - 1, prop.name);
+    out->memory_bytes = prop.totalGlobalMem;
+    out->multiprocessors = sms;
+    out->cc_major = prop.major;
+    out->cc_minor = prop.minor;
+    out->cores_per_mp = fp32_cores_per_multiprocessor(prop.major, prop.minor);
+    out->clock_ghz = clock_khz / 1e6;
+    out->peak_gflops = peak_fp32_gflops(sms, out->cores_per_mp, out->clock_ghz);
+    if (out->cores_per_mp == 0)
+        std::snprintf(out->notes, sizeof out->notes,
+                      "compute capability %d.%d is not in the kit's table: FP32 cores per SM and peak unknown",
+                      prop.major, prop.minor);
+    else
+        std::snprintf(out->notes, sizeof out->notes, "%d SMs x %d FP32 cores x %.2f GHz boost x 2 (FMA)", sms,
+                      out->cores_per_mp, out->clock_ghz);
+    return STATUS_OK;
+}
+
+backend make_backend()
+{
+    backend b;
+    std::memset(&b, 0, sizeof b);
+    b.name = "cuda";
+    b.host_memory = false;
+    b.alloc = cuda_alloc;
+    b.release = cuda_release;
+    b.memory_info = cuda_memory_info;
+    b.upload = cuda_upload;
+    b.download = cuda_download;
+    b.upload_async = cuda_upload_async;
+    b.copy_within = cuda_copy_within;
+    b.copy_peer = cuda_copy_peer;
+    b.run = cuda_run;
+    b.enqueue = cuda_enqueue;
+    b.synchronize = cuda_synchronize;
+    b.event_create = cuda_event_create;
+    b.event_destroy = cuda_event_destroy;
+    b.event_record = cuda_event_record;
+    b.event_synchronize = cuda_event_synchronize;
+    b.event_done = cuda_event_done;
+    b.event_elapsed_ms = cuda_event_elapsed_ms;
+    b.busy_seconds = cuda_busy_seconds;
+    b.properties = cuda_properties;
+    return b;
+}
+
+const backend the_backend = make_backend();
+
+} // namespace
+
+extern "C" int cuda_device_count(void)
+{
+    // cudaGetDeviceCount leaves its output unwritten when it fails (no driver,
+    // no device), so start from 0.
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
+extern "C" const backend *cuda_backend_get(void) { return &the_backend; }
+
+extern "C" void *cuda_host_alloc_pinned(size_t bytes)
+{
+    void *p = nullptr;
+    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+extern "C" bool cuda_host_free_pinned(void *p)
+{
+    cudaPointerAttributes attributes;
+    if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess || attributes.type != cudaMemoryTypeHost) {
+        cudaGetLastError();
+        return false;
+    }
+    return cudaFreeHost(p) == cudaSuccess;
+}

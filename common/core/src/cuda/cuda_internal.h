@@ -1,0 +1,19 @@
+/* cuda_internal.h: what the CUDA backend's two files share (internal). */
+#ifndef LABKIT_CUDA_INTERNAL_H
+#define LABKIT_CUDA_INTERNAL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "../op_call.h"
+#include "cuda_blas.h"
+#include "labkit/status.h"
+
+/* The scratch space (in doubles) that cuda_run_op needs for reductions. */
+size_t cuda_scratch_doubles(void);
+
+/* Queues `op`'s kernels (and cuBLAS calls) on `stream`; returns at once. */
+status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, double *scratch,
+                   const op_call *op);
+
+#endif

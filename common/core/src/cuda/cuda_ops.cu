@@ -1,0 +1,56 @@
+// cuda_ops.cu: the real GPU's operations: the shared kernels of ../kernels,
+// compiled by nvcc, and cuBLAS for the matrix product. Every call is queued on
+// the device's stream and returns at once.
+#include <cstdio>
+
+#include "cuda_internal.h"
+
+struct gpu_context {
+    cudaStream_t stream;
+    const cublas_api *api;
+    cublasHandle_t blas;
+    double *partials;
+};
+
+#define LAUNCH(kernel, grid, block, ctx, ...) kernel<<<(grid), (block), 0, (ctx)->stream>>>(__VA_ARGS__)
+
+// cuBLAS is column-major. A row-major [m, n] matrix read column-major is its
+// transpose, so out = op(a) op(b) (row-major) is out^T = op(b)^T op(a)^T: the
+// same call with a and b swapped and m and n swapped.
+static status gpu_gemm(gpu_context *ctx, const op_call *op)
+{
+    const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
+    const float one = 1.0f, zero = 0.0f;
+    cublasStatus_t s = ctx->api->sgemm(ctx->blas, op->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                   op->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, op->b,
+                                   op->trans_b ? k : n, op->a, op->trans_a ? m : k, &zero, op->out, n);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return fail(STATUS_BACKEND_FAILED, "%s:%d: cublasSgemm failed: %s (m=%d n=%d k=%d)", __FILE__, __LINE__,
+                    ctx->api->status_string(s), m, n, k);
+    return STATUS_OK;
+}
+
+// A launch that the driver refused (bad configuration, no kernel image for this
+// GPU's architecture) shows up here, right after it.
+static status gpu_launch_status(gpu_context *ctx)
+{
+    (void)ctx;
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess) return STATUS_OK;
+    return fail(STATUS_BACKEND_FAILED,
+                "%s:%d: a kernel launch failed: %s (%s)\n"
+                "  hint: cudaErrorNoKernelImageForDevice means this GPU's architecture was not built; "
+                "configure with -DCMAKE_CUDA_ARCHITECTURES=<its compute capability, e.g. 86>",
+                __FILE__, __LINE__, cudaGetErrorName(err), cudaGetErrorString(err));
+}
+
+#include "../kernels/gpu_ops.cuh"
+
+size_t cuda_scratch_doubles(void) { return REDUCE_THREADS; }
+
+status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, double *scratch,
+                   const op_call *op)
+{
+    gpu_context ctx = {stream, api, blas, scratch};
+    return gpu_run_op(&ctx, op);
+}

@@ -1,0 +1,24 @@
+/* kernel.c: your own kernel on a device's queue (labkit/kernel.h). */
+#include "labkit/kernel.h"
+
+#include "backend.h"
+#include "tensor_internal.h"
+
+status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size)
+{
+    if (!fn) return fail(STATUS_BAD_ARGUMENT, "device_enqueue: fn is NULL; pass the function that launches your kernel");
+    if (!args && args_size > 0)
+        return fail(STATUS_BAD_ARGUMENT, "device_enqueue: args is NULL but args_size is %zu", args_size);
+    if (args_size > KERNEL_MAX_ARGS)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "device_enqueue: args_size is %zu bytes but at most %d are copied; "
+                    "pass pointers to larger data instead",
+                    args_size, KERNEL_MAX_ARGS);
+    status s = device_check(d);
+    if (s != STATUS_OK) return s;
+    counters_of(d)->launches++;
+    return backend_of(d)->enqueue(d.index, fn, args, args_size);
+}
+
+void *tensor_data(tensor *t) { return t ? t->data : NULL; }
+const void *tensor_data_const(const tensor *t) { return t ? t->data : NULL; }

@@ -1,0 +1,321 @@
+/* ops.c: the front of every operation: check the operands (present, one device,
+ * right dtypes and shapes), describe the work as an op_call, hand it to the
+ * device's backend. Nothing here computes. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "labkit/ops.h"
+#include "launch.h"
+#include "tensor_internal.h"
+
+/* ---- checks -------------------------------------------------------------- */
+
+typedef struct operand {
+    const char *name;
+    const tensor *t;
+} operand;
+
+static status require_present(const char *op, const operand *xs, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (!xs[i].t) return fail(STATUS_BAD_ARGUMENT, "%s: %s is NULL; create it first (tensor_empty)", op, xs[i].name);
+    return STATUS_OK;
+}
+
+/* The same-device rule: all operands on the first one's device. */
+static status require_one_device(const char *op, const operand *xs, int n)
+{
+    for (int i = 1; i < n; ++i) {
+        if (device_equal(xs[i].t->dev, xs[0].t->dev)) continue;
+        return fail(STATUS_WRONG_DEVICE,
+                    "%s: operands are on different devices (%s on %s, %s on %s).\n"
+                    "  hint: move one with tensor_to(%s, tensor_device(%s), &moved) first; "
+                    "nothing is copied implicitly.",
+                    op, xs[0].name, device_name(xs[0].t->dev), xs[i].name, device_name(xs[i].t->dev),
+                    xs[i].name, xs[0].name);
+    }
+    return STATUS_OK;
+}
+
+static status require_dtype(const char *op, operand x, dtype type)
+{
+    if (x.t->type == type) return STATUS_OK;
+    char what[128];
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be %s", op, x.name, describe(x.t, what, sizeof what),
+                type == DTYPE_F32 ? "float32 (DTYPE_F32)" : "int32 (DTYPE_I32)");
+}
+
+static status require_same_shape(const char *op, operand x, operand y)
+{
+    if (x.t->shp.ndim == y.t->shp.ndim && memcmp(x.t->shp.dims, y.t->shp.dims, sizeof x.t->shp.dims) == 0)
+        return STATUS_OK;
+    char a[96], b[96];
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but %s is %s; the shapes must be equal", op, x.name,
+                shape_format(x.t->shp, a, sizeof a), y.name, shape_format(y.t->shp, b, sizeof b));
+}
+
+static status require_matrix(const char *op, operand x)
+{
+    if (x.t->shp.ndim == 2) return STATUS_OK;
+    char a[96];
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be a matrix [rows, cols]; tensor_reshape can make it one",
+                op, x.name, shape_format(x.t->shp, a, sizeof a));
+}
+
+static status require_elements(const char *op, operand x, int64_t n, const char *why)
+{
+    if (x.t->numel == n) return STATUS_OK;
+    char a[96];
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s (%" PRId64 " elements) but must have %" PRId64 " (%s)", op,
+                x.name, shape_format(x.t->shp, a, sizeof a), x.t->numel, n, why);
+}
+
+static status require_distinct(const char *op, operand out, operand in)
+{
+    if (out.t->data != in.t->data) return STATUS_OK;
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s and %s share memory; this operation needs a separate output", op,
+                out.name, in.name);
+}
+
+/* Presence, then the same-device rule, then float32 for every operand listed. */
+static status require_f32_on_one_device(const char *op, const operand *xs, int n)
+{
+    status s = require_present(op, xs, n);
+    if (s == STATUS_OK) s = require_one_device(op, xs, n);
+    for (int i = 0; s == STATUS_OK && i < n; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
+    return s;
+}
+
+/* ---- element-wise -------------------------------------------------------- */
+
+static op_call call_of(op_kind kind, const tensor *a, const tensor *b, tensor *out, float alpha)
+{
+    op_call c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    c.n = out->numel;
+    c.a = a ? (const float *)a->data : NULL;
+    c.b = b ? (const float *)b->data : NULL;
+    c.out = (float *)out->data;
+    c.alpha = alpha;
+    return c;
+}
+
+status op_fill(tensor *out, float value)
+{
+    operand xs[] = {{"out", out}};
+    status s = require_present("op_fill", xs, 1);
+    if (s != STATUS_OK) return s;
+    /* Filling with a float's bits works for int32 tensors too, for 0 only. */
+    if (out->type == DTYPE_I32 && value != 0.0f)
+        return fail(STATUS_BAD_ARGUMENT, "op_fill: an int32 tensor can only be filled with 0 here");
+    op_call c = call_of(OP_FILL, NULL, NULL, out, value);
+    return launch_op(out, &c);
+}
+
+static status binary(const char *name, op_kind kind, const tensor *a, const tensor *b, tensor *out, float alpha)
+{
+    operand xs[] = {{"a", a}, {"b", b}, {"out", out}};
+    status s = require_f32_on_one_device(name, xs, 3);
+    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
+    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[2]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(kind, a, b, out, alpha);
+    return launch_op(out, &c);
+}
+
+static status unary(const char *name, op_kind kind, const char *in_name, const tensor *a, tensor *out, float alpha)
+{
+    operand xs[] = {{in_name, a}, {"out", out}};
+    status s = require_f32_on_one_device(name, xs, 2);
+    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(kind, a, NULL, out, alpha);
+    return launch_op(out, &c);
+}
+
+status op_add(const tensor *a, const tensor *b, tensor *out) { return binary("op_add", OP_ADD, a, b, out, 0); }
+status op_sub(const tensor *a, const tensor *b, tensor *out) { return binary("op_sub", OP_SUB, a, b, out, 0); }
+status op_mul(const tensor *a, const tensor *b, tensor *out) { return binary("op_mul", OP_MUL, a, b, out, 0); }
+status op_scale(const tensor *a, float alpha, tensor *out) { return unary("op_scale", OP_SCALE, "a", a, out, alpha); }
+status op_relu(const tensor *x, tensor *out) { return unary("op_relu", OP_RELU, "x", x, out, 0); }
+status op_sigmoid(const tensor *x, tensor *out) { return unary("op_sigmoid", OP_SIGMOID, "x", x, out, 0); }
+
+status op_axpy(float alpha, const tensor *x, tensor *y)
+{
+    operand xs[] = {{"x", x}, {"y", y}};
+    status s = require_f32_on_one_device("op_axpy", xs, 2);
+    if (s == STATUS_OK) s = require_same_shape("op_axpy", xs[0], xs[1]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(OP_AXPY, x, y, y, alpha);
+    return launch_op(y, &c);
+}
+
+static status backward(const char *name, op_kind kind, const char *saved_name, const tensor *saved,
+                       const tensor *grad_out, tensor *grad_in)
+{
+    operand xs[] = {{saved_name, saved}, {"grad_out", grad_out}, {"grad_in", grad_in}};
+    status s = require_f32_on_one_device(name, xs, 3);
+    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
+    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[2]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(kind, saved, grad_out, grad_in, 0);
+    return launch_op(grad_in, &c);
+}
+
+status op_relu_backward(const tensor *x, const tensor *grad_out, tensor *grad_in)
+{
+    return backward("op_relu_backward", OP_RELU_BACKWARD, "x", x, grad_out, grad_in);
+}
+
+status op_sigmoid_backward(const tensor *y, const tensor *grad_out, tensor *grad_in)
+{
+    return backward("op_sigmoid_backward", OP_SIGMOID_BACKWARD, "y", y, grad_out, grad_in);
+}
+
+/* ---- matrix product ------------------------------------------------------ */
+
+status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias, tensor *out)
+{
+    const char *op = "op_matmul";
+    operand xs[] = {{"a", a}, {"b", b}, {"out", out}, {"bias", bias}};
+    status s = require_f32_on_one_device(op, xs, bias ? 4 : 3);
+    for (int i = 0; s == STATUS_OK && i < 3; ++i) s = require_matrix(op, xs[i]);
+    if (s != STATUS_OK) return s;
+    int64_t m = a->shp.dims[trans_a ? 1 : 0], k = a->shp.dims[trans_a ? 0 : 1];
+    int64_t kb = b->shp.dims[trans_b ? 1 : 0], n = b->shp.dims[trans_b ? 0 : 1];
+    char sa[96], sb[96], so[96];
+    if (k != kb)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: inner dimensions differ: op(a) is [%" PRId64 ", %" PRId64 "] (a is %s%s) and op(b) is [%" PRId64
+                    ", %" PRId64 "] (b is %s%s); op(a)'s columns must equal op(b)'s rows",
+                    op, m, k, shape_format(a->shp, sa, sizeof sa), trans_a ? ", transposed" : "", kb, n,
+                    shape_format(b->shp, sb, sizeof sb), trans_b ? ", transposed" : "");
+    if (out->shp.dims[0] != m || out->shp.dims[1] != n)
+        return fail(STATUS_BAD_ARGUMENT, "%s: out is %s but the product is [%" PRId64 ", %" PRId64 "]", op,
+                    shape_format(out->shp, so, sizeof so), m, n);
+    if (bias && (s = require_elements(op, xs[3], n, "one value per output column")) != STATUS_OK) return s;
+    if ((s = require_distinct(op, xs[2], xs[0])) != STATUS_OK) return s;
+    if ((s = require_distinct(op, xs[2], xs[1])) != STATUS_OK) return s;
+    op_call c = call_of(OP_MATMUL, a, b, out, 1.0f);
+    c.m = m, c.k = k, c.cols = n, c.rows = m;
+    c.trans_a = trans_a, c.trans_b = trans_b;
+    c.c = bias ? (const float *)bias->data : NULL;
+    return launch_op(out, &c);
+}
+
+/* ---- loss ---------------------------------------------------------------- */
+
+static status require_labels(const char *op, const tensor *labels, int64_t rows)
+{
+    operand l = {"labels", labels};
+    status s = require_dtype(op, l, DTYPE_I32);
+    if (s == STATUS_OK) s = require_elements(op, l, rows, "one label per row");
+    return s;
+}
+
+status op_softmax_cross_entropy(const tensor *logits, const tensor *labels, tensor *probs, tensor *loss)
+{
+    const char *op = "op_softmax_cross_entropy";
+    operand xs[] = {{"logits", logits}, {"probs", probs}, {"loss", loss}, {"labels", labels}};
+    status s = require_present(op, xs, 4);
+    if (s == STATUS_OK) s = require_one_device(op, xs, 4);
+    for (int i = 0; s == STATUS_OK && i < 3; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
+    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
+    if (s == STATUS_OK) s = require_same_shape(op, xs[0], xs[1]);
+    if (s == STATUS_OK) s = require_elements(op, xs[2], 1, "the mean loss");
+    if (s == STATUS_OK) s = require_labels(op, labels, logits->shp.dims[0]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(OP_SOFTMAX_XENT, logits, NULL, probs, 0);
+    c.rows = logits->shp.dims[0], c.cols = logits->shp.dims[1];
+    c.labels = (const int32_t *)labels->data;
+    c.out2 = (float *)loss->data;
+    return launch_op(probs, &c);
+}
+
+status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labels, tensor *grad_logits)
+{
+    const char *op = "op_softmax_cross_entropy_backward";
+    operand xs[] = {{"probs", probs}, {"grad_logits", grad_logits}, {"labels", labels}};
+    status s = require_present(op, xs, 3);
+    if (s == STATUS_OK) s = require_one_device(op, xs, 3);
+    for (int i = 0; s == STATUS_OK && i < 2; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
+    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
+    if (s == STATUS_OK) s = require_same_shape(op, xs[0], xs[1]);
+    if (s == STATUS_OK) s = require_labels(op, labels, probs->shp.dims[0]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(OP_SOFTMAX_XENT_BACKWARD, probs, NULL, grad_logits, 0);
+    c.rows = probs->shp.dims[0], c.cols = probs->shp.dims[1];
+    c.labels = (const int32_t *)labels->data;
+    return launch_op(grad_logits, &c);
+}
+
+/* ---- reductions ---------------------------------------------------------- */
+
+static status reduce(const char *op, op_kind kind, const tensor *x, tensor *out)
+{
+    operand xs[] = {{"x", x}, {"out", out}};
+    status s = require_f32_on_one_device(op, xs, 2);
+    if (s == STATUS_OK) s = require_elements(op, xs[1], 1, "a one-element result");
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(kind, x, NULL, out, 0);
+    c.n = x->numel;
+    return launch_op(out, &c);
+}
+
+status op_sum(const tensor *x, tensor *out) { return reduce("op_sum", OP_SUM, x, out); }
+status op_mean(const tensor *x, tensor *out) { return reduce("op_mean", OP_MEAN, x, out); }
+status op_norm(const tensor *x, tensor *out) { return reduce("op_norm", OP_NORM, x, out); }
+
+status op_column_sum(const tensor *x, tensor *out)
+{
+    const char *op = "op_column_sum";
+    operand xs[] = {{"x", x}, {"out", out}};
+    status s = require_f32_on_one_device(op, xs, 2);
+    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
+    if (s == STATUS_OK) s = require_elements(op, xs[1], x->shp.dims[1], "one sum per column of x");
+    if (s == STATUS_OK) s = require_distinct(op, xs[1], xs[0]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(OP_COLUMN_SUM, x, NULL, out, 0);
+    c.rows = x->shp.dims[0], c.cols = x->shp.dims[1];
+    return launch_op(out, &c);
+}
+
+status op_argmax(const tensor *x, tensor *out)
+{
+    const char *op = "op_argmax";
+    operand xs[] = {{"x", x}, {"out", out}};
+    status s = require_present(op, xs, 2);
+    if (s == STATUS_OK) s = require_one_device(op, xs, 2);
+    if (s == STATUS_OK) s = require_dtype(op, xs[0], DTYPE_F32);
+    if (s == STATUS_OK) s = require_dtype(op, xs[1], DTYPE_I32);
+    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
+    if (s == STATUS_OK) s = require_elements(op, xs[1], x->shp.dims[0], "one index per row of x");
+    if (s != STATUS_OK) return s;
+    op_call c;
+    memset(&c, 0, sizeof c);
+    c.kind = OP_ARGMAX;
+    c.a = (const float *)x->data;
+    c.rows = x->shp.dims[0], c.cols = x->shp.dims[1], c.n = x->numel;
+    c.iout = (int32_t *)out->data;
+    return launch_op(out, &c);
+}
+
+status op_accuracy(const tensor *logits, const tensor *labels, tensor *out)
+{
+    const char *op = "op_accuracy";
+    operand xs[] = {{"logits", logits}, {"out", out}, {"labels", labels}};
+    status s = require_present(op, xs, 3);
+    if (s == STATUS_OK) s = require_one_device(op, xs, 3);
+    for (int i = 0; s == STATUS_OK && i < 2; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
+    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
+    if (s == STATUS_OK) s = require_elements(op, xs[1], 1, "the fraction of correct rows");
+    if (s == STATUS_OK) s = require_labels(op, labels, logits->shp.dims[0]);
+    if (s != STATUS_OK) return s;
+    op_call c = call_of(OP_ACCURACY, logits, NULL, out, 0);
+    c.rows = logits->shp.dims[0], c.cols = logits->shp.dims[1], c.n = logits->numel;
+    c.labels = (const int32_t *)labels->data;
+    return launch_op(out, &c);
+}

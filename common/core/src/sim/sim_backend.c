@@ -1,0 +1,416 @@
+/* sim_backend.c: a simulated GPU.
+ *
+ * Each simulated device is a worker thread that runs its own queue in order, as
+ * a GPU runs a CUDA stream. The host thread only appends to the queue, so an
+ * operation "returns at once" and the work happens behind its back; reading a
+ * result waits until the queue has drained. Its memory is host memory that the
+ * device owns, up to a capacity (LABKIT_SIM_MEMORY), so running out of device
+ * memory can be practised. Events are stamped when the worker reaches them. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "../clock.h"
+#include "sim_ops.h"
+
+/* Like the CUDA driver's limit on pending launches: a host that runs far ahead
+ * of its device eventually waits for room in the queue. */
+#define QUEUE_CAPACITY 1024
+
+/* What a copy across PCIe costs before its first byte moves (driver, DMA set-up,
+ * bus latency): about 10 microseconds on a real GPU. A simulated GPU's memory is
+ * host memory, so without this a small copy would be nearly free and the lesson
+ * "many small copies are much worse than one big one" would not show. Large
+ * copies hardly notice it: 64 MiB take milliseconds. */
+#define TRANSFER_LATENCY_SECONDS 10e-6
+
+/* The least time a kernel occupies a real GPU, however little it computes
+ * (launch, scheduling, the memory round trip): a few microseconds. Without it a
+ * one-element operation would take the worker a fraction of a microsecond, and
+ * a loop of tiny launches would leave the simulated GPU idle most of the time,
+ * where a real one looks "busy" (lesson 001's utilisation illusion). */
+#define KERNEL_MIN_SECONDS 2e-6
+
+typedef struct sim_event {
+    double stamp;  /* clock_seconds() when the worker reached it */
+    uint64_t seq;  /* its place in the queue: done once `completed` reaches it */
+} sim_event;
+
+typedef enum item_kind { ITEM_OP, ITEM_KERNEL, ITEM_COPY, ITEM_UPLOAD, ITEM_RELEASE, ITEM_EVENT, ITEM_STOP } item_kind;
+
+typedef struct item {
+    item_kind kind;
+    op_call op;           /* ITEM_OP */
+    void *dst;            /* ITEM_COPY; ITEM_RELEASE frees dst */
+    const void *src;
+    size_t bytes;
+    sim_event *event;     /* ITEM_EVENT */
+    kernel_fn kernel;     /* ITEM_KERNEL: kernel(args, NULL) */
+    unsigned char args[KERNEL_MAX_ARGS];
+} item;
+
+typedef struct sim_device {
+    pthread_mutex_t lock;
+    pthread_cond_t work_arrived;  /* the worker waits on it when the queue is empty */
+    pthread_cond_t progress;      /* the host waits on it for room, an event, a drain */
+    item queue[QUEUE_CAPACITY];
+    uint64_t submitted, completed; /* items ever queued / ever finished */
+    uint64_t wake_host_at;         /* the host waits until `completed` reaches this */
+    bool worker_idle;
+    double busy_seconds;
+    size_t allocated;              /* bytes handed out (tensors; not the scratch) */
+    double *scratch;
+    pthread_t worker;
+    bool started;
+} sim_device;
+
+static sim_device devices[LABKIT_MAX_SIM_DEVICES];
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
+static size_t capacity; /* bytes per device (LABKIT_SIM_MEMORY), from sim_configure */
+
+void sim_configure(size_t capacity_bytes) { capacity = capacity_bytes; }
+
+/* ---- the worker ---------------------------------------------------------- */
+
+/* The worker waits out the rest of a kernel's least duration by spinning: a
+ * sleep would take far longer than 2 microseconds. */
+static void occupy_until(double start, double seconds)
+{
+    while (clock_seconds() - start < seconds) continue;
+}
+
+static void execute(sim_device *dev, item *it)
+{
+    const double start = clock_seconds();
+    switch (it->kind) {
+    case ITEM_OP:
+        sim_run_op(dev->scratch, &it->op);
+        occupy_until(start, KERNEL_MIN_SECONDS);
+        break;
+    case ITEM_KERNEL:
+        it->kernel(it->args, NULL);
+        occupy_until(start, KERNEL_MIN_SECONDS);
+        break;
+    case ITEM_COPY: memcpy(it->dst, it->src, it->bytes); break;
+    case ITEM_UPLOAD: /* a transfer from the host: it pays the bus's latency */
+        memcpy(it->dst, it->src, it->bytes);
+        occupy_until(start, TRANSFER_LATENCY_SECONDS);
+        break;
+    case ITEM_RELEASE: free(it->dst); break;
+    case ITEM_EVENT: it->event->stamp = start; break;
+    case ITEM_STOP: break;
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    sim_device *dev = arg;
+    pthread_mutex_lock(&dev->lock);
+    for (;;) {
+        while (dev->completed == dev->submitted) {
+            dev->worker_idle = true;
+            pthread_cond_wait(&dev->work_arrived, &dev->lock);
+        }
+        dev->worker_idle = false;
+        item it = dev->queue[dev->completed % QUEUE_CAPACITY];
+        pthread_mutex_unlock(&dev->lock);
+
+        const double start = clock_seconds();
+        execute(dev, &it);
+        const double busy = clock_seconds() - start;
+
+        pthread_mutex_lock(&dev->lock);
+        dev->busy_seconds += busy;
+        dev->completed++;
+        /* Wake the host only when what it waits for has happened: waking it on
+         * every item would cost the worker a system call each time. */
+        if (dev->completed >= dev->wake_host_at) {
+            dev->wake_host_at = UINT64_MAX;
+            pthread_cond_broadcast(&dev->progress);
+        }
+        if (it.kind == ITEM_STOP) break;
+    }
+    pthread_mutex_unlock(&dev->lock);
+    return NULL;
+}
+
+static status enqueue(int index, const item *it);
+
+/* At exit: let each worker finish its queue, then stop it, so that no memory
+ * or thread is left behind for valgrind or LeakSanitizer to report. */
+static void stop_all_workers(void)
+{
+    for (int i = 0; i < LABKIT_MAX_SIM_DEVICES; ++i) {
+        sim_device *dev = &devices[i];
+        if (!dev->started) continue;
+        item stop = {.kind = ITEM_STOP};
+        if (enqueue(i, &stop) == STATUS_OK) pthread_join(dev->worker, NULL);
+        free(dev->scratch);
+        dev->started = false;
+    }
+}
+
+/* The worker starts on the device's first use, so that a program that never
+ * touches a simulated GPU never pays for a thread. */
+static sim_device *device_at(int index)
+{
+    sim_device *dev = &devices[index];
+    pthread_mutex_lock(&start_lock);
+    if (!dev->started) {
+        static bool exit_handler_set = false;
+        pthread_mutex_init(&dev->lock, NULL);
+        pthread_cond_init(&dev->work_arrived, NULL);
+        pthread_cond_init(&dev->progress, NULL);
+        dev->wake_host_at = UINT64_MAX;
+        dev->scratch = calloc(sim_scratch_doubles(), sizeof(double));
+        if (dev->scratch && pthread_create(&dev->worker, NULL, worker_main, dev) == 0) {
+            dev->started = true;
+            if (!exit_handler_set) exit_handler_set = atexit(stop_all_workers) == 0;
+        }
+    }
+    pthread_mutex_unlock(&start_lock);
+    return dev->started ? dev : NULL;
+}
+
+/* ---- the host's side of the queue ------------------------------------------ */
+
+/* With the lock held: waits until the worker has finished `target` items. */
+static void wait_locked(sim_device *dev, uint64_t target)
+{
+    while (dev->completed < target) {
+        if (target < dev->wake_host_at) dev->wake_host_at = target;
+        pthread_cond_wait(&dev->progress, &dev->lock);
+    }
+}
+
+static void wait_until_completed(sim_device *dev, uint64_t target)
+{
+    pthread_mutex_lock(&dev->lock);
+    wait_locked(dev, target);
+    pthread_mutex_unlock(&dev->lock);
+}
+
+/* Appends an item; writes its place in the queue (1-based) to *seq if asked. A
+ * host that finds the queue full waits until a quarter of it has drained, so
+ * that it and the worker do not hand the lock back and forth on every item. */
+static status enqueue_at(int index, const item *it, uint64_t *seq)
+{
+    sim_device *dev = device_at(index);
+    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
+    pthread_mutex_lock(&dev->lock);
+    if (dev->submitted - dev->completed >= QUEUE_CAPACITY) wait_locked(dev, dev->submitted - QUEUE_CAPACITY * 3 / 4);
+    dev->queue[dev->submitted % QUEUE_CAPACITY] = *it;
+    dev->submitted++;
+    if (seq) *seq = dev->submitted;
+    if (dev->worker_idle) pthread_cond_signal(&dev->work_arrived);
+    pthread_mutex_unlock(&dev->lock);
+    return STATUS_OK;
+}
+
+static status enqueue(int index, const item *it) { return enqueue_at(index, it, NULL); }
+
+static status sim_synchronize(int index)
+{
+    sim_device *dev = device_at(index);
+    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
+    pthread_mutex_lock(&dev->lock);
+    uint64_t target = dev->submitted;
+    pthread_mutex_unlock(&dev->lock);
+    wait_until_completed(dev, target);
+    return STATUS_OK;
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+static status sim_alloc(int index, size_t bytes, void **out)
+{
+    sim_device *dev = device_at(index);
+    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
+    const size_t mib = 1 << 20;
+    if (bytes > capacity - dev->allocated)
+        return fail(STATUS_OUT_OF_MEMORY,
+                    "sim:%d: out of memory: asked for %.1f MiB with %.1f MiB of %.1f MiB in use.\n"
+                    "  hint: free tensors you no longer need (tensor_free), use smaller batches, or give "
+                    "the simulated GPUs more memory (LABKIT_SIM_MEMORY=8G).",
+                    index, (double)bytes / mib, (double)dev->allocated / mib, (double)capacity / mib);
+    size_t rounded = (bytes + 63) / 64 * 64;
+    *out = aligned_alloc(64, rounded ? rounded : 64);
+    if (!*out)
+        return fail(STATUS_OUT_OF_MEMORY, "sim:%d: the host has no memory left for %.1f MiB", index, (double)bytes / mib);
+    dev->allocated += bytes;
+    return STATUS_OK;
+}
+
+/* The bytes count as free at once (the host's order, which keeps the peak
+ * figure exact); the memory itself goes back in queue order, since work already
+ * queued may still read or write it. */
+static void sim_release(int index, void *ptr, size_t bytes)
+{
+    devices[index].allocated -= bytes;
+    item it = {.kind = ITEM_RELEASE, .dst = ptr};
+    if (enqueue(index, &it) != STATUS_OK) free(ptr); /* no worker: nothing can still use it */
+}
+
+static status sim_memory_info(int index, size_t in_use, size_t *free_bytes, size_t *total_bytes)
+{
+    (void)index;
+    *total_bytes = capacity;
+    *free_bytes = *total_bytes > in_use ? *total_bytes - in_use : 0;
+    return STATUS_OK;
+}
+
+/* ---- copies ---------------------------------------------------------------- */
+
+/* The host waits out the transfer latency by spinning, as a driver polling for
+ * a small DMA does; sleeping would take far longer than 10 microseconds. */
+static void transfer(void *dst, const void *src, size_t bytes)
+{
+    const double start = clock_seconds();
+    memcpy(dst, src, bytes);
+    while (clock_seconds() - start < TRANSFER_LATENCY_SECONDS) continue;
+}
+
+/* Host to device, as cudaMemcpy does it: after the queued work, before return. */
+static status sim_upload(int index, void *dst, const void *src, size_t bytes)
+{
+    status s = sim_synchronize(index);
+    if (s == STATUS_OK) transfer(dst, src, bytes);
+    return s;
+}
+
+static status sim_download(int index, void *dst, const void *src, size_t bytes)
+{
+    return sim_upload(index, dst, src, bytes);
+}
+
+static status sim_upload_async(int index, void *dst, const void *src, size_t bytes)
+{
+    item it = {.kind = ITEM_UPLOAD, .dst = dst, .src = src, .bytes = bytes};
+    return enqueue(index, &it);
+}
+
+static status sim_copy_within(int index, void *dst, const void *src, size_t bytes)
+{
+    item it = {.kind = ITEM_COPY, .dst = dst, .src = src, .bytes = bytes};
+    return enqueue(index, &it);
+}
+
+/* Between two simulated GPUs: once both queues have drained, like a peer copy
+ * that the host waits for. */
+static status sim_copy_peer(int dst_index, void *dst, int src_index, const void *src, size_t bytes)
+{
+    status s = sim_synchronize(src_index);
+    if (s == STATUS_OK) s = sim_synchronize(dst_index);
+    if (s == STATUS_OK) transfer(dst, src, bytes);
+    return s;
+}
+
+/* ---- work and events ------------------------------------------------------- */
+
+static status sim_run(int index, const op_call *op)
+{
+    item it = {.kind = ITEM_OP, .op = *op};
+    return enqueue(index, &it);
+}
+
+static status sim_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
+{
+    item it = {.kind = ITEM_KERNEL, .kernel = fn};
+    memcpy(it.args, args, args_size);
+    return enqueue(index, &it);
+}
+
+static status sim_event_create(int index, void **out)
+{
+    (void)index;
+    *out = calloc(1, sizeof(sim_event));
+    return *out ? STATUS_OK : fail(STATUS_OUT_OF_MEMORY, "event_create: no host memory left");
+}
+
+static void sim_event_destroy(int index, void *ev)
+{
+    /* The worker may still have to stamp it: wait for the queue first. */
+    sim_synchronize(index);
+    free(ev);
+}
+
+static status sim_event_record(int index, void *ev)
+{
+    sim_event *e = ev;
+    item it = {.kind = ITEM_EVENT, .event = e};
+    /* The worker only writes the stamp; the place in the queue is the host's. */
+    return enqueue_at(index, &it, &e->seq);
+}
+
+static bool sim_event_done(int index, void *ev)
+{
+    sim_device *dev = device_at(index);
+    if (!dev) return false;
+    pthread_mutex_lock(&dev->lock);
+    bool done = dev->completed >= ((sim_event *)ev)->seq;
+    pthread_mutex_unlock(&dev->lock);
+    return done;
+}
+
+static status sim_event_synchronize(int index, void *ev)
+{
+    sim_device *dev = device_at(index);
+    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
+    wait_until_completed(dev, ((sim_event *)ev)->seq);
+    return STATUS_OK;
+}
+
+static status sim_event_elapsed_ms(int index, void *start, void *end, double *ms)
+{
+    (void)index;
+    *ms = (((sim_event *)end)->stamp - ((sim_event *)start)->stamp) * 1e3;
+    return STATUS_OK;
+}
+
+static double sim_busy_seconds(int index)
+{
+    sim_device *dev = device_at(index);
+    if (!dev) return 0.0;
+    pthread_mutex_lock(&dev->lock);
+    double busy = dev->busy_seconds;
+    pthread_mutex_unlock(&dev->lock);
+    return busy;
+}
+
+static status sim_properties(int index, device_properties *out)
+{
+    device_properties cpu;
+    host_cpu_properties(&cpu);
+    *out = cpu;
+    snprintf(out->name, sizeof out->name, "Simulated GPU sim:%d (on %.90s)", index, cpu.name);
+    out->memory_bytes = capacity;
+    snprintf(out->notes, sizeof out->notes,
+             "a worker thread on the CPU; matrix products use OpenBLAS, so its peak is the CPU's");
+    return STATUS_OK;
+}
+
+const backend sim_backend = {
+    .name = "sim",
+    .host_memory = true,
+    .alloc = sim_alloc,
+    .release = sim_release,
+    .memory_info = sim_memory_info,
+    .upload = sim_upload,
+    .download = sim_download,
+    .upload_async = sim_upload_async,
+    .copy_within = sim_copy_within,
+    .copy_peer = sim_copy_peer,
+    .run = sim_run,
+    .enqueue = sim_enqueue,
+    .synchronize = sim_synchronize,
+    .event_create = sim_event_create,
+    .event_destroy = sim_event_destroy,
+    .event_record = sim_event_record,
+    .event_synchronize = sim_event_synchronize,
+    .event_done = sim_event_done,
+    .event_elapsed_ms = sim_event_elapsed_ms,
+    .busy_seconds = sim_busy_seconds,
+    .properties = sim_properties,
+};

@@ -1,0 +1,230 @@
+/* copy.c: every way data crosses between the host and devices, each one checked
+ * (shapes, dtypes, devices) and counted. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend.h"
+#include "tensor_internal.h"
+
+static void count_copy(uint64_t *copies, uint64_t *bytes, size_t n)
+{
+    ++*copies;
+    *bytes += n;
+}
+
+/* Host memory -> tensor: waits for the queue as cudaMemcpy does, or (queued)
+ * takes its place in the queue and returns at once. */
+static status upload(tensor *t, const void *src, bool queued)
+{
+    device_counters *c = counters_of(t->dev);
+    if (device_is_gpu(t->dev)) {
+        count_copy(&c->h2d_copies, &c->h2d_bytes, t->bytes);
+        if (!queued) c->syncs++; /* a blocking upload first waits for the queue to drain */
+    } else {
+        count_copy(&c->d2d_copies, &c->d2d_bytes, t->bytes);
+    }
+    const backend *b = backend_of(t->dev);
+    return (queued ? b->upload_async : b->upload)(t->dev.index, t->data, src, t->bytes);
+}
+
+/* Tensor -> host memory: waits for the device's queue. */
+static status download(const tensor *t, void *dst)
+{
+    device_counters *c = counters_of(t->dev);
+    if (device_is_gpu(t->dev)) {
+        count_copy(&c->d2h_copies, &c->d2h_bytes, t->bytes);
+        c->syncs++;
+    } else {
+        count_copy(&c->d2d_copies, &c->d2d_bytes, t->bytes);
+    }
+    return backend_of(t->dev)->download(t->dev.index, dst, t->data, t->bytes);
+}
+
+static status from_host(tensor **out, device d, dtype type, shape s, const void *data, const char *who)
+{
+    if (out) *out = NULL;
+    if (!data && out && shape_numel(s) > 0)
+        return fail(STATUS_BAD_ARGUMENT, "%s: data is NULL; pass the host values to copy", who);
+    status st = tensor_create(out, d, type, s, who);
+    if (st != STATUS_OK) return st;
+    st = upload(*out, data, false);
+    if (st != STATUS_OK) {
+        tensor_free(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+status tensor_from_host(tensor **out, device d, shape s, const float *data)
+{
+    return from_host(out, d, DTYPE_F32, s, data, "tensor_from_host");
+}
+
+status tensor_from_host_i32(tensor **out, device d, shape s, const int32_t *data)
+{
+    return from_host(out, d, DTYPE_I32, s, data, "tensor_from_host_i32");
+}
+
+static status to_host(const tensor *t, void *dst, int64_t count, dtype type, const char *who)
+{
+    char what[128];
+    if (!t) return fail(STATUS_BAD_ARGUMENT, "%s: t is NULL", who);
+    if (!dst) return fail(STATUS_BAD_ARGUMENT, "%s: dst is NULL; pass a host buffer of %" PRId64 " elements", who, t->numel);
+    if (t->type != type)
+        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use %s", who, describe(t, what, sizeof what),
+                    t->type == DTYPE_F32 ? "tensor_to_host" : "tensor_to_host_i32");
+    if (count < t->numel)
+        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor %s has %" PRId64 " elements but dst holds only %" PRId64
+                    "; pass a larger buffer", who, describe(t, what, sizeof what), t->numel, count);
+    return download(t, dst);
+}
+
+status tensor_to_host(const tensor *t, float *dst, int64_t count)
+{
+    return to_host(t, dst, count, DTYPE_F32, "tensor_to_host");
+}
+
+status tensor_to_host_i32(const tensor *t, int32_t *dst, int64_t count)
+{
+    return to_host(t, dst, count, DTYPE_I32, "tensor_to_host_i32");
+}
+
+static status from_host_into(tensor *t, const void *src, int64_t count, dtype type, bool queued, const char *who)
+{
+    char what[128];
+    if (!t) return fail(STATUS_BAD_ARGUMENT, "%s: t is NULL", who);
+    if (!src) return fail(STATUS_BAD_ARGUMENT, "%s: src is NULL; pass %" PRId64 " host values", who, t->numel);
+    if (t->type != type)
+        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use the %s variant", who,
+                    describe(t, what, sizeof what), t->type == DTYPE_F32 ? "float" : "_i32");
+    if (count != t->numel)
+        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor %s has %" PRId64 " elements but %" PRId64
+                    " values were given; they must match", who, describe(t, what, sizeof what), t->numel, count);
+    return upload(t, src, queued);
+}
+
+status tensor_copy_from_host(tensor *t, const float *src, int64_t count)
+{
+    return from_host_into(t, src, count, DTYPE_F32, false, "tensor_copy_from_host");
+}
+
+status tensor_copy_from_host_i32(tensor *t, const int32_t *src, int64_t count)
+{
+    return from_host_into(t, src, count, DTYPE_I32, false, "tensor_copy_from_host_i32");
+}
+
+status tensor_copy_from_host_async(tensor *t, const float *src, int64_t count)
+{
+    return from_host_into(t, src, count, DTYPE_F32, true, "tensor_copy_from_host_async");
+}
+
+status tensor_copy_from_host_async_i32(tensor *t, const int32_t *src, int64_t count)
+{
+    return from_host_into(t, src, count, DTYPE_I32, true, "tensor_copy_from_host_async_i32");
+}
+
+status tensor_item(const tensor *t, float *value)
+{
+    char what[128];
+    if (!t || !value) return fail(STATUS_BAD_ARGUMENT, "tensor_item: t and value must not be NULL");
+    if (t->numel != 1 || t->type != DTYPE_F32)
+        return fail(STATUS_BAD_ARGUMENT, "tensor_item: %s is not a one-element float tensor; "
+                    "use tensor_to_host for more values", describe(t, what, sizeof what));
+    return download(t, value);
+}
+
+/* A real and a simulated GPU: the simulated one's memory is host memory, so
+ * the real one copies into it or out of it as it would with any host buffer,
+ * once the simulated GPU's queue has drained (work queued there may still use
+ * that memory). Blocking, like a copy between two GPUs of one kind. */
+static status copy_across_backends(tensor *dst, const tensor *src)
+{
+    const backend *to = backend_of(dst->dev), *from = backend_of(src->dev);
+    if (from->host_memory) {
+        status s = from->synchronize(src->dev.index);
+        return s == STATUS_OK ? to->upload(dst->dev.index, dst->data, src->data, src->bytes) : s;
+    }
+    status s = to->synchronize(dst->dev.index);
+    return s == STATUS_OK ? from->download(src->dev.index, dst->data, src->data, src->bytes) : s;
+}
+
+/* Between two tensors: on one device a queued copy, across devices a blocking one. */
+static status copy_between(tensor *dst, const tensor *src)
+{
+    const backend *to = backend_of(dst->dev);
+    device_counters *cd = counters_of(dst->dev), *cs = counters_of(src->dev);
+    if (device_equal(dst->dev, src->dev)) {
+        count_copy(&cd->d2d_copies, &cd->d2d_bytes, src->bytes);
+        return to->copy_within(dst->dev.index, dst->data, src->data, src->bytes);
+    }
+    if (!device_is_gpu(src->dev)) return upload(dst, src->data, false);
+    if (!device_is_gpu(dst->dev)) return download(src, dst->data);
+    count_copy(&cd->d2d_copies, &cd->d2d_bytes, src->bytes);
+    count_copy(&cs->d2d_copies, &cs->d2d_bytes, src->bytes);
+    const backend *from = backend_of(src->dev);
+    if (to == from) return to->copy_peer(dst->dev.index, dst->data, src->dev.index, src->data, src->bytes);
+    return copy_across_backends(dst, src);
+}
+
+status tensor_copy(tensor *dst, const tensor *src)
+{
+    char a[128], b[128];
+    if (!dst || !src) return fail(STATUS_BAD_ARGUMENT, "tensor_copy: dst and src must not be NULL");
+    if (dst->type != src->type || dst->numel != src->numel || dst->shp.ndim != src->shp.ndim ||
+        memcmp(dst->shp.dims, src->shp.dims, sizeof dst->shp.dims) != 0)
+        return fail(STATUS_BAD_ARGUMENT, "tensor_copy: dst is %s but src is %s; shapes and dtypes must match "
+                    "(tensor_reshape views the same data in another shape)",
+                    describe(dst, a, sizeof a), describe(src, b, sizeof b));
+    if (dst->data == src->data) return STATUS_OK;
+    return copy_between(dst, src);
+}
+
+status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset, int64_t count)
+{
+    const char *op = "tensor_copy_slice";
+    char a[128], b[128];
+    if (!dst || !src) return fail(STATUS_BAD_ARGUMENT, "%s: dst and src must not be NULL", op);
+    if (!device_equal(dst->dev, src->dev))
+        return fail(STATUS_WRONG_DEVICE,
+                    "%s: dst is on %s and src on %s; a slice is copied within one device.\n"
+                    "  hint: move one with tensor_to first; nothing is copied implicitly.",
+                    op, device_name(dst->dev), device_name(src->dev));
+    if (dst->type != src->type)
+        return fail(STATUS_BAD_ARGUMENT, "%s: dst is %s but src is %s; the dtypes must match", op,
+                    describe(dst, a, sizeof a), describe(src, b, sizeof b));
+    if (count < 0 || dst_offset < 0 || src_offset < 0 || count > dst->numel - dst_offset ||
+        count > src->numel - src_offset)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: %" PRId64 " elements from element %" PRId64 " of src (%s) to element %" PRId64
+                    " of dst (%s) do not fit; offsets and count must be >= 0 and stay inside both tensors",
+                    op, count, src_offset, describe(src, b, sizeof b), dst_offset, describe(dst, a, sizeof a));
+    if (count == 0) return STATUS_OK;
+    device_counters *c = counters_of(dst->dev);
+    const size_t bytes = (size_t)count * 4;
+    count_copy(&c->d2d_copies, &c->d2d_bytes, bytes);
+    return backend_of(dst->dev)->copy_within(dst->dev.index, (char *)dst->data + (size_t)dst_offset * 4,
+                                             (const char *)src->data + (size_t)src_offset * 4, bytes);
+}
+
+status tensor_to(tensor *t, device d, tensor **out)
+{
+    if (!out) return fail(STATUS_BAD_ARGUMENT, "tensor_to: out is NULL; pass the address of a tensor pointer");
+    *out = NULL;
+    if (!t) return fail(STATUS_BAD_ARGUMENT, "tensor_to: t is NULL");
+    status st = device_check(d);
+    if (st != STATUS_OK) return st;
+    if (device_equal(t->dev, d)) { /* already there: the same tensor, nothing copied */
+        t->refs++;
+        *out = t;
+        return STATUS_OK;
+    }
+    st = tensor_create(out, d, t->type, t->shp, "tensor_to");
+    if (st != STATUS_OK) return st;
+    st = copy_between(*out, t);
+    if (st != STATUS_OK) {
+        tensor_free(*out);
+        *out = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,19 @@
+/* labkit.h: everything a lab program needs, in one include. */
+#ifndef LABKIT_LABKIT_H
+#define LABKIT_LABKIT_H
+
+#include "labkit/check.h"
+#include "labkit/cli.h"
+#include "labkit/csv.h"
+#include "labkit/device.h"
+#include "labkit/event.h"
+#include "labkit/kernel.h"
+#include "labkit/ops.h"
+#include "labkit/plot.h"
+#include "labkit/properties.h"
+#include "labkit/counters.h"
+#include "labkit/status.h"
+#include "labkit/tensor.h"
+#include "labkit/timer.h"
+
+#endif

@@ -1,0 +1,103 @@
+/* check.c: what CHECK() prints before it stops a program.
+ *
+ * An ordinary failure reads like the CUDA samples' checks:
+ *     main.c:42: tensor_zeros(&x, dev, shape2(3, 4)) failed (STATUS_OUT_OF_MEMORY): <message>
+ * An unwritten lab step puts its TODO first, since that is what the student must
+ * act on, and where it was called from second:
+ *     TODO: step 2: lab_add_across_devices is not written yet (labs/02_copying/lab.c:31)
+ *       main.c:42: lab_add_across_devices(a, b, c) returned STATUS_TODO */
+#include "labkit/check.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void check_report_failure(const char *file, int line, const char *expression, status s)
+{
+    const char *message = last_error();
+    if (message == NULL || message[0] == '\0') {
+        message = "(no message was recorded for this failure)";
+    }
+    if (file == NULL) {
+        file = "?";
+    }
+    if (expression == NULL) {
+        expression = "?";
+    }
+
+    /* The program's table went to stdout; flush it so the error lands after it. */
+    fflush(stdout);
+    if (s == STATUS_TODO) {
+        fprintf(stderr, "%s\n  %s:%d: %s returned %s\n", message, file, line, expression,
+                status_name(s));
+    } else {
+        fprintf(stderr, "%s:%d: %s failed (%s): %s\n", file, line, expression, status_name(s),
+                message);
+    }
+    fflush(stderr);
+}
+
+/* ---- a lab's check program ---------------------------------------------- */
+
+/* One check program checks one device; its claims are counted here. */
+static int claims_made, claims_failed;
+static device checked_device;
+
+device check_device(int argc, char **argv)
+{
+    checked_device = device_cpu();
+    const char *text = NULL;
+    if (argc == 3 && strcmp(argv[1], "--device") == 0) text = argv[2];
+    else if (argc == 2 && strncmp(argv[1], "--device=", 9) == 0) text = argv[1] + 9;
+    else if (argc != 1) {
+        fprintf(stderr, "usage: %s [--device D]   (D: cpu, cuda, cuda:N or sim:N)\n", argc > 0 ? argv[0] : "check");
+        exit(2);
+    }
+    if (text) {
+        status s = device_parse(text, &checked_device);
+        if (s == STATUS_WRONG_DEVICE) {
+            printf("skipped: %s\n", last_error());
+            exit(CHECK_SKIPPED);
+        }
+        if (s != STATUS_OK) {
+            fprintf(stderr, "%s\n", last_error());
+            exit(2);
+        }
+    }
+    return checked_device;
+}
+
+bool check_that(bool holds, const char *concept, const char *figures_format, ...)
+{
+    char figures[512] = "";
+    if (figures_format) {
+        va_list args;
+        va_start(args, figures_format);
+        vsnprintf(figures, sizeof figures, figures_format, args);
+        va_end(args);
+    }
+    claims_made++;
+    if (!holds) claims_failed++;
+    if (holds)
+        printf("  ok    %s%s%s%s\n", concept, figures[0] ? " (" : "", figures, figures[0] ? ")" : "");
+    else
+        printf("  FAIL  %s%s%s\n", concept, figures[0] ? ": " : "", figures);
+    fflush(stdout);
+    return holds;
+}
+
+int check_finish(const char *lab)
+{
+    const char *where = device_name(checked_device);
+    if (claims_made == 0) {
+        printf("%s on %s: FAIL (the check made no claim)\n", lab, where);
+        return CHECK_FAILS;
+    }
+    if (claims_failed == 0) {
+        printf("%s on %s: PASS (%d claim%s hold%s)\n", lab, where, claims_made, claims_made == 1 ? "" : "s",
+               claims_made == 1 ? "s" : "");
+        return CHECK_HOLDS;
+    }
+    printf("%s on %s: FAIL (%d of %d claims do not hold)\n", lab, where, claims_failed, claims_made);
+    return CHECK_FAILS;
+}
