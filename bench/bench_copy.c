@@ -44,8 +44,10 @@ int main(void)
     const double h2d = gb / median_of(up, PAIRS * ROUNDS), d2h = gb / median_of(down, PAIRS * ROUNDS);
     printf("64 MiB copies, median of %d over %d sets of buffers\n", PAIRS * ROUNDS, PAIRS);
     printf("  memcpy host -> host      %6.2f GB/s\n", base);
-    printf("  host -> %-6s           %6.2f GB/s  %5.1f%% of memcpy\n", device_name(gpu), h2d, 100 * h2d / base);
-    printf("  %-6s -> host           %6.2f GB/s  %5.1f%% of memcpy\n", device_name(gpu), d2h, 100 * d2h / base);
+    printf("  host -> %-6s           %6.2f GB/s  %5.1f%% of memcpy\n", device_name(gpu), h2d,
+           100 * h2d / base);
+    printf("  %-6s -> host           %6.2f GB/s  %5.1f%% of memcpy\n", device_name(gpu), d2h,
+           100 * d2h / base);
     for (int p = 0; p < PAIRS; ++p) {
         tensor_free(t[p]);
         host_free(src[p], 0);

@@ -51,7 +51,8 @@ static void teardown(candidate *c)
 
 static void bench_size(int n, device gpu)
 {
-    float *a = host_alloc((size_t)n * n * sizeof(float), 0), *b = host_alloc((size_t)n * n * sizeof(float), 0);
+    float *a = host_alloc((size_t)n * n * sizeof(float), 0),
+          *b = host_alloc((size_t)n * n * sizeof(float), 0);
     float *out = host_alloc((size_t)n * n * sizeof(float), 0);
     for (size_t i = 0; i < (size_t)n * n; ++i) a[i] = (float)(i % 7) - 3.0f, b[i] = (float)(i % 5) - 2.0f;
     candidate lib[2];
@@ -102,8 +103,8 @@ static void bench_both_at_once(device gpu, int n)
         together[r] = wall_seconds() - start;
     }
     const double t_apart = median_of(apart, ROUNDS), t_together = median_of(together, ROUNDS);
-    printf("%5d  %d products on cpu and %d on %s: one after the other %.3f s, at once %.3f s (%.2fx)\n", n, PRODUCTS,
-           PRODUCTS, device_name(gpu), t_apart, t_together, t_together / t_apart);
+    printf("%5d  %d products on cpu and %d on %s: one after the other %.3f s, at once %.3f s (%.2fx)\n", n,
+           PRODUCTS, PRODUCTS, device_name(gpu), t_apart, t_together, t_together / t_apart);
     teardown(&c[0]);
     teardown(&c[1]);
 }

@@ -32,8 +32,10 @@ static void bench_dir(char *out, size_t size)
 {
     snprintf(out, size, "%s", __FILE__);
     char *slash = strrchr(out, '/');
-    if (slash) *slash = '\0';
-    else snprintf(out, size, ".");
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(out, size, ".");
 }
 
 /* The lab program next to this bench in the build tree: the solution's, or the
@@ -46,7 +48,7 @@ static bool find_lab_program(char *out, size_t size)
     self[n] = '\0';
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
-    const char *names[] = {"lab05-solution", "lab05"};
+    const char *names[] = { "lab05-solution", "lab05" };
     for (int i = 0; i < 2; ++i) {
         const int length = snprintf(out, size, "%s/../labs/05_training_loop/%s", self, names[i]);
         if (length > 0 && (size_t)length < size && access(out, X_OK) == 0) return true;
@@ -60,8 +62,9 @@ static double kit_epoch(const char *program, const char *data_dir)
 {
     char command[16384], csv[4200], line[512];
     snprintf(csv, sizeof csv, "%s/kit.csv", data_dir);
-    snprintf(command, sizeof command, "%s --device cpu --data %s --batch %d --epochs %d --csv %s > %s/kit.txt 2>&1",
-             program, data_dir, BATCH, EPOCHS, csv, data_dir);
+    snprintf(command, sizeof command,
+             "%s --device cpu --data %s --batch %d --epochs %d --csv %s > %s/kit.txt 2>&1", program, data_dir,
+             BATCH, EPOCHS, csv, data_dir);
     if (system(command) != 0) {
         printf("  the lab program failed: see its output with\n    %s\n", command);
         return 0.0;
@@ -72,7 +75,8 @@ static double kit_epoch(const char *program, const char *data_dir)
     while (f && fgets(line, sizeof line, f)) {
         int epoch = 0;
         double loss, accuracy, s;
-        if (sscanf(line, "cpu,on-device,%d,%lf,%lf,%lf", &epoch, &loss, &accuracy, &s) == 4 && epoch > 1 && n < EPOCHS)
+        if (sscanf(line, "cpu,on-device,%d,%lf,%lf,%lf", &epoch, &loss, &accuracy, &s) == 4 && epoch > 1 &&
+            n < EPOCHS)
             seconds[n++] = s;
     }
     if (f) fclose(f);
@@ -85,20 +89,24 @@ static double kit_epoch(const char *program, const char *data_dir)
 
 /* Runs pytorch_mlp.py in one configuration; its epoch time, or 0 when it did
  * not run (torch absent: *absent is set). */
-static double pytorch_epoch(const char *env, const char *data_dir, int threads, const char *what, bool *absent)
+static double pytorch_epoch(const char *env, const char *data_dir, int threads, const char *what,
+                            bool *absent)
 {
     char dir[4096], command[8192], line[512] = "";
     bench_dir(dir, sizeof dir);
-    snprintf(command, sizeof command, "%s /usr/bin/python3 %s/pytorch_mlp.py --data %s --batch %d --epochs %d%s%.0d 2>&1",
-             env, dir, data_dir, BATCH, EPOCHS - 1, threads ? " --threads " : "", threads);
+    snprintf(command, sizeof command,
+             "%s /usr/bin/python3 %s/pytorch_mlp.py --data %s --batch %d --epochs %d%s%.0d 2>&1", env, dir,
+             data_dir, BATCH, EPOCHS - 1, threads ? " --threads " : "", threads);
     FILE *p = popen(command, "r");
     double seconds = 0.0;
     if (p) {
         while (fgets(line, sizeof line, p))
             if (strncmp(line, "pytorch: ", 9) == 0) break;
         const int rc = pclose(p);
-        if (strstr(line, "absent")) *absent = true;
-        else if (rc == 0) sscanf(line, "pytorch: epoch_seconds=%lf", &seconds);
+        if (strstr(line, "absent"))
+            *absent = true;
+        else if (rc == 0)
+            sscanf(line, "pytorch: epoch_seconds=%lf", &seconds);
     }
     line[strcspn(line, "\n")] = '\0';
     printf("  %-44s %s\n", what, line[0] ? line + 9 : "(no answer from /usr/bin/python3)");
@@ -128,7 +136,8 @@ static void remove_pair(const char *dir, const char *stem)
 int main(void)
 {
     CHECK(devices_init());
-    printf("one epoch of MLP 784-256-256-10 on the cpu: %d synthetic digits, batch %d (%d steps), SGD momentum 0.9\n",
+    printf("one epoch of MLP 784-256-256-10 on the cpu: %d synthetic digits, batch %d (%d steps), SGD "
+           "momentum 0.9\n",
            TRAIN_SAMPLES, BATCH, (TRAIN_SAMPLES + BATCH - 1) / BATCH);
     printf("OPENBLAS_CORETYPE=%s, OpenBLAS kernels: %s\n",
            getenv("OPENBLAS_CORETYPE") ? getenv("OPENBLAS_CORETYPE") : "(unset)", cpu_blas_kernels());
@@ -148,7 +157,8 @@ int main(void)
 
     const double kit = kit_epoch(program, dir);
     bool absent = false;
-    const double as_installed = pytorch_epoch("", dir, 0, "PyTorch as installed (its default threads)", &absent);
+    const double as_installed =
+        pytorch_epoch("", dir, 0, "PyTorch as installed (its default threads)", &absent);
     double best = as_installed;
     if (!absent) {
         const int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
@@ -158,7 +168,8 @@ int main(void)
         if (access("/usr/lib/x86_64-linux-gnu/openblas-openmp/libblas.so.3", R_OK) == 0) {
             /* OpenMP's threads sleep when idle, where the pthread build's spin;
              * which thread count wins depends on what else the cores are doing. */
-            const double omp_default = pytorch_epoch(omp, dir, 0, "PyTorch, OpenMP OpenBLAS, default threads", &absent);
+            const double omp_default =
+                pytorch_epoch(omp, dir, 0, "PyTorch, OpenMP OpenBLAS, default threads", &absent);
             const double omp_cores = pytorch_epoch(omp, dir, cores, what, &absent);
             if (omp_default > 0 && (best == 0 || omp_default < best)) best = omp_default;
             if (omp_cores > 0 && (best == 0 || omp_cores < best)) best = omp_cores;
@@ -170,7 +181,8 @@ int main(void)
         printf("\nkit on cpu: %.3f s per epoch (aim: at most %.2f s: %s)\n", kit, AIM_SECONDS,
                kit <= AIM_SECONDS ? "met" : "NOT met");
     if (absent)
-        printf("PyTorch: torch is absent for /usr/bin/python3 (apt-get install python3-torch); no comparison\n");
+        printf(
+            "PyTorch: torch is absent for /usr/bin/python3 (apt-get install python3-torch); no comparison\n");
     else if (best > 0 && kit > 0)
         printf("PyTorch's best here: %.3f s per epoch; kit / PyTorch = %.2f\n", best, kit / best);
     else

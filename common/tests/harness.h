@@ -51,8 +51,7 @@ static const char *harness_test_name = "(outside a test)";
 
 /* ---- recording ------------------------------------------------------------ */
 
-static inline void harness_fail(const char *file, int line, const char *format, ...)
-    HARNESS_PRINTF(3, 4);
+static inline void harness_fail(const char *file, int line, const char *format, ...) HARNESS_PRINTF(3, 4);
 
 static inline void harness_fail(const char *file, int line, const char *format, ...)
 {
@@ -73,79 +72,76 @@ static inline void harness_skip(const char *reason)
 }
 
 /* The condition, printed as written. */
-#define EXPECT(cond)                                                        \
-    do {                                                                    \
+#define EXPECT(cond)                                                         \
+    do {                                                                     \
         if (!(cond)) harness_fail(__FILE__, __LINE__, "expected %s", #cond); \
     } while (0)
 
 /* The condition and a printf-style message that says what went wrong. */
-#define EXPECT_MSG(cond, ...)                                               \
-    do {                                                                    \
-        if (!(cond)) harness_fail(__FILE__, __LINE__, __VA_ARGS__);         \
+#define EXPECT_MSG(cond, ...)                                       \
+    do {                                                            \
+        if (!(cond)) harness_fail(__FILE__, __LINE__, __VA_ARGS__); \
     } while (0)
 
-#define REQUIRE(cond)                                                       \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            harness_fail(__FILE__, __LINE__, "required %s", #cond);         \
-            goto cleanup;                                                   \
-        }                                                                   \
+#define REQUIRE(cond)                                               \
+    do {                                                            \
+        if (!(cond)) {                                              \
+            harness_fail(__FILE__, __LINE__, "required %s", #cond); \
+            goto cleanup;                                           \
+        }                                                           \
     } while (0)
 
-#define EXPECT_STATUS(call, want)                                           \
-    do {                                                                    \
-        status got_status_ = (call);                                        \
-        status want_status_ = (want);                                       \
-        if (got_status_ != want_status_)                                    \
-            harness_fail(__FILE__, __LINE__, "%s returned %s, want %s (message: \"%s\")", \
-                         #call, status_name(got_status_), status_name(want_status_), \
-                         last_error());                                     \
+#define EXPECT_STATUS(call, want)                                                                \
+    do {                                                                                         \
+        status got_status_ = (call);                                                             \
+        status want_status_ = (want);                                                            \
+        if (got_status_ != want_status_)                                                         \
+            harness_fail(__FILE__, __LINE__, "%s returned %s, want %s (message: \"%s\")", #call, \
+                         status_name(got_status_), status_name(want_status_), last_error());     \
     } while (0)
 
 #define EXPECT_OK(call) EXPECT_STATUS(call, STATUS_OK)
 
 /* A refusal: the call returns `want` (not OK) and leaves a message behind. */
-#define EXPECT_REFUSED(call, want)                                          \
-    do {                                                                    \
-        clear_error();                                                      \
-        EXPECT_STATUS(call, want);                                          \
-        if (last_error()[0] == '\0')                                        \
-            harness_fail(__FILE__, __LINE__, "%s left no error message", #call); \
+#define EXPECT_REFUSED(call, want)                                                                        \
+    do {                                                                                                  \
+        clear_error();                                                                                    \
+        EXPECT_STATUS(call, want);                                                                        \
+        if (last_error()[0] == '\0') harness_fail(__FILE__, __LINE__, "%s left no error message", #call); \
     } while (0)
 
-#define REQUIRE_OK(call)                                                    \
-    do {                                                                    \
-        status got_status_ = (call);                                        \
-        if (got_status_ != STATUS_OK) {                                     \
-            harness_fail(__FILE__, __LINE__, "%s returned %s: %s", #call,   \
-                         status_name(got_status_), last_error());           \
-            goto cleanup;                                                   \
-        }                                                                   \
+#define REQUIRE_OK(call)                                                                            \
+    do {                                                                                            \
+        status got_status_ = (call);                                                                \
+        if (got_status_ != STATUS_OK) {                                                             \
+            harness_fail(__FILE__, __LINE__, "%s returned %s: %s", #call, status_name(got_status_), \
+                         last_error());                                                             \
+            goto cleanup;                                                                           \
+        }                                                                                           \
     } while (0)
 
-#define EXPECT_EQ_I64(got, want)                                            \
-    do {                                                                    \
-        long long got_ = (long long)(got), want_ = (long long)(want);       \
-        if (got_ != want_)                                                  \
-            harness_fail(__FILE__, __LINE__, "%s is %lld, want %lld (%s)",  \
-                         #got, got_, want_, #want);                         \
+#define EXPECT_EQ_I64(got, want)                                                                      \
+    do {                                                                                              \
+        long long got_ = (long long)(got), want_ = (long long)(want);                                 \
+        if (got_ != want_)                                                                            \
+            harness_fail(__FILE__, __LINE__, "%s is %lld, want %lld (%s)", #got, got_, want_, #want); \
     } while (0)
 
-#define EXPECT_STREQ(got, want)                                             \
-    do {                                                                    \
-        const char *got_ = (got), *want_ = (want);                          \
-        if (got_ == NULL || want_ == NULL || strcmp(got_, want_) != 0)      \
-            harness_fail(__FILE__, __LINE__, "%s is \"%s\", want \"%s\"",   \
-                         #got, got_ ? got_ : "(null)", want_ ? want_ : "(null)"); \
+#define EXPECT_STREQ(got, want)                                                                         \
+    do {                                                                                                \
+        const char *got_ = (got), *want_ = (want);                                                      \
+        if (got_ == NULL || want_ == NULL || strcmp(got_, want_) != 0)                                  \
+            harness_fail(__FILE__, __LINE__, "%s is \"%s\", want \"%s\"", #got, got_ ? got_ : "(null)", \
+                         want_ ? want_ : "(null)");                                                     \
     } while (0)
 
 /* `text` contains `needle` (a message that names a device or a shape). */
-#define EXPECT_CONTAINS(text, needle)                                       \
-    do {                                                                    \
-        const char *text_ = (text), *needle_ = (needle);                    \
-        if (text_ == NULL || strstr(text_, needle_) == NULL)                \
-            harness_fail(__FILE__, __LINE__, "%s does not contain \"%s\": \"%s\"", \
-                         #text, needle_, text_ ? text_ : "(null)");          \
+#define EXPECT_CONTAINS(text, needle)                                                              \
+    do {                                                                                           \
+        const char *text_ = (text), *needle_ = (needle);                                           \
+        if (text_ == NULL || strstr(text_, needle_) == NULL)                                       \
+            harness_fail(__FILE__, __LINE__, "%s does not contain \"%s\": \"%s\"", #text, needle_, \
+                         text_ ? text_ : "(null)");                                                \
     } while (0)
 
 /* |got - want| <= atol + rtol*|want| (false for NaN). */
@@ -154,20 +150,18 @@ static inline bool harness_close(double got, double want, double atol, double rt
     return fabs(got - want) <= atol + rtol * fabs(want);
 }
 
-#define EXPECT_NEAR(got, want, atol, rtol)                                  \
-    do {                                                                    \
-        double got_ = (double)(got), want_ = (double)(want);                \
-        if (!harness_close(got_, want_, (atol), (rtol)))                    \
-            harness_fail(__FILE__, __LINE__, "%s is %.9g, want %.9g (|diff| %.3g > %.3g)", \
-                         #got, got_, want_, fabs(got_ - want_),             \
-                         (atol) + (rtol) * fabs(want_));                    \
+#define EXPECT_NEAR(got, want, atol, rtol)                                                             \
+    do {                                                                                               \
+        double got_ = (double)(got), want_ = (double)(want);                                           \
+        if (!harness_close(got_, want_, (atol), (rtol)))                                               \
+            harness_fail(__FILE__, __LINE__, "%s is %.9g, want %.9g (|diff| %.3g > %.3g)", #got, got_, \
+                         want_, fabs(got_ - want_), (atol) + (rtol)*fabs(want_));                      \
     } while (0)
 
 /* Compares n float32 results with float64 references; prints the first few
  * mismatches as (index, got, want) and returns whether all were close. */
-static inline bool harness_expect_close(const char *file, int line, const char *what,
-                                        const float *got, const double *want, int64_t n,
-                                        double atol, double rtol)
+static inline bool harness_expect_close(const char *file, int line, const char *what, const float *got,
+                                        const double *want, int64_t n, double atol, double rtol)
 {
     int64_t mismatches = 0;
     double worst = 0.0;
@@ -178,16 +172,17 @@ static inline bool harness_expect_close(const char *file, int line, const char *
     for (int64_t i = 0; i < n; i++) {
         if (harness_close(got[i], want[i], atol, rtol)) continue;
         if (mismatches < HARNESS_MISMATCHES_SHOWN)
-            fprintf(stderr, "    %s[%lld]: got %.9g, want %.9g\n", what, (long long)i,
-                    (double)got[i], want[i]);
+            fprintf(stderr, "    %s[%lld]: got %.9g, want %.9g\n", what, (long long)i, (double)got[i],
+                    want[i]);
         double diff = fabs((double)got[i] - want[i]);
         if (!(diff <= worst)) worst = diff; /* NaN sticks */
         mismatches++;
     }
     if (mismatches > 0)
-        harness_fail(file, line, "%s: %lld of %lld elements differ beyond %g + %g*|ref| "
-                     "(largest |diff| %.3g)", what, (long long)mismatches, (long long)n,
-                     atol, rtol, worst);
+        harness_fail(file, line,
+                     "%s: %lld of %lld elements differ beyond %g + %g*|ref| "
+                     "(largest |diff| %.3g)",
+                     what, (long long)mismatches, (long long)n, atol, rtol, worst);
     return mismatches == 0;
 }
 
@@ -195,8 +190,8 @@ static inline bool harness_expect_close(const char *file, int line, const char *
     harness_expect_close(__FILE__, __LINE__, (what), (got), (want), (n), (atol), (rtol))
 
 /* Bit-for-bit equality of n 32-bit words (floats or ints). */
-static inline bool harness_expect_bitwise_equal(const char *file, int line, const char *what,
-                                                const void *got, const void *want, int64_t n)
+static inline bool harness_expect_bitwise_equal(const char *file, int line, const char *what, const void *got,
+                                                const void *want, int64_t n)
 {
     int64_t mismatches = 0;
     const unsigned char *g = got, *w = want;
@@ -210,13 +205,12 @@ static inline bool harness_expect_bitwise_equal(const char *file, int line, cons
         memcpy(&wi, w + 4 * i, 4);
         if (gi == wi) continue;
         if (mismatches < HARNESS_MISMATCHES_SHOWN)
-            fprintf(stderr, "    %s[%lld]: got 0x%08x, want 0x%08x\n", what, (long long)i,
-                    (unsigned)gi, (unsigned)wi);
+            fprintf(stderr, "    %s[%lld]: got 0x%08x, want 0x%08x\n", what, (long long)i, (unsigned)gi,
+                    (unsigned)wi);
         mismatches++;
     }
     if (mismatches > 0)
-        harness_fail(file, line, "%s: %lld of %lld words differ", what,
-                     (long long)mismatches, (long long)n);
+        harness_fail(file, line, "%s: %lld of %lld words differ", what, (long long)mismatches, (long long)n);
     return mismatches == 0;
 }
 
@@ -270,8 +264,7 @@ static inline int test_device_or_skip(const char *name, device *out)
         printf("SKIP: device \"%s\" is not present here (%s)\n", name, last_error());
         return HARNESS_SKIPPED;
     }
-    fprintf(stderr, "bad device \"%s\": %s: %s\n", name ? name : "(null)", status_name(s),
-            last_error());
+    fprintf(stderr, "bad device \"%s\": %s: %s\n", name ? name : "(null)", status_name(s), last_error());
     return 1;
 }
 
@@ -293,7 +286,7 @@ typedef struct test_rng {
 
 static inline test_rng test_rng_seeded(uint64_t seed)
 {
-    test_rng r = {seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull};
+    test_rng r = { seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull };
     return r;
 }
 
@@ -315,8 +308,7 @@ static inline float test_rng_uniform(test_rng *r, float low, float high)
 
 /* n values with magnitudes uniform in [min_mag, max_mag] and random signs:
  * random and never zero (min_mag > 0). */
-static inline void test_fill_nonzero(test_rng *r, float *x, int64_t n, float min_mag,
-                                     float max_mag)
+static inline void test_fill_nonzero(test_rng *r, float *x, int64_t n, float min_mag, float max_mag)
 {
     for (int64_t i = 0; i < n; i++) {
         float m = test_rng_uniform(r, min_mag, max_mag);

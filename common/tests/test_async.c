@@ -17,9 +17,9 @@
 #include "labkit/counters.h"
 #include "labkit/tensor.h"
 
-#define MAX_N 1024              /* the largest matrices, MAX_N x MAX_N */
-#define MAX_MATMULS 8           /* the most products of one size */
-#define MIN_WORK_SECONDS 0.050  /* the requirement's "at least 50 ms" */
+#define MAX_N 1024             /* the largest matrices, MAX_N x MAX_N */
+#define MAX_MATMULS 8          /* the most products of one size */
+#define MIN_WORK_SECONDS 0.050 /* the requirement's "at least 50 ms" */
 
 static device cpu, sim0, sim1;
 
@@ -79,13 +79,10 @@ static bool make_work(work *w, device d)
         const shape s = shape2(n, n);
         double one = 0.0;
         w->n = n;
-        if (tensor_full(&w->a, d, s, 0.5f) != STATUS_OK ||
-            tensor_full(&w->b, d, s, 0.25f) != STATUS_OK ||
+        if (tensor_full(&w->a, d, s, 0.5f) != STATUS_OK || tensor_full(&w->b, d, s, 0.25f) != STATUS_OK ||
             tensor_empty(&w->c, d, DTYPE_F32, s) != STATUS_OK ||
-            tensor_empty(&w->sum, d, DTYPE_F32, shape1(1)) != STATUS_OK ||
-            !time_one_product(w, d, &one)) {
-            harness_fail(__FILE__, __LINE__, "making the work on %s: %s", device_name(d),
-                         last_error());
+            tensor_empty(&w->sum, d, DTYPE_F32, shape1(1)) != STATUS_OK || !time_one_product(w, d, &one)) {
+            harness_fail(__FILE__, __LINE__, "making the work on %s: %s", device_name(d), last_error());
             free_work(w);
             return false;
         }
@@ -124,18 +121,23 @@ static void test_launch_returns_at_once_and_a_host_read_waits_for_the_work(void)
         const bool done_at_launch = event_done(end);
         REQUIRE_OK(tensor_item(w.sum, &value));
         const double t2 = harness_seconds();
-        printf("  %d products of %lldx%lld: launched in %.3f ms, read after %.1f ms\n", count,
-               (long long)w.n, (long long)w.n, 1e3 * (t1 - t0), 1e3 * (t2 - t0));
+        printf("  %d products of %lldx%lld: launched in %.3f ms, read after %.1f ms\n", count, (long long)w.n,
+               (long long)w.n, 1e3 * (t1 - t0), 1e3 * (t2 - t0));
         if (t2 - t0 < MIN_WORK_SECONDS) continue;
         measured = true;
-        EXPECT_MSG(t1 - t0 < 0.1 * (t2 - t0), "launching took %.2f ms of the %.1f ms until the "
-                   "read returned: the launches did not return at once", 1e3 * (t1 - t0),
+        EXPECT_MSG(t1 - t0 < 0.1 * (t2 - t0),
+                   "launching took %.2f ms of the %.1f ms until the "
+                   "read returned: the launches did not return at once",
+                   1e3 * (t1 - t0), 1e3 * (t2 - t0));
+        EXPECT_MSG(!done_at_launch,
+                   "the device had finished %.0f ms of work the moment the "
+                   "launches returned",
                    1e3 * (t2 - t0));
-        EXPECT_MSG(!done_at_launch, "the device had finished %.0f ms of work the moment the "
-                   "launches returned", 1e3 * (t2 - t0));
         EXPECT_MSG(event_done(end), "the read returned before the device reached the work's end");
-        EXPECT_MSG(value == sum_of_c(&w), "the read gave %.9g, want %.9g (the finished work's "
-                   "result)", (double)value, (double)sum_of_c(&w));
+        EXPECT_MSG(value == sum_of_c(&w),
+                   "the read gave %.9g, want %.9g (the finished work's "
+                   "result)",
+                   (double)value, (double)sum_of_c(&w));
     }
     EXPECT_MSG(measured, "the work never took %g s", MIN_WORK_SECONDS);
 cleanup:
@@ -161,8 +163,8 @@ static void test_device_synchronize_waits_and_counts_one_sync(void)
     EXPECT_EQ_I64(c.syncs, 1);
     /* the device was busy with the work, and not longer than the host waited */
     EXPECT_MSG(c.busy_seconds >= 0.5 * host_seconds && c.busy_seconds <= host_seconds + 1e-3,
-               "busy %.1f ms while the host queued the work and waited %.1f ms for it",
-               1e3 * c.busy_seconds, 1e3 * host_seconds);
+               "busy %.1f ms while the host queued the work and waited %.1f ms for it", 1e3 * c.busy_seconds,
+               1e3 * host_seconds);
 
     REQUIRE_OK(event_synchronize(end));
     REQUIRE_OK(counters_read(sim0, &c));
@@ -174,7 +176,7 @@ cleanup:
 
 static void test_each_operation_counts_one_launch(void)
 {
-    const device devices[] = {cpu, sim0};
+    const device devices[] = { cpu, sim0 };
     for (int k = 0; k < 2; k++) {
         tensor *a = NULL, *b = NULL, *c = NULL;
         device_counters counts;
@@ -189,8 +191,7 @@ static void test_each_operation_counts_one_launch(void)
             EXPECT_MSG(counts.launches == 3, "%s counted %llu launches for 3 operations",
                        device_name(devices[k]), (unsigned long long)counts.launches);
         } else {
-            harness_fail(__FILE__, __LINE__, "setting up on %s: %s", device_name(devices[k]),
-                         last_error());
+            harness_fail(__FILE__, __LINE__, "setting up on %s: %s", device_name(devices[k]), last_error());
         }
         tensor_free(a);
         tensor_free(b);
@@ -215,8 +216,7 @@ static void test_a_read_on_one_gpu_does_not_wait_for_another(void)
     REQUIRE_OK(op_scale(x, 0.5f, x));
     REQUIRE_OK(tensor_item(x, &value));
     EXPECT(value == 2.0f);
-    EXPECT_MSG(!event_done(end0), "the read on sim:1 waited for sim:0's %.0f ms of work",
-               4e3 * w.seconds);
+    EXPECT_MSG(!event_done(end0), "the read on sim:1 waited for sim:0's %.0f ms of work", 4e3 * w.seconds);
     EXPECT_OK(event_synchronize(end0));
 cleanup:
     event_destroy(end0);
@@ -270,9 +270,10 @@ static void test_creating_copying_within_and_freeing_on_a_busy_gpu_return_at_onc
     e = NULL;
     const double t1 = harness_seconds();
     const bool done = event_done(end);
-    EXPECT_MSG(!done && t1 - t0 < 0.1 * w.seconds, "creating, copying a slice and freeing took %.1f ms behind "
-               "%.1f ms of queued work (finished: %s)", 1e3 * (t1 - t0), 1e3 * w.seconds,
-               done ? "yes" : "no");
+    EXPECT_MSG(!done && t1 - t0 < 0.1 * w.seconds,
+               "creating, copying a slice and freeing took %.1f ms behind "
+               "%.1f ms of queued work (finished: %s)",
+               1e3 * (t1 - t0), 1e3 * w.seconds, done ? "yes" : "no");
     /* and they are what was asked, once read */
     REQUIRE((got = test_malloc(37 * 53 * sizeof(float))));
     REQUIRE_OK(tensor_to_host(f, got, 37 * 53));
@@ -410,9 +411,10 @@ static void test_events_are_ordered_and_cover_the_queued_work(void)
         measured = true;
 
         /* asked before the device got there: NOT_READY, with a hint to synchronize */
-        EXPECT_MSG(early_status == STATUS_NOT_READY, "elapsed time asked %.0f ms before the "
-                   "end event was reached: %s, want STATUS_NOT_READY", 1e3 * (t1 - t0),
-                   status_name(early_status));
+        EXPECT_MSG(early_status == STATUS_NOT_READY,
+                   "elapsed time asked %.0f ms before the "
+                   "end event was reached: %s, want STATUS_NOT_READY",
+                   1e3 * (t1 - t0), status_name(early_status));
         EXPECT_CONTAINS(early_message, "synchron");
 
         EXPECT(event_done(e0) && event_done(e1) && event_done(e2));
@@ -420,8 +422,8 @@ static void test_events_are_ordered_and_cover_the_queued_work(void)
         EXPECT_OK(event_elapsed_ms(e1, e2, &ms12));
         EXPECT_OK(event_elapsed_ms(e0, e2, &ms02));
         const double host01 = 1e3 * (t1 - t0), host12 = 1e3 * (t2 - t1);
-        printf("  e0->e1 %.1f ms (host %.1f), e1->e2 %.1f ms (host %.1f), e0->e2 %.1f ms\n",
-               ms01, host01, ms12, host12, ms02);
+        printf("  e0->e1 %.1f ms (host %.1f), e1->e2 %.1f ms (host %.1f), e0->e2 %.1f ms\n", ms01, host01,
+               ms12, host12, ms02);
         EXPECT_MSG(ms01 >= 0.5 * host01 && ms01 <= host01 + 0.5,
                    "%.1f ms between e0 and e1; the host saw %.1f ms", ms01, host01);
         EXPECT_MSG(ms12 >= 0.5 * host12 && ms12 <= host01 + host12 + 0.5,
@@ -471,7 +473,7 @@ cleanup:
 
 static void test_events_refuse_mixed_devices_nulls_and_absent_devices(void)
 {
-    const device absent = {DEVICE_SIM, 7};
+    const device absent = { DEVICE_SIM, 7 };
     event *on_cpu = NULL, *on_sim = NULL, *never = NULL, *bad = NULL;
     double ms = 0.0;
     REQUIRE_OK(event_create(&on_cpu, cpu));
@@ -487,8 +489,7 @@ static void test_events_refuse_mixed_devices_nulls_and_absent_devices(void)
     clear_error();
     status s = event_elapsed_ms(on_sim, never, &ms);
     EXPECT_MSG(s != STATUS_OK && last_error()[0] != '\0',
-               "elapsed time to an event never recorded: %s \"%s\"", status_name(s),
-               last_error());
+               "elapsed time to an event never recorded: %s \"%s\"", status_name(s), last_error());
     EXPECT_REFUSED(event_elapsed_ms(on_sim, on_sim, NULL), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(event_elapsed_ms(NULL, on_sim, &ms), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(event_record(NULL), STATUS_BAD_ARGUMENT);
@@ -515,8 +516,7 @@ cleanup:
 int main(void)
 {
     if (device_parse("sim:0", &sim0) != STATUS_OK || device_parse("sim:1", &sim1) != STATUS_OK) {
-        fprintf(stderr, "test_async needs sim:0 and sim:1 (LABKIT_SIM_GPUS=2): %s\n",
-                last_error());
+        fprintf(stderr, "test_async needs sim:0 and sim:1 (LABKIT_SIM_GPUS=2): %s\n", last_error());
         return 1;
     }
     cpu = device_cpu();

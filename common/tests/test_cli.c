@@ -28,8 +28,9 @@ typedef struct lab_options {
     const char *name;
 } lab_options;
 
-static const lab_options defaults = {.epochs = 10, .lr = 0.1, .offset = 0, .verbose = false,
-                                     .name = "baseline"};
+static const lab_options defaults = {
+    .epochs = 10, .lr = 0.1, .offset = 0, .verbose = false, .name = "baseline"
+};
 
 typedef struct lab {
     lab_options values;
@@ -41,14 +42,14 @@ static void lab_init(lab *l)
 {
     l->values = defaults;
     cli_option options[5] = {
-        {"epochs", CLI_INT, &l->values.epochs, "N", "passes over the data", 1, 100},
-        {"lr", CLI_DOUBLE, &l->values.lr, "RATE", "learning rate", 0, 10},
-        {"offset", CLI_INT, &l->values.offset, "K", "a shift that may be negative", -10, 10},
-        {"verbose", CLI_FLAG, &l->values.verbose, NULL, "print every step", 0, 0},
-        {"name", CLI_STRING, &l->values.name, "TEXT", "a label for the run", 0, 0},
+        { "epochs", CLI_INT, &l->values.epochs, "N", "passes over the data", 1, 100 },
+        { "lr", CLI_DOUBLE, &l->values.lr, "RATE", "learning rate", 0, 10 },
+        { "offset", CLI_INT, &l->values.offset, "K", "a shift that may be negative", -10, 10 },
+        { "verbose", CLI_FLAG, &l->values.verbose, NULL, "print every step", 0, 0 },
+        { "name", CLI_STRING, &l->values.name, "TEXT", "a label for the run", 0, 0 },
     };
     memcpy(l->options, options, sizeof options);
-    l->program = (cli_program){"test_lab", "A pretend lab for the tests.", l->options, 5};
+    l->program = (cli_program){ "test_lab", "A pretend lab for the tests.", l->options, 5 };
 }
 
 /* What one call of cli_parse did: its exit code and what it printed. */
@@ -62,14 +63,14 @@ typedef struct outcome {
 /* Runs cli_parse on "test_lab" followed by `words` (NULL-terminated). */
 static outcome parse_words(lab *l, const char *const *words)
 {
-    char *argv[32] = {"test_lab"};
+    char *argv[32] = { "test_lab" };
     int argc = 1;
     for (; words[argc - 1] != NULL && argc < 31; argc++) {
         argv[argc] = (char *)words[argc - 1]; /* cli_parse only reads them */
     }
     argv[argc] = NULL;
 
-    outcome o = {0};
+    outcome o = { 0 };
     capture out, err;
     capture_begin(&out, STDOUT_FILENO);
     capture_begin(&err, STDERR_FILENO);
@@ -79,7 +80,7 @@ static outcome parse_words(lab *l, const char *const *words)
     return o;
 }
 
-#define PARSE(l, ...) parse_words((l), (const char *const[]){__VA_ARGS__, NULL})
+#define PARSE(l, ...) parse_words((l), (const char *const[]){ __VA_ARGS__, NULL })
 
 /* ---- the tests ------------------------------------------------------------------- */
 
@@ -87,7 +88,7 @@ static void test_defaults_are_kept_when_nothing_is_given(void)
 {
     lab l;
     lab_init(&l);
-    char *argv[] = {"test_lab", NULL};
+    char *argv[] = { "test_lab", NULL };
     cli_args args;
     EXPECT(cli_parse(&l.program, 1, argv, &args) == -1);
     device expected = try_gpu(0);
@@ -114,11 +115,10 @@ static void test_each_shared_flag_is_read(void)
     o = PARSE(&l, "--csv", "results.csv");
     EXPECT(o.code == -1 && o.args.csv_path != NULL && strcmp(o.args.csv_path, "results.csv") == 0);
 
-    const char *figures[] = {"fig.png", "plots/fig.svg", "my fig.pdf"};
+    const char *figures[] = { "fig.png", "plots/fig.svg", "my fig.pdf" };
     for (int i = 0; i < 3; i++) {
         o = PARSE(&l, "--plot", figures[i]);
-        EXPECT(o.code == -1 && o.args.plot_path != NULL &&
-               strcmp(o.args.plot_path, figures[i]) == 0);
+        EXPECT(o.code == -1 && o.args.plot_path != NULL && strcmp(o.args.plot_path, figures[i]) == 0);
     }
 
     o = PARSE(&l, "--device", "cpu", "--quick", "--csv", "a.csv", "--plot", "b.png");
@@ -131,8 +131,8 @@ static void test_values_may_follow_an_equals_sign(void)
 {
     lab l;
     lab_init(&l);
-    outcome o = PARSE(&l, "--device=cpu", "--csv=r.csv", "--plot=f.pdf", "--epochs=7",
-                      "--lr=0.25", "--name=run 1", "--offset=-3");
+    outcome o = PARSE(&l, "--device=cpu", "--csv=r.csv", "--plot=f.pdf", "--epochs=7", "--lr=0.25",
+                      "--name=run 1", "--offset=-3");
     EXPECT(o.code == -1);
     EXPECT(o.args.device_given && o.args.dev.kind == DEVICE_CPU);
     EXPECT(strcmp(o.args.csv_path, "r.csv") == 0 && strcmp(o.args.plot_path, "f.pdf") == 0);
@@ -144,8 +144,7 @@ static void test_each_kind_of_extra_option_is_read(void)
 {
     lab l;
     lab_init(&l);
-    outcome o = PARSE(&l, "--verbose", "--epochs", "5", "--lr", "2.5e-1", "--name", "abc",
-                      "--offset", "-10");
+    outcome o = PARSE(&l, "--verbose", "--epochs", "5", "--lr", "2.5e-1", "--name", "abc", "--offset", "-10");
     EXPECT(o.code == -1);
     EXPECT(l.values.verbose);
     EXPECT(l.values.epochs == 5);
@@ -193,12 +192,12 @@ static void test_malformed_values_exit_with_2(void)
 {
     lab l;
     lab_init(&l);
-    const char *bad_ints[] = {"5x", "", " 5", "1.5", "0x10", "99999999999", "ten"};
+    const char *bad_ints[] = { "5x", "", " 5", "1.5", "0x10", "99999999999", "ten" };
     for (int i = 0; i < 7; i++) {
         outcome o = PARSE(&l, "--epochs", bad_ints[i]);
         expect_refused(&l, &o, "--epochs");
     }
-    const char *bad_doubles[] = {"abc", "nan", "inf", "1e999", "0.5.1", ""};
+    const char *bad_doubles[] = { "abc", "nan", "inf", "1e999", "0.5.1", "" };
     for (int i = 0; i < 6; i++) {
         outcome o = PARSE(&l, "--lr", bad_doubles[i]);
         expect_refused(&l, &o, "--lr");
@@ -207,7 +206,7 @@ static void test_malformed_values_exit_with_2(void)
     expect_refused(&l, &o, "empty");
     o = PARSE(&l, "--csv=");
     expect_refused(&l, &o, "--csv");
-    const char *bad_figures[] = {"fig.jpg", "fig.PNG", "fig", ".png", "dir/.svg"};
+    const char *bad_figures[] = { "fig.jpg", "fig.PNG", "fig", ".png", "dir/.svg" };
     for (int i = 0; i < 5; i++) {
         o = PARSE(&l, "--plot", bad_figures[i]);
         expect_refused(&l, &o, ".png, .svg or .pdf");
@@ -260,10 +259,19 @@ static void test_help_prints_the_usage_to_stdout_and_exits_0(void)
     EXPECT(o.err[0] == '\0');
     /* The usage names every flag, with its value, help, range and default. */
     const char *const usage_parts[] = {
-        "usage: test_lab", "A pretend lab for the tests.", "--device D", "--quick",
-        "--csv FILE", "--plot FILE", "--help, -h", "--epochs N",
-        "passes over the data (1 to 100, default 10)", "learning rate (0 to 10, default 0.1)",
-        "--verbose", "a label for the run (default baseline)", "LABKIT_SIM_GPUS=",
+        "usage: test_lab",
+        "A pretend lab for the tests.",
+        "--device D",
+        "--quick",
+        "--csv FILE",
+        "--plot FILE",
+        "--help, -h",
+        "--epochs N",
+        "passes over the data (1 to 100, default 10)",
+        "learning rate (0 to 10, default 0.1)",
+        "--verbose",
+        "a label for the run (default baseline)",
+        "LABKIT_SIM_GPUS=",
     };
     for (size_t i = 0; i < sizeof usage_parts / sizeof usage_parts[0]; i++) {
         EXPECT_CONTAINS(o.out, usage_parts[i]);
@@ -273,8 +281,7 @@ static void test_help_prints_the_usage_to_stdout_and_exits_0(void)
     const char *device_line = strstr(o.out, "  --device D");
     const char *epochs_line = strstr(o.out, "  --epochs N");
     if (device_line != NULL && epochs_line != NULL) {
-        EXPECT(strstr(device_line, "cpu, cuda") - device_line ==
-               strstr(epochs_line, "passes") - epochs_line);
+        EXPECT(strstr(device_line, "cpu, cuda") - device_line == strstr(epochs_line, "passes") - epochs_line);
     }
 
     o = PARSE(&l, "-h");
@@ -287,7 +294,7 @@ static void test_a_broken_program_description_is_refused(void)
 {
     lab l;
     lab_init(&l);
-    char *argv[] = {"test_lab", NULL};
+    char *argv[] = { "test_lab", NULL };
     cli_args args;
 
     l.options[0].target = NULL;

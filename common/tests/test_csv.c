@@ -21,8 +21,8 @@ static char dir[] = "test_csv_XXXXXX";
 
 /* Opens a CSV file named name in dir with the given header; writes its path to
  * path. NULL, and a recorded failure, if csv_open refuses. */
-static csv_file *open_in_dir(char *path, size_t size, const char *name,
-                             const char *const *columns, int ncolumns)
+static csv_file *open_in_dir(char *path, size_t size, const char *name, const char *const *columns,
+                             int ncolumns)
 {
     snprintf(path, size, "%s/%s", dir, name);
     csv_file *f = NULL;
@@ -35,12 +35,12 @@ static csv_file *open_in_dir(char *path, size_t size, const char *name,
 static void test_rows_are_written_byte_for_byte_and_only_on_close(void)
 {
     char path[512], content[512] = "";
-    const char *columns[] = {"n", "time_s", "gflops"};
+    const char *columns[] = { "n", "time_s", "gflops" };
     csv_file *f = open_in_dir(path, sizeof path, "times.csv", columns, 3);
     REQUIRE(f != NULL);
-    EXPECT_STATUS(csv_row(f, (const double[]){64, 0.5, 12.25}, 3), STATUS_OK);
-    EXPECT_STATUS(csv_row(f, (const double[]){1e6, 1.0 / 3.0, -2}, 3), STATUS_OK);
-    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"128", "", "x"}, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){ 64, 0.5, 12.25 }, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){ 1e6, 1.0 / 3.0, -2 }, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){ "128", "", "x" }, 3), STATUS_OK);
 
     /* While open, the rows live under another name: the destination is absent. */
     EXPECT(!file_exists(path));
@@ -60,9 +60,9 @@ cleanup:
 static void test_numbers_keep_nine_significant_digits(void)
 {
     char path[512], content[256] = "";
-    const char *columns[] = {"v"};
+    const char *columns[] = { "v" };
     csv_file *f = open_in_dir(path, sizeof path, "numbers.csv", columns, 1);
-    const double values[] = {0.1, 123456789012.0, 1.5e-7, 3.14159265358979, 0};
+    const double values[] = { 0.1, 123456789012.0, 1.5e-7, 3.14159265358979, 0 };
     for (int i = 0; f != NULL && i < 5; i++) {
         EXPECT_STATUS(csv_row(f, &values[i], 1), STATUS_OK);
     }
@@ -75,14 +75,12 @@ static void test_numbers_keep_nine_significant_digits(void)
 static void test_text_cells_and_header_are_quoted_per_rfc4180(void)
 {
     char path[512], content[512] = "";
-    const char *columns[] = {"device", "note, with comma", "say \"hi\""};
+    const char *columns[] = { "device", "note, with comma", "say \"hi\"" };
     csv_file *f = open_in_dir(path, sizeof path, "quoted.csv", columns, 3);
     REQUIRE(f != NULL);
-    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"cpu", "a,b", "plain"}, 3), STATUS_OK);
-    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"sim:0", "two\nlines", "\"q\""}, 3),
-                  STATUS_OK);
-    EXPECT_STATUS(csv_row_text(f, (const char *const[]){" spaces ", "cr\r", "it's"}, 3),
-                  STATUS_OK);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){ "cpu", "a,b", "plain" }, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){ "sim:0", "two\nlines", "\"q\"" }, 3), STATUS_OK);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){ " spaces ", "cr\r", "it's" }, 3), STATUS_OK);
     EXPECT_STATUS(csv_close(f), STATUS_OK);
     read_file(path, content, sizeof content);
     EXPECT(strcmp(content, "device,\"note, with comma\",\"say \"\"hi\"\"\"\n"
@@ -96,24 +94,24 @@ cleanup:
 static void test_a_row_of_the_wrong_length_is_refused_with_both_counts(void)
 {
     char path[512], content[256] = "";
-    const char *columns[] = {"a", "b"};
+    const char *columns[] = { "a", "b" };
     csv_file *f = open_in_dir(path, sizeof path, "counts.csv", columns, 2);
     REQUIRE(f != NULL);
     clear_error();
-    EXPECT_STATUS(csv_row(f, (const double[]){1, 2, 3}, 3), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_row(f, (const double[]){ 1, 2, 3 }, 3), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "3 values");
     EXPECT_CONTAINS(last_error(), "2 columns");
     EXPECT_CONTAINS(last_error(), "counts.csv");
     clear_error();
-    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"x"}, 1), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){ "x" }, 1), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "1 cells");
     EXPECT_CONTAINS(last_error(), "2 columns");
-    EXPECT_STATUS(csv_row_text(f, (const char *const[]){"x", NULL}, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_row_text(f, (const char *const[]){ "x", NULL }, 2), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "cell 1 is NULL");
     EXPECT_STATUS(csv_row(f, NULL, 2), STATUS_BAD_ARGUMENT);
 
     /* The refused rows left no trace: the file holds the good row only. */
-    EXPECT_STATUS(csv_row(f, (const double[]){1, 2}, 2), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){ 1, 2 }, 2), STATUS_OK);
     EXPECT_STATUS(csv_close(f), STATUS_OK);
     read_file(path, content, sizeof content);
     EXPECT(strcmp(content, "a,b\n1,2\n") == 0);
@@ -124,9 +122,9 @@ cleanup:
 static void test_discard_leaves_nothing_behind(void)
 {
     char path[512];
-    const char *columns[] = {"a"};
+    const char *columns[] = { "a" };
     csv_file *f = open_in_dir(path, sizeof path, "discarded.csv", columns, 1);
-    EXPECT_STATUS(csv_row(f, (const double[]){1}, 1), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){ 1 }, 1), STATUS_OK);
     EXPECT(count_entries(dir) == 1); /* the temporary file */
     csv_discard(f);
     EXPECT(!file_exists(path));
@@ -144,7 +142,7 @@ static void test_close_replaces_an_existing_file(void)
         fputs("stale contents that are longer than the new file\n", old);
         fclose(old);
     }
-    const char *columns[] = {"new"};
+    const char *columns[] = { "new" };
     csv_file *f = NULL;
     EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
     read_file(path, content, sizeof content);
@@ -159,8 +157,8 @@ static void test_bad_arguments_are_refused(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/bad.csv", dir);
-    const char *columns[] = {"a", "b"};
-    const char *null_column[] = {"a", NULL};
+    const char *columns[] = { "a", "b" };
+    const char *null_column[] = { "a", NULL };
     csv_file *f = (csv_file *)&f; /* any non-NULL value: csv_open must reset it */
 
     EXPECT_STATUS(csv_open(NULL, path, columns, 2), STATUS_BAD_ARGUMENT);
@@ -172,7 +170,7 @@ static void test_bad_arguments_are_refused(void)
     EXPECT_CONTAINS(last_error(), "ncolumns");
     EXPECT_STATUS(csv_open(&f, path, null_column, 2), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "column name 1");
-    EXPECT_STATUS(csv_row(NULL, (const double[]){1, 2}, 2), STATUS_BAD_ARGUMENT);
+    EXPECT_STATUS(csv_row(NULL, (const double[]){ 1, 2 }, 2), STATUS_BAD_ARGUMENT);
     EXPECT_STATUS(csv_row_text(NULL, columns, 2), STATUS_BAD_ARGUMENT);
     EXPECT_STATUS(csv_close(NULL), STATUS_BAD_ARGUMENT);
     EXPECT(count_entries(dir) == 0); /* nothing was created on the way */
@@ -182,7 +180,7 @@ static void test_a_missing_directory_is_an_io_error_naming_the_path(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/no/such/dir/x.csv", dir);
-    const char *columns[] = {"a"};
+    const char *columns[] = { "a" };
     csv_file *f = NULL;
     EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_IO_FAILED);
     EXPECT(f == NULL);
@@ -197,10 +195,10 @@ static void test_a_failed_rename_is_an_io_error_and_removes_the_temporary(void)
     char path[512];
     snprintf(path, sizeof path, "%s/taken.csv", dir);
     EXPECT(mkdir(path, 0755) == 0);
-    const char *columns[] = {"a"};
+    const char *columns[] = { "a" };
     csv_file *f = NULL;
     EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
-    EXPECT_STATUS(csv_row(f, (const double[]){1}, 1), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){ 1 }, 1), STATUS_OK);
     EXPECT(count_entries(dir) == 2);
     EXPECT_STATUS(csv_close(f), STATUS_IO_FAILED);
     EXPECT_CONTAINS(last_error(), "rename");

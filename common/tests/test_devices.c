@@ -22,28 +22,28 @@
 #include "labkit/properties.h"
 #include "labkit/tensor.h"
 
-static int expected_gpus;            /* from argv */
-static size_t expected_sim_bytes;    /* 0: not checked */
-static const char *bad_variable;     /* bad-env mode: the variable with a bad value */
+static int expected_gpus;         /* from argv */
+static size_t expected_sim_bytes; /* 0: not checked */
+static const char *bad_variable;  /* bad-env mode: the variable with a bad value */
 
 static device sim(int i)
 {
-    device d = {DEVICE_SIM, i};
+    device d = { DEVICE_SIM, i };
     return d;
 }
 
 static device cuda(int i)
 {
-    device d = {DEVICE_CUDA, i};
+    device d = { DEVICE_CUDA, i };
     return d;
 }
 
-#define EXPECT_DEVICE(got, want)                                                 \
-    do {                                                                         \
-        device got_d_ = (got), want_d_ = (want);                                 \
-        if (got_d_.kind != want_d_.kind || got_d_.index != want_d_.index)        \
-            harness_fail(__FILE__, __LINE__, "%s is {kind %d, index %d}, want %s", \
-                         #got, (int)got_d_.kind, got_d_.index, device_name(want_d_)); \
+#define EXPECT_DEVICE(got, want)                                                                           \
+    do {                                                                                                   \
+        device got_d_ = (got), want_d_ = (want);                                                           \
+        if (got_d_.kind != want_d_.kind || got_d_.index != want_d_.index)                                  \
+            harness_fail(__FILE__, __LINE__, "%s is {kind %d, index %d}, want %s", #got, (int)got_d_.kind, \
+                         got_d_.index, device_name(want_d_));                                              \
     } while (0)
 
 /* ============================================================================
@@ -56,10 +56,7 @@ static void test_devices_init_succeeds_every_time(void)
     EXPECT_OK(devices_init());
 }
 
-static void test_gpu_count_matches_the_environment(void)
-{
-    EXPECT_EQ_I64(gpu_count(), expected_gpus);
-}
+static void test_gpu_count_matches_the_environment(void) { EXPECT_EQ_I64(gpu_count(), expected_gpus); }
 
 static void test_try_gpu_gives_gpu_i_or_else_the_cpu(void)
 {
@@ -73,7 +70,7 @@ static void test_try_gpu_gives_gpu_i_or_else_the_cpu(void)
 static void test_try_all_gpus_lists_every_gpu_or_just_the_cpu(void)
 {
     device out[LABKIT_MAX_DEVICES + 1];
-    const device guard = {DEVICE_CUDA, 12345};
+    const device guard = { DEVICE_CUDA, 12345 };
     for (int i = 0; i <= LABKIT_MAX_DEVICES; i++) out[i] = guard;
     int n = try_all_gpus(out, LABKIT_MAX_DEVICES);
     if (expected_gpus == 0) {
@@ -153,8 +150,7 @@ static void test_memory_info_reports_the_capacity(void)
         EXPECT(free_bytes <= total_bytes);
         if (expected_sim_bytes > 0) EXPECT_EQ_I64(total_bytes, expected_sim_bytes);
     }
-    EXPECT_REFUSED(device_memory_info(sim(expected_gpus), &free_bytes, &total_bytes),
-                   STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_memory_info(sim(expected_gpus), &free_bytes, &total_bytes), STATUS_WRONG_DEVICE);
 }
 
 /* ============================================================================
@@ -163,22 +159,22 @@ static void test_memory_info_reports_the_capacity(void)
 
 /* Malformed: refused as such whatever devices exist. */
 static const char *const malformed[] = {
-    "CPU", "Cpu", " cpu", "cpu ", "\tcpu", "cpu\n", "cpu:0", "cpu0", "gpu", "", "sim",
-    "sim:", "cuda:", "sim:0x", "sim:0 ", " sim:0", "sim: 0", "sim:+1", "sim:-1", "cuda:-1",
-    "sim:1.0", "sim:1e0", "cuda:0:0", "sim::0", "SIM:0", "Cuda:0", "cuda0", "sim0", "cuda:x",
-    "sim:0\n", "sim:1 ",
+    "CPU",    "Cpu",    " cpu",   "cpu ",    "\tcpu",   "cpu\n",   "cpu:0",    "cpu0",
+    "gpu",    "",       "sim",    "sim:",    "cuda:",   "sim:0x",  "sim:0 ",   " sim:0",
+    "sim: 0", "sim:+1", "sim:-1", "cuda:-1", "sim:1.0", "sim:1e0", "cuda:0:0", "sim::0",
+    "SIM:0",  "Cuda:0", "cuda0",  "sim0",    "cuda:x",  "sim:0\n", "sim:1 ",
 };
 
 /* Too large for any index: refused (as malformed or as absent), and never read
  * modulo 2^32 or 2^64 as a device that exists. */
 static const char *const out_of_range[] = {
-    "cuda:99999999999999999999", "sim:18446744073709551616", "sim:4294967296",
-    "sim:2147483648", "cuda:2147483648",
+    "cuda:99999999999999999999", "sim:18446744073709551616", "sim:4294967296", "sim:2147483648",
+    "cuda:2147483648",
 };
 
 static void test_parser_accepts_the_documented_forms_of_present_devices(void)
 {
-    device d = {DEVICE_CUDA, 99};
+    device d = { DEVICE_CUDA, 99 };
     EXPECT_OK(device_parse("cpu", &d));
     EXPECT_DEVICE(d, device_cpu());
     for (int i = 0; i < expected_gpus; i++) {
@@ -196,13 +192,14 @@ static void test_parser_refuses_malformed_text_listing_the_accepted_forms(void)
         device d = device_cpu();
         clear_error();
         status s = device_parse(malformed[i], &d);
-        EXPECT_MSG(s == STATUS_BAD_ARGUMENT, "device_parse(\"%s\") returned %s, want "
-                   "STATUS_BAD_ARGUMENT (message: \"%s\")", malformed[i], status_name(s),
-                   last_error());
+        EXPECT_MSG(s == STATUS_BAD_ARGUMENT,
+                   "device_parse(\"%s\") returned %s, want "
+                   "STATUS_BAD_ARGUMENT (message: \"%s\")",
+                   malformed[i], status_name(s), last_error());
         const char *msg = last_error();
         EXPECT_MSG(strstr(msg, "cpu") && strstr(msg, "cuda") && strstr(msg, "sim"),
-                   "device_parse(\"%s\"): the message does not list the accepted forms: \"%s\"",
-                   malformed[i], msg);
+                   "device_parse(\"%s\"): the message does not list the accepted forms: \"%s\"", malformed[i],
+                   msg);
     }
     device d;
     EXPECT_REFUSED(device_parse(NULL, &d), STATUS_BAD_ARGUMENT);
@@ -216,10 +213,9 @@ static void test_parser_refuses_indices_too_large_for_any_device(void)
         clear_error();
         status s = device_parse(out_of_range[i], &d);
         EXPECT_MSG(s == STATUS_BAD_ARGUMENT || s == STATUS_WRONG_DEVICE,
-                   "device_parse(\"%s\") returned %s, want a refusal (message: \"%s\")",
-                   out_of_range[i], status_name(s), last_error());
-        EXPECT_MSG(last_error()[0] != '\0', "device_parse(\"%s\") left no message",
-                   out_of_range[i]);
+                   "device_parse(\"%s\") returned %s, want a refusal (message: \"%s\")", out_of_range[i],
+                   status_name(s), last_error());
+        EXPECT_MSG(last_error()[0] != '\0', "device_parse(\"%s\") left no message", out_of_range[i]);
     }
 }
 
@@ -228,21 +224,26 @@ static void test_parser_refuses_absent_devices_naming_those_present(void)
     char absent_sim[16], far_sim[16];
     snprintf(absent_sim, sizeof absent_sim, "sim:%d", expected_gpus);
     snprintf(far_sim, sizeof far_sim, "sim:%d", LABKIT_MAX_SIM_DEVICES - 1);
-    const char *absent[] = {"cuda", "cuda:0", "cuda:3", absent_sim,
-                            expected_gpus < LABKIT_MAX_SIM_DEVICES ? far_sim : "cuda:1"};
+    const char *absent[] = { "cuda", "cuda:0", "cuda:3", absent_sim,
+                             expected_gpus < LABKIT_MAX_SIM_DEVICES ? far_sim : "cuda:1" };
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
         device d;
         clear_error();
         status s = device_parse(absent[i], &d);
-        EXPECT_MSG(s == STATUS_WRONG_DEVICE, "device_parse(\"%s\") returned %s, want "
-                   "STATUS_WRONG_DEVICE (message: \"%s\")", absent[i], status_name(s),
-                   last_error());
+        EXPECT_MSG(s == STATUS_WRONG_DEVICE,
+                   "device_parse(\"%s\") returned %s, want "
+                   "STATUS_WRONG_DEVICE (message: \"%s\")",
+                   absent[i], status_name(s), last_error());
         const char *msg = last_error();
-        EXPECT_MSG(strstr(msg, "cpu") != NULL, "device_parse(\"%s\"): the message does not "
-                   "name the devices present: \"%s\"", absent[i], msg);
+        EXPECT_MSG(strstr(msg, "cpu") != NULL,
+                   "device_parse(\"%s\"): the message does not "
+                   "name the devices present: \"%s\"",
+                   absent[i], msg);
         for (int g = 0; g < expected_gpus; g++)
-            EXPECT_MSG(strstr(msg, device_name(sim(g))) != NULL, "device_parse(\"%s\"): the "
-                       "message does not name %s: \"%s\"", absent[i], device_name(sim(g)), msg);
+            EXPECT_MSG(strstr(msg, device_name(sim(g))) != NULL,
+                       "device_parse(\"%s\"): the "
+                       "message does not name %s: \"%s\"",
+                       absent[i], device_name(sim(g)), msg);
     }
 }
 
@@ -251,7 +252,7 @@ static void test_device_names_round_trip_through_the_parser(void)
     device all[LABKIT_MAX_DEVICES];
     int n = device_list(all, LABKIT_MAX_DEVICES);
     for (int i = 0; i < n; i++) {
-        device back = {DEVICE_CUDA, 77};
+        device back = { DEVICE_CUDA, 77 };
         EXPECT_OK(device_parse(device_name(all[i]), &back));
         EXPECT_DEVICE(back, all[i]);
     }
@@ -260,7 +261,7 @@ static void test_device_names_round_trip_through_the_parser(void)
     EXPECT_STREQ(device_name(cuda(3)), "cuda:3"); /* could exist elsewhere */
     EXPECT_STREQ(device_name(sim(-1)), "invalid");
     EXPECT_STREQ(device_name(cuda(-2)), "invalid");
-    const device nonsense = {(device_kind)42, 0};
+    const device nonsense = { (device_kind)42, 0 };
     EXPECT_STREQ(device_name(nonsense), "invalid");
 }
 
@@ -289,8 +290,7 @@ static void test_cpu_properties_are_plausible_and_consistent(void)
     EXPECT_EQ_I64(p.cc_minor, 0);
     EXPECT(p.peak_gflops > 0.0);
     /* the CPU's peak is cores x (lanes x FMA units) x clock x 2 */
-    EXPECT_NEAR(p.peak_gflops, p.multiprocessors * (double)p.cores_per_mp * p.clock_ghz * 2.0,
-                0.0, 1e-6);
+    EXPECT_NEAR(p.peak_gflops, p.multiprocessors * (double)p.cores_per_mp * p.clock_ghz * 2.0, 0.0, 1e-6);
 cleanup:
     return;
 }
@@ -314,8 +314,7 @@ static void test_sim_properties_are_consistent(void)
     EXPECT_EQ_I64(p.cc_minor, 0);
     EXPECT(p.peak_gflops >= 0.0);
     if (p.peak_gflops > 0.0)
-        EXPECT_NEAR(p.peak_gflops,
-                    p.multiprocessors * (double)p.cores_per_mp * p.clock_ghz * 2.0, 0.0, 1e-6);
+        EXPECT_NEAR(p.peak_gflops, p.multiprocessors * (double)p.cores_per_mp * p.clock_ghz * 2.0, 0.0, 1e-6);
 cleanup:
     return;
 }
@@ -332,21 +331,23 @@ static void test_properties_refuse_absent_devices_and_null(void)
  * clock per multiprocessor). */
 static void test_fp32_cores_per_multiprocessor_follow_nvidias_table(void)
 {
-    const struct { int major, minor, cores; } table[] = {
-        {7, 5, 64},   /* Turing */
-        {8, 0, 64},   /* A100 */
-        {8, 6, 128},  /* GA10x */
-        {8, 7, 128},  /* Orin */
-        {8, 9, 128},  /* Ada */
-        {9, 0, 128},  /* Hopper */
-        {10, 0, 128}, /* Blackwell (datacenter) */
-        {12, 0, 128}, /* Blackwell (consumer) */
-        {12, 1, 128},
+    const struct {
+        int major, minor, cores;
+    } table[] = {
+        { 7, 5, 64 },   /* Turing */
+        { 8, 0, 64 },   /* A100 */
+        { 8, 6, 128 },  /* GA10x */
+        { 8, 7, 128 },  /* Orin */
+        { 8, 9, 128 },  /* Ada */
+        { 9, 0, 128 },  /* Hopper */
+        { 10, 0, 128 }, /* Blackwell (datacenter) */
+        { 12, 0, 128 }, /* Blackwell (consumer) */
+        { 12, 1, 128 },
         /* unknown: 0, never a guess */
-        {3, 0, 0},
-        {99, 0, 0},
-        {0, 0, 0},
-        {-1, -1, 0},
+        { 3, 0, 0 },
+        { 99, 0, 0 },
+        { 0, 0, 0 },
+        { -1, -1, 0 },
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         int got = fp32_cores_per_multiprocessor(table[i].major, table[i].minor);
@@ -429,8 +430,7 @@ int main(int argc, char **argv)
     if (argc < 3 || argc > 4 || strcmp(argv[1], "expect") != 0) return usage(argv[0]);
     char *end = NULL;
     expected_gpus = (int)strtol(argv[2], &end, 10);
-    if (*end != '\0' || expected_gpus < 0 || expected_gpus > LABKIT_MAX_SIM_DEVICES)
-        return usage(argv[0]);
+    if (*end != '\0' || expected_gpus < 0 || expected_gpus > LABKIT_MAX_SIM_DEVICES) return usage(argv[0]);
     if (argc == 4) expected_sim_bytes = (size_t)strtoull(argv[3], NULL, 10);
     printf("expecting %d simulated GPU(s)\n", expected_gpus);
 

@@ -7,7 +7,6 @@
 #include "labkit/ops.h"
 #include "labkit/counters.h"
 
-
 static device under_test;
 
 /* out[i] += i: reads what the queue wrote before it, writes what comes after. */
@@ -38,15 +37,15 @@ typedef struct matrix_args {
 static void launch_add_index(const void *raw, void *stream)
 {
     const vector_args *a = raw;
-    dim3 grid = {(unsigned)((a->n + 63) / 64), 1, 1}, block = {64, 1, 1};
+    dim3 grid = { (unsigned)((a->n + 63) / 64), 1, 1 }, block = { 64, 1, 1 };
     LAUNCH(add_index_kernel, grid, block, stream, a->out, a->n);
 }
 
 static void launch_cell_id(const void *raw, void *stream)
 {
     const matrix_args *a = raw;
-    dim3 block = {8, 4, 1};
-    dim3 grid = {(unsigned)((a->cols + 7) / 8), (unsigned)((a->rows + 3) / 4), 1};
+    dim3 block = { 8, 4, 1 };
+    dim3 grid = { (unsigned)((a->cols + 7) / 8), (unsigned)((a->rows + 3) / 4), 1 };
     LAUNCH(cell_id_kernel, grid, block, stream, a->out, a->rows, a->cols);
 }
 
@@ -58,7 +57,7 @@ static void test_a_kernel_runs_in_queue_order_between_library_ops(void)
     double want[N];
     REQUIRE_OK(tensor_full(&x, under_test, shape1(N), 5.0f));
     REQUIRE_OK(counters_reset(under_test));
-    vector_args args = {tensor_data(x), N};
+    vector_args args = { tensor_data(x), N };
     REQUIRE_OK(device_enqueue(under_test, launch_add_index, &args, sizeof args));
     REQUIRE_OK(op_scale(x, 2.0f, x));
     REQUIRE_OK(tensor_to_host(x, got, N));
@@ -78,7 +77,7 @@ static void test_a_two_dimensional_grid_reaches_every_cell(void)
     float got[ROWS * COLS];
     double want[ROWS * COLS];
     REQUIRE_OK(tensor_full(&m, under_test, shape2(ROWS, COLS), NAN));
-    matrix_args args = {tensor_data(m), ROWS, COLS};
+    matrix_args args = { tensor_data(m), ROWS, COLS };
     REQUIRE_OK(device_enqueue(under_test, launch_cell_id, &args, sizeof args));
     REQUIRE_OK(tensor_to_host(m, got, ROWS * COLS));
     for (int r = 0; r < ROWS; ++r)
@@ -90,12 +89,12 @@ cleanup:
 
 static void test_device_enqueue_refuses_bad_arguments(void)
 {
-    unsigned char big[KERNEL_MAX_ARGS + 1] = {0};
+    unsigned char big[KERNEL_MAX_ARGS + 1] = { 0 };
     EXPECT_REFUSED(device_enqueue(under_test, NULL, big, 8), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(device_enqueue(under_test, launch_add_index, NULL, 8), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(device_enqueue(under_test, launch_add_index, big, sizeof big), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "at most");
-    device absent = {DEVICE_SIM, 7};
+    device absent = { DEVICE_SIM, 7 };
     EXPECT_REFUSED(device_enqueue(absent, launch_add_index, big, 8), STATUS_WRONG_DEVICE);
     EXPECT(tensor_data(NULL) == NULL);
 }

@@ -44,8 +44,7 @@ static device other; /* a second device for the refusals; == dev when there is n
 /* A tensor on dev of shape s with random values of magnitude in [min_mag, max_mag]
  * and random signs; *host receives a malloc'd copy of its values. NULL on failure
  * (recorded). */
-static tensor *random_tensor_on(device d, shape s, float min_mag, float max_mag,
-                                uint64_t seed, float **host)
+static tensor *random_tensor_on(device d, shape s, float min_mag, float max_mag, uint64_t seed, float **host)
 {
     const int64_t n = shape_numel(s);
     tensor *t = NULL;
@@ -56,8 +55,8 @@ static tensor *random_tensor_on(device d, shape s, float min_mag, float max_mag,
     test_fill_nonzero(&rng, h, n, min_mag, max_mag);
     status s_ = tensor_from_host(&t, d, s, h);
     if (s_ != STATUS_OK) {
-        harness_fail(__FILE__, __LINE__, "tensor_from_host on %s: %s: %s", device_name(d),
-                     status_name(s_), last_error());
+        harness_fail(__FILE__, __LINE__, "tensor_from_host on %s: %s: %s", device_name(d), status_name(s_),
+                     last_error());
         free(h);
         return NULL;
     }
@@ -65,8 +64,7 @@ static tensor *random_tensor_on(device d, shape s, float min_mag, float max_mag,
     return t;
 }
 
-static tensor *random_tensor(shape s, float min_mag, float max_mag, uint64_t seed,
-                             float **host)
+static tensor *random_tensor(shape s, float min_mag, float max_mag, uint64_t seed, float **host)
 {
     return random_tensor_on(dev, s, min_mag, max_mag, seed, host);
 }
@@ -78,8 +76,8 @@ static tensor *poisoned_output(shape s)
     status s_ = tensor_empty(&t, dev, DTYPE_F32, s);
     if (s_ == STATUS_OK) s_ = op_fill(t, NAN);
     if (s_ != STATUS_OK) {
-        harness_fail(__FILE__, __LINE__, "making a poisoned output on %s: %s: %s",
-                     device_name(dev), status_name(s_), last_error());
+        harness_fail(__FILE__, __LINE__, "making a poisoned output on %s: %s: %s", device_name(dev),
+                     status_name(s_), last_error());
         tensor_free(t);
         return NULL;
     }
@@ -92,8 +90,8 @@ static tensor *int_tensor(shape s, const int32_t *values)
     tensor *t = NULL;
     status s_ = tensor_from_host_i32(&t, dev, s, values);
     if (s_ != STATUS_OK)
-        harness_fail(__FILE__, __LINE__, "tensor_from_host_i32 on %s: %s: %s",
-                     device_name(dev), status_name(s_), last_error());
+        harness_fail(__FILE__, __LINE__, "tensor_from_host_i32 on %s: %s: %s", device_name(dev),
+                     status_name(s_), last_error());
     return t;
 }
 
@@ -105,8 +103,7 @@ static float *download(const tensor *t)
     if (h == NULL) return NULL;
     status s_ = tensor_to_host(t, h, n);
     if (s_ != STATUS_OK) {
-        harness_fail(__FILE__, __LINE__, "tensor_to_host: %s: %s", status_name(s_),
-                     last_error());
+        harness_fail(__FILE__, __LINE__, "tensor_to_host: %s: %s", status_name(s_), last_error());
         free(h);
         return NULL;
     }
@@ -114,8 +111,8 @@ static float *download(const tensor *t)
 }
 
 /* Reads t back and compares it with want[numel(t)]. */
-static void expect_tensor_close(const char *what, const tensor *t, const double *want,
-                                double atol, double rtol)
+static void expect_tensor_close(const char *what, const tensor *t, const double *want, double atol,
+                                double rtol)
 {
     float *got = download(t);
     if (got != NULL) EXPECT_CLOSE(what, got, want, tensor_numel(t), atol, rtol);
@@ -123,14 +120,12 @@ static void expect_tensor_close(const char *what, const tensor *t, const double 
 }
 
 /* Reads a one-element result back and compares it with want. */
-static void expect_scalar_close(const char *what, const tensor *t, double want, double atol,
-                                double rtol)
+static void expect_scalar_close(const char *what, const tensor *t, double want, double atol, double rtol)
 {
     float got = NAN;
     status s_ = tensor_item(t, &got);
     if (s_ != STATUS_OK) {
-        harness_fail(__FILE__, __LINE__, "%s: tensor_item: %s: %s", what, status_name(s_),
-                     last_error());
+        harness_fail(__FILE__, __LINE__, "%s: tensor_item: %s: %s", what, status_name(s_), last_error());
         return;
     }
     EXPECT_CLOSE(what, &got, &want, 1, atol, rtol);
@@ -162,8 +157,8 @@ static double ref_sub(double a, double b) { return a - b; }
 static double ref_mul(double a, double b) { return a * b; }
 
 /* out = op(a, b) on shape s, against ref(a, b) in float64. */
-static void check_binary(const char *what, binary_op op, double (*ref)(double, double),
-                         shape s, uint64_t seed)
+static void check_binary(const char *what, binary_op op, double (*ref)(double, double), shape s,
+                         uint64_t seed)
 {
     const int64_t n = shape_numel(s);
     float *ha = NULL, *hb = NULL;
@@ -188,7 +183,7 @@ cleanup:
 static void test_fill_writes_every_element(void)
 {
     /* out is [37, 53], then [3, 5, 7, 11] */
-    const shape shapes[] = {shape2(37, 53), shape4(3, 5, 7, 11)};
+    const shape shapes[] = { shape2(37, 53), shape4(3, 5, 7, 11) };
     const float value = -2.375f;
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         const int64_t n = shape_numel(shapes[k]);
@@ -338,19 +333,18 @@ cleanup:
  * ========================================================================== */
 
 /* out[M,N] = op(a) op(b) (+ bias) for one choice of transposes and bias. */
-static void check_matmul(int64_t M, int64_t K, int64_t N, bool trans_a, bool trans_b,
-                         bool with_bias, uint64_t seed)
+static void check_matmul(int64_t M, int64_t K, int64_t N, bool trans_a, bool trans_b, bool with_bias,
+                         uint64_t seed)
 {
     /* a is [M,K] or, transposed, [K,M]; b is [K,N] or [N,K]; bias [N]; out [M,N] */
     char what[96];
     float *ha = NULL, *hb = NULL, *hbias = NULL;
     double *want = NULL;
     tensor *a = NULL, *b = NULL, *bias = NULL, *out = NULL;
-    snprintf(what, sizeof what, "matmul %lldx%lldx%lld trans_a=%d trans_b=%d bias=%d",
-             (long long)M, (long long)K, (long long)N, trans_a, trans_b, with_bias);
+    snprintf(what, sizeof what, "matmul %lldx%lldx%lld trans_a=%d trans_b=%d bias=%d", (long long)M,
+             (long long)K, (long long)N, trans_a, trans_b, with_bias);
     REQUIRE((a = random_tensor(trans_a ? shape2(K, M) : shape2(M, K), 0.1f, 1.0f, seed, &ha)));
-    REQUIRE((b = random_tensor(trans_b ? shape2(N, K) : shape2(K, N), 0.1f, 1.0f, seed + 1,
-                               &hb)));
+    REQUIRE((b = random_tensor(trans_b ? shape2(N, K) : shape2(K, N), 0.1f, 1.0f, seed + 1, &hb)));
     if (with_bias) REQUIRE((bias = random_tensor(shape1(N), 0.1f, 1.0f, seed + 2, &hbias)));
     REQUIRE((out = poisoned_output(shape2(M, N))));
     REQUIRE_OK(op_matmul(a, trans_a, b, trans_b, bias, out));
@@ -495,7 +489,7 @@ cleanup:
 static void test_sigmoid_saturates_without_nan(void)
 {
     /* x is [4]: large magnitudes where a careless exp overflows */
-    const float hx[4] = {-100.0f, -30.0f, 30.0f, 100.0f};
+    const float hx[4] = { -100.0f, -30.0f, 30.0f, 100.0f };
     double want[4];
     float *got = NULL;
     tensor *x = NULL, *out = NULL;
@@ -532,8 +526,7 @@ static void test_sigmoid_backward_matches_reference(void)
 
     /* in place: grad_in is grad_out */
     REQUIRE_OK(op_sigmoid_backward(y, g, g));
-    expect_tensor_close("sigmoid_backward(y, g, g)", g, want, ELEMENTWISE_ATOL,
-                        ELEMENTWISE_RTOL);
+    expect_tensor_close("sigmoid_backward(y, g, g)", g, want, ELEMENTWISE_ATOL, ELEMENTWISE_RTOL);
 cleanup:
     tensor_free(y);
     tensor_free(g);
@@ -549,8 +542,8 @@ cleanup:
 
 /* probs[B,C] and the mean loss of logits[B,C] and labels[B], in float64 with the
  * row maximum subtracted. */
-static double softmax_cross_entropy_reference(const float *logits, const int32_t *labels,
-                                              int64_t B, int64_t C, double *probs)
+static double softmax_cross_entropy_reference(const float *logits, const int32_t *labels, int64_t B,
+                                              int64_t C, double *probs)
 {
     double loss = 0.0;
     for (int64_t r = 0; r < B; r++) {
@@ -572,8 +565,7 @@ static void check_softmax_cross_entropy(int64_t B, int64_t C, float offset, uint
     int32_t *hlab = NULL;
     double *want = NULL;
     tensor *logits = NULL, *labels = NULL, *probs = NULL, *loss = NULL;
-    snprintf(what, sizeof what, "softmax probs [%lld, %lld] offset %g", (long long)B,
-             (long long)C, offset);
+    snprintf(what, sizeof what, "softmax probs [%lld, %lld] offset %g", (long long)B, (long long)C, offset);
     REQUIRE((hl = test_malloc((size_t)(B * C) * sizeof(float))));
     test_rng rng = test_rng_seeded(seed);
     test_fill_nonzero(&rng, hl, B * C, 0.1f, 4.0f);
@@ -602,7 +594,7 @@ cleanup:
 static void test_softmax_cross_entropy_matches_reference(void)
 {
     check_softmax_cross_entropy(37, 13, 0.0f, 501);
-    check_softmax_cross_entropy(1, 7, 0.0f, 503);   /* a single row */
+    check_softmax_cross_entropy(1, 7, 0.0f, 503);    /* a single row */
     check_softmax_cross_entropy(5, 1001, 0.0f, 505); /* wide rows */
     check_softmax_cross_entropy(7, 1, 0.0f, 507);    /* one class: p = 1, loss 0 */
 }
@@ -634,13 +626,12 @@ static void test_softmax_cross_entropy_backward_matches_reference(void)
     for (int64_t r = 0; r < B; r++)
         for (int64_t c = 0; c < C; c++)
             want[r * C + c] = ((double)hp[r * C + c] - (c == hlab[r] ? 1.0 : 0.0)) / (double)B;
-    expect_tensor_close("softmax_cross_entropy_backward", grad, want, ELEMENTWISE_ATOL,
-                        ELEMENTWISE_RTOL);
+    expect_tensor_close("softmax_cross_entropy_backward", grad, want, ELEMENTWISE_ATOL, ELEMENTWISE_RTOL);
 
     /* in place: grad_logits is probs */
     REQUIRE_OK(op_softmax_cross_entropy_backward(probs, labels, probs));
-    expect_tensor_close("softmax_cross_entropy_backward(p, y, p)", probs, want,
-                        ELEMENTWISE_ATOL, ELEMENTWISE_RTOL);
+    expect_tensor_close("softmax_cross_entropy_backward(p, y, p)", probs, want, ELEMENTWISE_ATOL,
+                        ELEMENTWISE_RTOL);
 cleanup:
     tensor_free(probs);
     tensor_free(labels);
@@ -666,8 +657,8 @@ static void test_softmax_cross_entropy_works_in_place(void)
     REQUIRE((want = reference(B * C)));
     double want_loss = softmax_cross_entropy_reference(hl, hlab, B, C, want);
     REQUIRE_OK(op_softmax_cross_entropy(logits, labels, logits, loss));
-    expect_tensor_close("softmax probs written over the logits", logits, want,
-                        TRANSCENDENTAL_ATOL, TRANSCENDENTAL_RTOL);
+    expect_tensor_close("softmax probs written over the logits", logits, want, TRANSCENDENTAL_ATOL,
+                        TRANSCENDENTAL_RTOL);
     expect_scalar_close("loss with probs written over the logits", loss, want_loss, 1e-5, 1e-5);
 cleanup:
     tensor_free(logits);
@@ -751,7 +742,7 @@ cleanup:
 static void test_column_sum_matches_reference(void)
 {
     /* x is [R, C], out [C] */
-    const int64_t shapes[][2] = {{37, 53}, {1, 29}, {1001, 3}};
+    const int64_t shapes[][2] = { { 37, 53 }, { 1, 29 }, { 1001, 3 } };
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         const int64_t R = shapes[k][0], C = shapes[k][1];
         char what[64];
@@ -861,17 +852,17 @@ cleanup:
 
 /* The operands used by the refusal tests: valid ones on dev, and some on other. */
 typedef struct operands {
-    tensor *x, *y;         /* [37, 53] */
-    tensor *xt;            /* [53, 37]: same count, other shape */
-    tensor *a, *b, *mm;    /* [37, 53] @ [53, 29] -> [37, 29] */
-    tensor *bias;          /* [29] */
-    tensor *logits, *probs;/* [37, 13] */
-    tensor *labels;        /* int32 [37] */
-    tensor *scalar;        /* [1] */
-    tensor *columns;       /* [53] */
-    tensor *indices;       /* int32 [37] */
-    tensor *ints;          /* int32 [37, 53] */
-    tensor *rows;          /* float32 [37]: the shape of labels, the wrong dtype */
+    tensor *x, *y;          /* [37, 53] */
+    tensor *xt;             /* [53, 37]: same count, other shape */
+    tensor *a, *b, *mm;     /* [37, 53] @ [53, 29] -> [37, 29] */
+    tensor *bias;           /* [29] */
+    tensor *logits, *probs; /* [37, 13] */
+    tensor *labels;         /* int32 [37] */
+    tensor *scalar;         /* [1] */
+    tensor *columns;        /* [53] */
+    tensor *indices;        /* int32 [37] */
+    tensor *ints;           /* int32 [37, 53] */
+    tensor *rows;           /* float32 [37]: the shape of labels, the wrong dtype */
     float *host[6];
 } operands;
 
@@ -897,16 +888,14 @@ static bool make_operands(operands *o)
     int32_t *zeros = calloc(37 * 53, sizeof(int32_t));
     if (zeros != NULL) o->ints = int_tensor(shape2(37, 53), zeros);
     free(zeros);
-    return o->x && o->y && o->xt && o->a && o->b && o->mm && o->bias && o->logits &&
-           o->probs && o->labels && o->scalar && o->columns && o->indices && o->ints &&
-           o->rows;
+    return o->x && o->y && o->xt && o->a && o->b && o->mm && o->bias && o->logits && o->probs && o->labels &&
+           o->scalar && o->columns && o->indices && o->ints && o->rows;
 }
 
 static void free_operands(operands *o)
 {
-    tensor *all[] = {o->x,      o->y,      o->xt,     o->a,       o->b,
-                     o->mm,     o->bias,   o->logits, o->probs,   o->labels,
-                     o->scalar, o->columns, o->indices, o->ints, o->rows};
+    tensor *all[] = { o->x,     o->y,      o->xt,     o->a,       o->b,       o->mm,   o->bias, o->logits,
+                      o->probs, o->labels, o->scalar, o->columns, o->indices, o->ints, o->rows };
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tensor_free(all[i]);
     for (size_t i = 0; i < sizeof o->host / sizeof o->host[0]; i++) free(o->host[i]);
     memset(o, 0, sizeof *o);
@@ -916,20 +905,21 @@ static void expect_refused_across_devices(const char *call, status s, int line)
 {
     const char *msg = last_error();
     if (s != STATUS_WRONG_DEVICE) {
-        harness_fail(__FILE__, line, "%s with operands on %s and %s returned %s, want "
-                     "STATUS_WRONG_DEVICE (message: \"%s\")", call, device_name(dev),
-                     device_name(other), status_name(s), msg);
+        harness_fail(__FILE__, line,
+                     "%s with operands on %s and %s returned %s, want "
+                     "STATUS_WRONG_DEVICE (message: \"%s\")",
+                     call, device_name(dev), device_name(other), status_name(s), msg);
         return;
     }
     if (strstr(msg, device_name(dev)) == NULL || strstr(msg, device_name(other)) == NULL)
-        harness_fail(__FILE__, line, "%s: the message does not name both %s and %s: \"%s\"",
-                     call, device_name(dev), device_name(other), msg);
+        harness_fail(__FILE__, line, "%s: the message does not name both %s and %s: \"%s\"", call,
+                     device_name(dev), device_name(other), msg);
 }
 
-#define EXPECT_REFUSED_ACROSS_DEVICES(call) \
-    do {                                    \
-        clear_error();                      \
-        status s_ = (call);                 \
+#define EXPECT_REFUSED_ACROSS_DEVICES(call)                 \
+    do {                                                    \
+        clear_error();                                      \
+        status s_ = (call);                                 \
         expect_refused_across_devices(#call, s_, __LINE__); \
     } while (0)
 
@@ -943,7 +933,7 @@ static uint64_t copies_counted(device d)
 static void test_ops_refuse_operands_on_two_devices_and_copy_nothing(void)
 {
     operands o;
-    float *h[4] = {NULL, NULL, NULL, NULL};
+    float *h[4] = { NULL, NULL, NULL, NULL };
     tensor *xo = NULL, *bo = NULL, *biaso = NULL, *labelso = NULL, *scalaro = NULL;
     int32_t labels[37];
     if (device_equal(dev, other)) {
@@ -1005,7 +995,7 @@ static void test_ops_refuse_mismatched_shapes_and_name_them(void)
     tensor *b52 = NULL, *bias28 = NULL, *labels36 = NULL, *two = NULL, *columns52 = NULL;
     float *hb = NULL, *hbias = NULL, *y_after = NULL;
     double *y_want = NULL;
-    int32_t labels[36] = {0};
+    int32_t labels[36] = { 0 };
     const bool made = make_operands(&o);
     REQUIRE(made);
     REQUIRE((b52 = random_tensor(shape2(52, 29), 0.1f, 1.0f, 821, &hb)));
@@ -1041,16 +1031,11 @@ static void test_ops_refuse_mismatched_shapes_and_name_them(void)
     EXPECT_CONTAINS(last_error(), "[28]");
     EXPECT_REFUSED(op_matmul(o.bias, false, o.b, false, NULL, o.mm), STATUS_BAD_ARGUMENT);
 
-    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, labels36, o.probs, o.scalar),
-                   STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.labels, o.x, o.scalar),
-                   STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.labels, o.probs, two),
-                   STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, labels36, o.logits),
-                   STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, o.labels, o.x),
-                   STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, labels36, o.probs, o.scalar), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.labels, o.x, o.scalar), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.labels, o.probs, two), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, labels36, o.logits), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, o.labels, o.x), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_sum(o.x, two), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_mean(o.x, two), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_norm(o.x, two), STATUS_BAD_ARGUMENT);
@@ -1099,12 +1084,9 @@ static void test_ops_refuse_null_operands(void)
     EXPECT_REFUSED(op_relu_backward(o.x, NULL, o.y), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_sigmoid(o.x, NULL), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_sigmoid_backward(NULL, o.x, o.y), STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, NULL, o.probs, o.scalar),
-                   STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.labels, o.probs, NULL),
-                   STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, o.labels, NULL),
-                   STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, NULL, o.probs, o.scalar), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.labels, o.probs, NULL), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, o.labels, NULL), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_sum(NULL, o.scalar), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_mean(o.x, NULL), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_norm(NULL, o.scalar), STATUS_BAD_ARGUMENT);
@@ -1131,10 +1113,8 @@ static void test_ops_refuse_int32_where_float32_is_expected(void)
     EXPECT_REFUSED(op_matmul(o.ints, false, o.b, false, NULL, o.mm), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_sum(o.ints, o.scalar), STATUS_BAD_ARGUMENT);
     /* labels must be int32, argmax's output too */
-    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.rows, o.probs, o.scalar),
-                   STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, o.rows, o.logits),
-                   STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy(o.logits, o.rows, o.probs, o.scalar), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_softmax_cross_entropy_backward(o.probs, o.rows, o.logits), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_accuracy(o.logits, o.rows, o.scalar), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(op_argmax(o.logits, o.rows), STATUS_BAD_ARGUMENT);
 cleanup:
@@ -1152,8 +1132,7 @@ int main(int argc, char **argv)
     int rc = test_device_or_skip(argv[1], &dev);
     if (rc != 0) return rc;
     other = device_is_gpu(dev) ? device_cpu() : try_gpu(0);
-    printf("testing the operations on %s (refusals against %s)\n", device_name(dev),
-           device_name(other));
+    printf("testing the operations on %s (refusals against %s)\n", device_name(dev), device_name(other));
 
     RUN_TEST(test_fill_writes_every_element);
     RUN_TEST(test_add_matches_reference);

@@ -38,39 +38,37 @@ static int count_lines(const char *text)
 
 /* ---- the plots under test ----------------------------------------------------- */
 
-static const double sizes[] = {64, 128, 256, 512, 1024};
-static const double cpu_gflops[] = {20, 60, 150, 400, 700};
-static const double sim_gflops[] = {5, 30, 120, 350, 690};
-static const double peak_x[] = {64, 1024};
-static const double peak_y[] = {1500, 1500};
+static const double sizes[] = { 64, 128, 256, 512, 1024 };
+static const double cpu_gflops[] = { 20, 60, 150, 400, 700 };
+static const double sim_gflops[] = { 5, 30, 120, 350, 690 };
+static const double peak_x[] = { 64, 1024 };
+static const double peak_y[] = { 1500, 1500 };
 
 /* A log-log line plot with a dashed peak: the matmul lesson's figure. */
 static plot line_plot(void)
 {
-    plot p = {.title = "matmul on cpu and sim_0", .xlabel = "N", .ylabel = "GFLOP/s",
-              .log_x = true, .log_y = true};
+    plot p = {
+        .title = "matmul on cpu and sim_0", .xlabel = "N", .ylabel = "GFLOP/s", .log_x = true, .log_y = true
+    };
     plot_add(&p, "cpu", sizes, cpu_gflops, 5, PLOT_LINES_POINTS);
     plot_add(&p, "sim:0", sizes, sim_gflops, 5, PLOT_LINES);
     plot_add(&p, "peak, 'theoretical'", peak_x, peak_y, 2, PLOT_DASHED);
     return p;
 }
 
-static const char *const copy_labels[] = {"h2d", "d2h", "d2d"};
-static const double pinned[] = {12, 11, 300};
-static const double pageable[] = {6, 5.5, 280};
+static const char *const copy_labels[] = { "h2d", "d2h", "d2d" };
+static const double pinned[] = { 12, 11, 300 };
+static const double pageable[] = { 6, 5.5, 280 };
 
 static plot bar_plot(void)
 {
-    plot p = {.title = "copies", .ylabel = "GB/s", .bar_labels = copy_labels};
+    plot p = { .title = "copies", .ylabel = "GB/s", .bar_labels = copy_labels };
     plot_add(&p, "pinned", NULL, pinned, 3, PLOT_BARS);
     plot_add(&p, "pageable", NULL, pageable, 3, PLOT_BARS);
     return p;
 }
 
-static bool gnuplot_installed(void)
-{
-    return system("gnuplot --version >/dev/null 2>&1") == 0;
-}
+static bool gnuplot_installed(void) { return system("gnuplot --version >/dev/null 2>&1") == 0; }
 
 /* The paths of the three files plot_draw writes for the figure
  * "<dir>/<stem>.<extension>": the figure, its data and its script. */
@@ -89,8 +87,7 @@ static figure_files figure_files_for(const char *stem, const char *extension)
 
 /* Draws p with LABKIT_GNUPLOT naming a program that does not exist, so that only
  * the data and the script are written; what plot_draw printed lands in warning. */
-static status draw_without_gnuplot(const plot *p, const char *figure, char *warning,
-                                   size_t capacity)
+static status draw_without_gnuplot(const plot *p, const char *figure, char *warning, size_t capacity)
 {
     setenv("LABKIT_GNUPLOT", "/nonexistent/labkit-test-gnuplot", 1);
     capture c;
@@ -105,8 +102,8 @@ static status draw_without_gnuplot(const plot *p, const char *figure, char *warn
 
 static void test_plot_add_checks_its_arguments(void)
 {
-    plot p = {0};
-    const double x[] = {1, 2}, y[] = {3, 4};
+    plot p = { 0 };
+    const double x[] = { 1, 2 }, y[] = { 3, 4 };
     EXPECT_STATUS(plot_add(NULL, "a", x, y, 2, PLOT_LINES), STATUS_BAD_ARGUMENT);
     EXPECT_STATUS(plot_add(&p, "a", x, NULL, 2, PLOT_LINES), STATUS_BAD_ARGUMENT);
     EXPECT_STATUS(plot_add(&p, "a", NULL, y, 2, PLOT_LINES), STATUS_BAD_ARGUMENT);
@@ -129,7 +126,7 @@ static void test_plot_add_checks_its_arguments(void)
 static void test_an_unknown_extension_is_refused_before_writing_anything(void)
 {
     plot p = line_plot();
-    const char *names[] = {"fig.jpg", "fig.PNG", "fig", "fig.png.txt"};
+    const char *names[] = { "fig.jpg", "fig.PNG", "fig", "fig.png.txt" };
     char path[PATH_MAX];
     for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -149,20 +146,20 @@ static void test_a_plot_that_cannot_be_drawn_is_refused(void)
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/bad.png", dir);
 
-    plot empty = {0};
+    plot empty = { 0 };
     EXPECT_STATUS(plot_draw(&empty, path), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "plot_add");
 
     /* A logarithmic axis cannot show 0 or less: say which point, not draw nothing. */
-    const double x[] = {1, 2, 3}, y[] = {5, 0, 7};
-    plot log_zero = {.log_y = true};
+    const double x[] = { 1, 2, 3 }, y[] = { 5, 0, 7 };
+    plot log_zero = { .log_y = true };
     plot_add(&log_zero, "zero", x, y, 3, PLOT_LINES_POINTS);
     EXPECT_STATUS(plot_draw(&log_zero, path), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "y[1]");
     EXPECT_CONTAINS(last_error(), "logarithmic");
 
-    const double infinite[] = {1, INFINITY, 3};
-    plot not_finite = {0};
+    const double infinite[] = { 1, INFINITY, 3 };
+    plot not_finite = { 0 };
     plot_add(&not_finite, "inf", x, infinite, 3, PLOT_LINES);
     EXPECT_STATUS(plot_draw(&not_finite, path), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "finite");
@@ -171,7 +168,7 @@ static void test_a_plot_that_cannot_be_drawn_is_refused(void)
     log_bars.log_x = true;
     EXPECT_STATUS(plot_draw(&log_bars, path), STATUS_BAD_ARGUMENT);
 
-    const char *const short_labels[] = {"h2d", NULL};
+    const char *const short_labels[] = { "h2d", NULL };
     plot missing_label = bar_plot();
     missing_label.bar_labels = short_labels;
     EXPECT_STATUS(plot_draw(&missing_label, path), STATUS_BAD_ARGUMENT);
@@ -204,7 +201,7 @@ static void test_gnuplot_draws_png_svg_and_pdf(void)
         return;
     }
     plot lines = line_plot();
-    const char *formats[] = {"png", "svg", "pdf"};
+    const char *formats[] = { "png", "svg", "pdf" };
     for (int i = 0; i < 3; i++) {
         char stem[64];
         snprintf(stem, sizeof stem, "fig's %s", formats[i]);
@@ -283,8 +280,7 @@ static void test_without_gnuplot_the_data_stays_and_one_line_says_why(void)
 
 /* Writes an executable shell script that stands in for gnuplot; returns its
  * absolute path in `path`. */
-static void write_fake_gnuplot(const char *name, const char *body, char *path,
-                               size_t size)
+static void write_fake_gnuplot(const char *name, const char *body, char *path, size_t size)
 {
     char relative[1024], cwd[1024];
     snprintf(relative, sizeof relative, "%s/%s", dir, name);
@@ -301,8 +297,8 @@ static void write_fake_gnuplot(const char *name, const char *body, char *path,
 static void test_a_failing_gnuplot_is_a_backend_error_with_its_output(void)
 {
     char fake[PATH_MAX], figure[PATH_MAX];
-    write_fake_gnuplot("broken gnuplot", "echo 'line 7: undefined variable: oops'\nexit 3",
-                       fake, sizeof fake);
+    write_fake_gnuplot("broken gnuplot", "echo 'line 7: undefined variable: oops'\nexit 3", fake,
+                       sizeof fake);
     snprintf(figure, sizeof figure, "%s/broken.png", dir);
     setenv("LABKIT_GNUPLOT", fake, 1);
     plot lines = line_plot();

@@ -16,15 +16,18 @@
 
 static void test_every_status_has_its_own_name(void)
 {
-    const struct { status s; const char *name; } names[] = {
-        {STATUS_OK, "STATUS_OK"},
-        {STATUS_BAD_ARGUMENT, "STATUS_BAD_ARGUMENT"},
-        {STATUS_WRONG_DEVICE, "STATUS_WRONG_DEVICE"},
-        {STATUS_OUT_OF_MEMORY, "STATUS_OUT_OF_MEMORY"},
-        {STATUS_NOT_READY, "STATUS_NOT_READY"},
-        {STATUS_BACKEND_FAILED, "STATUS_BACKEND_FAILED"},
-        {STATUS_IO_FAILED, "STATUS_IO_FAILED"},
-        {STATUS_TODO, "STATUS_TODO"},
+    const struct {
+        status s;
+        const char *name;
+    } names[] = {
+        { STATUS_OK, "STATUS_OK" },
+        { STATUS_BAD_ARGUMENT, "STATUS_BAD_ARGUMENT" },
+        { STATUS_WRONG_DEVICE, "STATUS_WRONG_DEVICE" },
+        { STATUS_OUT_OF_MEMORY, "STATUS_OUT_OF_MEMORY" },
+        { STATUS_NOT_READY, "STATUS_NOT_READY" },
+        { STATUS_BACKEND_FAILED, "STATUS_BACKEND_FAILED" },
+        { STATUS_IO_FAILED, "STATUS_IO_FAILED" },
+        { STATUS_TODO, "STATUS_TODO" },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         EXPECT_STREQ(status_name(names[i].s), names[i].name);
@@ -34,8 +37,7 @@ static void test_every_status_has_its_own_name(void)
 static void test_fail_formats_the_message_and_returns_the_status(void)
 {
     char long_text[4096];
-    EXPECT(fail(STATUS_WRONG_DEVICE, "%s and %s differ by %d", "cpu", "sim:0", 3) ==
-           STATUS_WRONG_DEVICE);
+    EXPECT(fail(STATUS_WRONG_DEVICE, "%s and %s differ by %d", "cpu", "sim:0", 3) == STATUS_WRONG_DEVICE);
     EXPECT_STREQ(last_error(), "cpu and sim:0 differ by 3");
     clear_error();
     EXPECT_STREQ(last_error(), "");

@@ -67,30 +67,28 @@ static device_counters counters_of(device d)
     memset(&c, 0, sizeof c);
     status s = counters_read(d, &c);
     if (s != STATUS_OK)
-        harness_fail(__FILE__, __LINE__, "counters_read(%s): %s: %s", device_name(d),
-                     status_name(s), last_error());
+        harness_fail(__FILE__, __LINE__, "counters_read(%s): %s: %s", device_name(d), status_name(s),
+                     last_error());
     return c;
 }
 
 static size_t memory_in_use(device d) { return counters_of(d).memory_current; }
 
 /* The copy counts of d since its last reset are exactly these. */
-static void expect_copies(device d, uint64_t h2d, uint64_t h2d_bytes, uint64_t d2h,
-                          uint64_t d2h_bytes, uint64_t d2d, uint64_t d2d_bytes, int line)
+static void expect_copies(device d, uint64_t h2d, uint64_t h2d_bytes, uint64_t d2h, uint64_t d2h_bytes,
+                          uint64_t d2d, uint64_t d2d_bytes, int line)
 {
     device_counters c = counters_of(d);
-    if (c.h2d_copies != h2d || c.h2d_bytes != h2d_bytes || c.d2h_copies != d2h ||
-        c.d2h_bytes != d2h_bytes || c.d2d_copies != d2d || c.d2d_bytes != d2d_bytes)
+    if (c.h2d_copies != h2d || c.h2d_bytes != h2d_bytes || c.d2h_copies != d2h || c.d2h_bytes != d2h_bytes ||
+        c.d2d_copies != d2d || c.d2d_bytes != d2d_bytes)
         harness_fail(__FILE__, line,
                      "copies counted on %s: h2d %llu (%llu B), d2h %llu (%llu B), d2d %llu "
                      "(%llu B); want h2d %llu (%llu B), d2h %llu (%llu B), d2d %llu (%llu B)",
-                     device_name(d), (unsigned long long)c.h2d_copies,
-                     (unsigned long long)c.h2d_bytes, (unsigned long long)c.d2h_copies,
-                     (unsigned long long)c.d2h_bytes, (unsigned long long)c.d2d_copies,
-                     (unsigned long long)c.d2d_bytes, (unsigned long long)h2d,
-                     (unsigned long long)h2d_bytes, (unsigned long long)d2h,
-                     (unsigned long long)d2h_bytes, (unsigned long long)d2d,
-                     (unsigned long long)d2d_bytes);
+                     device_name(d), (unsigned long long)c.h2d_copies, (unsigned long long)c.h2d_bytes,
+                     (unsigned long long)c.d2h_copies, (unsigned long long)c.d2h_bytes,
+                     (unsigned long long)c.d2d_copies, (unsigned long long)c.d2d_bytes,
+                     (unsigned long long)h2d, (unsigned long long)h2d_bytes, (unsigned long long)d2h,
+                     (unsigned long long)d2h_bytes, (unsigned long long)d2d, (unsigned long long)d2d_bytes);
 }
 
 #define EXPECT_COPIES(d, h2d, h2d_bytes, d2h, d2h_bytes, d2d, d2d_bytes) \
@@ -138,7 +136,7 @@ static void test_shape_helpers_count_and_format(void)
 
 static void test_creators_write_exact_values_on_every_device(void)
 {
-    const device devices[] = {cpu, sim0, sim1};
+    const device devices[] = { cpu, sim0, sim1 };
     const shape s = shape2(37, 53);
     const int64_t n = shape_numel(s);
     float *data = random_floats(n, 1001), *want = test_malloc((size_t)n * sizeof(float));
@@ -178,10 +176,10 @@ cleanup:
 
 static void test_int32_tensors_keep_their_values(void)
 {
-    const int32_t values[7] = {0, 1, -1, 12345, -98765, INT32_MAX, INT32_MIN};
-    const device devices[] = {cpu, sim0};
+    const int32_t values[7] = { 0, 1, -1, 12345, -98765, INT32_MAX, INT32_MIN };
+    const device devices[] = { cpu, sim0 };
     for (size_t k = 0; k < 2; k++) {
-        int32_t got[7] = {0};
+        int32_t got[7] = { 0 };
         tensor *t = NULL;
         EXPECT_OK(tensor_from_host_i32(&t, devices[k], shape1(7), values));
         if (t == NULL) continue;
@@ -244,7 +242,7 @@ cleanup:
 
 static void test_creators_refuse_bad_shapes_devices_and_nulls(void)
 {
-    const device absent = {DEVICE_SIM, 5};
+    const device absent = { DEVICE_SIM, 5 };
     const float one = 1.0f;
     shape five_dims = shape4(1, 2, 3, 4);
     shape no_dims = shape1(3);
@@ -352,7 +350,7 @@ cleanup:
 
 static void test_to_same_device_returns_the_same_tensor_and_copies_nothing(void)
 {
-    const device devices[] = {cpu, sim0};
+    const device devices[] = { cpu, sim0 };
     const int64_t n = 37 * 53;
     float *data = random_floats(n, 1201);
     REQUIRE(data != NULL);
@@ -365,8 +363,8 @@ static void test_to_same_device_returns_the_same_tensor_and_copies_nothing(void)
         EXPECT_OK(device_synchronize(d));
         EXPECT_OK(counters_reset(d));
         EXPECT_OK(tensor_to(t, d, &u));
-        EXPECT_MSG(u == t, "tensor_to(t, %s) of a tensor on %s is not t itself",
-                   device_name(d), device_name(d));
+        EXPECT_MSG(u == t, "tensor_to(t, %s) of a tensor on %s is not t itself", device_name(d),
+                   device_name(d));
         EXPECT_NO_COPIES(d);
         EXPECT_EQ_I64(memory_in_use(d), before + (size_t)n * 4);
         /* each reference is released on its own: t lives on after freeing u */
@@ -455,9 +453,10 @@ static void test_round_trip_cpu_sim_cpu_is_bit_exact(void)
     REQUIRE(bits != NULL && values != NULL);
     test_rng rng = test_rng_seeded(1401);
     for (int64_t i = 0; i < n; i++) bits[i] = (uint32_t)test_rng_next(&rng);
-    const uint32_t special[] = {0x7fc00001u, 0xffc12345u, 0x7fa00000u /* signalling */,
-                                0x7f800000u, 0xff800000u, 0x80000000u, 0x00000001u,
-                                0x807fffffu, 0x7f7fffffu, 0x00800000u};
+    const uint32_t special[] = { 0x7fc00001u, 0xffc12345u, 0x7fa00000u /* signalling */,
+                                 0x7f800000u, 0xff800000u, 0x80000000u,
+                                 0x00000001u, 0x807fffffu, 0x7f7fffffu,
+                                 0x00800000u };
     memcpy(bits, special, sizeof special);
     memcpy(values, bits, (size_t)n * sizeof(float));
     REQUIRE_OK(tensor_from_host(&a, cpu, shape1(n), values));
@@ -479,7 +478,7 @@ cleanup:
 
 static void test_copy_works_between_any_two_devices_and_checks_its_operands(void)
 {
-    const device devices[] = {cpu, sim0, sim1};
+    const device devices[] = { cpu, sim0, sim1 };
     const int64_t n = 29 * 31;
     float *data = random_floats(n, 1501);
     tensor *src = NULL, *dst = NULL, *wrong_shape = NULL, *wrong_dtype = NULL;
@@ -524,7 +523,7 @@ cleanup:
 
 static void test_copy_slice_moves_a_run_of_elements_within_a_device(void)
 {
-    const device devices[] = {cpu, sim0};
+    const device devices[] = { cpu, sim0 };
     const int64_t n = 37 * 53;
     float *data = random_floats(n, 1551), want[100];
     REQUIRE(data != NULL);
@@ -563,8 +562,8 @@ static void test_copy_slice_refuses_ranges_outside_and_other_devices(void)
     REQUIRE_OK(tensor_zeros(&dst, sim0, shape1(10)));
     REQUIRE_OK(tensor_zeros(&elsewhere, cpu, shape1(10)));
     REQUIRE_OK(tensor_empty(&ints, sim0, DTYPE_I32, shape1(10)));
-    EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 10, 6), STATUS_BAD_ARGUMENT);  /* past src */
-    EXPECT_REFUSED(tensor_copy_slice(dst, 5, src, 0, 6), STATUS_BAD_ARGUMENT);   /* past dst */
+    EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 10, 6), STATUS_BAD_ARGUMENT); /* past src */
+    EXPECT_REFUSED(tensor_copy_slice(dst, 5, src, 0, 6), STATUS_BAD_ARGUMENT);  /* past dst */
     EXPECT_REFUSED(tensor_copy_slice(dst, -1, src, 0, 2), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, -1, 2), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 0, -2), STATUS_BAD_ARGUMENT);
@@ -585,7 +584,7 @@ cleanup:
 
 static void test_to_an_absent_device_is_refused_naming_those_present(void)
 {
-    const device absent = {DEVICE_SIM, 5};
+    const device absent = { DEVICE_SIM, 5 };
     tensor *t = NULL, *u = SENTINEL;
     REQUIRE_OK(tensor_zeros(&t, cpu, shape1(3)));
     EXPECT_REFUSED(tensor_to(t, absent, &u), STATUS_WRONG_DEVICE);
@@ -669,10 +668,10 @@ cleanup:
 
 static void test_seeded_random_tensors_are_equal_on_every_device(void)
 {
-    const device devices[] = {cpu, sim0, sim1};
+    const device devices[] = { cpu, sim0, sim1 };
     const shape s = shape2(37, 53);
     const int64_t n = shape_numel(s);
-    float *u[3] = {NULL, NULL, NULL}, *g[3] = {NULL, NULL, NULL};
+    float *u[3] = { NULL, NULL, NULL }, *g[3] = { NULL, NULL, NULL };
     float *u_other = NULL, *g_other = NULL;
     tensor *t = NULL;
     for (int k = 0; k < 3; k++) {
@@ -712,10 +711,10 @@ static void test_seeded_random_tensors_are_equal_on_every_device(void)
         same_u += u_other[i] == u[0][i];
         same_g += g_other[i] == g[0][i];
     }
-    EXPECT_MSG(same_u < n / 100, "seeds 42 and 43 give %lld equal uniform values of %lld",
-               (long long)same_u, (long long)n);
-    EXPECT_MSG(same_g < n / 100, "seeds 42 and 43 give %lld equal normal values of %lld",
-               (long long)same_g, (long long)n);
+    EXPECT_MSG(same_u < n / 100, "seeds 42 and 43 give %lld equal uniform values of %lld", (long long)same_u,
+               (long long)n);
+    EXPECT_MSG(same_g < n / 100, "seeds 42 and 43 give %lld equal normal values of %lld", (long long)same_g,
+               (long long)n);
 cleanup:
     tensor_free(t);
     for (int k = 0; k < 3; k++) {
@@ -842,17 +841,17 @@ static void check_peak_is_exact(device d)
     REQUIRE_OK(counters_reset(d));
     EXPECT_EQ_I64(counters_of(d).memory_peak, base);
 
-    REQUIRE_OK(tensor_empty(&a, d, DTYPE_F32, shape1(4000)));   /* base + 16000 */
-    REQUIRE_OK(tensor_zeros(&b, d, shape2(37, 81)));            /* + 11988 = 27988 */
+    REQUIRE_OK(tensor_empty(&a, d, DTYPE_F32, shape1(4000))); /* base + 16000 */
+    REQUIRE_OK(tensor_zeros(&b, d, shape2(37, 81)));          /* + 11988 = 27988 */
     EXPECT_EQ_I64(counters_of(d).memory_current, base + 27988);
-    tensor_free(a);                                             /* 11988 */
+    tensor_free(a); /* 11988 */
     a = NULL;
     EXPECT_EQ_I64(counters_of(d).memory_current, base + 11988);
-    REQUIRE_OK(tensor_empty(&c, d, DTYPE_I32, shape1(1000)));   /* 15988 */
+    REQUIRE_OK(tensor_empty(&c, d, DTYPE_I32, shape1(1000))); /* 15988 */
     device_counters now = counters_of(d);
     EXPECT_EQ_I64(now.memory_current, base + 15988);
-    EXPECT_MSG(now.memory_peak == base + 27988, "peak on %s is %zu bytes, want %zu", where,
-               now.memory_peak, base + 27988);
+    EXPECT_MSG(now.memory_peak == base + 27988, "peak on %s is %zu bytes, want %zu", where, now.memory_peak,
+               base + 27988);
     tensor_free(b);
     tensor_free(c);
     b = c = NULL;
@@ -882,8 +881,8 @@ static void test_peak_memory_is_exact_after_a_reset(void)
 static void test_out_of_memory_on_a_simulated_gpu_fails_cleanly(void)
 {
     size_t free_bytes = 0, total_bytes = 0, free_after = 0;
-    tensor *big = SENTINEL, *first = NULL, *second = SENTINEL, *host_side = NULL,
-           *moved = SENTINEL, *small = NULL;
+    tensor *big = SENTINEL, *first = NULL, *second = SENTINEL, *host_side = NULL, *moved = SENTINEL,
+           *small = NULL;
     const int64_t forty_mib = (int64_t)(40 << 20) / 4; /* elements */
     const int64_t thirty_mib = (int64_t)(30 << 20) / 4;
 
@@ -898,8 +897,7 @@ static void test_out_of_memory_on_a_simulated_gpu_fails_cleanly(void)
                    STATUS_OUT_OF_MEMORY);
     EXPECT_MSG(strstr(last_error(), "LABKIT_SIM_MEMORY") != NULL ||
                    strstr(last_error(), "67108864") != NULL || strstr(last_error(), "64") != NULL,
-               "the message names neither the capacity nor LABKIT_SIM_MEMORY: \"%s\"",
-               last_error());
+               "the message names neither the capacity nor LABKIT_SIM_MEMORY: \"%s\"", last_error());
     EXPECT(big == NULL);
     EXPECT_EQ_I64(memory_in_use(sim0), base);
 
@@ -910,8 +908,7 @@ static void test_out_of_memory_on_a_simulated_gpu_fails_cleanly(void)
     EXPECT_REFUSED(tensor_zeros(&second, sim0, shape1(forty_mib)), STATUS_OUT_OF_MEMORY);
     EXPECT(second == NULL);
     EXPECT_EQ_I64(memory_in_use(sim0), base + (size_t)(40 << 20));
-    EXPECT_REFUSED(tensor_uniform(&big, sim0, shape1(forty_mib), 0.0f, 1.0f, 3),
-                   STATUS_OUT_OF_MEMORY);
+    EXPECT_REFUSED(tensor_uniform(&big, sim0, shape1(forty_mib), 0.0f, 1.0f, 3), STATUS_OUT_OF_MEMORY);
     EXPECT(big == NULL);
 
     /* a copy that does not fit: refused before anything is copied */
@@ -942,7 +939,7 @@ cleanup:
 
 static void test_counters_refuse_absent_devices_and_null(void)
 {
-    const device absent = {DEVICE_SIM, 5};
+    const device absent = { DEVICE_SIM, 5 };
     device_counters c;
     EXPECT_REFUSED(counters_read(absent, &c), STATUS_WRONG_DEVICE);
     EXPECT_REFUSED(counters_reset(absent), STATUS_WRONG_DEVICE);
@@ -955,8 +952,10 @@ static int require_device(const char *name, device *out)
 {
     status s = device_parse(name, out);
     if (s != STATUS_OK) {
-        fprintf(stderr, "test_tensor needs %s (run it with LABKIT_SIM_GPUS=2 "
-                "LABKIT_SIM_MEMORY=64M): %s\n", name, last_error());
+        fprintf(stderr,
+                "test_tensor needs %s (run it with LABKIT_SIM_GPUS=2 "
+                "LABKIT_SIM_MEMORY=64M): %s\n",
+                name, last_error());
         return 1;
     }
     return 0;
@@ -964,8 +963,7 @@ static int require_device(const char *name, device *out)
 
 int main(void)
 {
-    if (require_device("cpu", &cpu) || require_device("sim:0", &sim0) ||
-        require_device("sim:1", &sim1))
+    if (require_device("cpu", &cpu) || require_device("sim:0", &sim0) || require_device("sim:1", &sim1))
         return 1;
 
     RUN_TEST(test_shape_helpers_count_and_format);

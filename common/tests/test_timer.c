@@ -8,7 +8,7 @@
 
 static void test_wall_seconds_moves_forward_with_real_time(void)
 {
-    const struct timespec twenty_ms = {0, 20 * 1000 * 1000};
+    const struct timespec twenty_ms = { 0, 20 * 1000 * 1000 };
     double previous = wall_seconds();
     for (int i = 0; i < 1000; i++) {
         double now = wall_seconds();
@@ -23,9 +23,9 @@ static void test_wall_seconds_moves_forward_with_real_time(void)
 
 static void test_median_and_min_of_timings(void)
 {
-    double odd[7] = {5.0, 1.0, 4.0, 7.0, 2.0, 6.0, 3.0};
-    const double copy[7] = {5.0, 1.0, 4.0, 7.0, 2.0, 6.0, 3.0};
-    double one[1] = {2.5};
+    double odd[7] = { 5.0, 1.0, 4.0, 7.0, 2.0, 6.0, 3.0 };
+    const double copy[7] = { 5.0, 1.0, 4.0, 7.0, 2.0, 6.0, 3.0 };
+    double one[1] = { 2.5 };
     EXPECT(median_of(odd, 7) == 4.0);
     /* reordered, but the same values */
     double sum = 0.0;

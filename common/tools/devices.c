@@ -12,8 +12,7 @@ static void print_device(device d)
     CHECK(device_get_properties(d, &p));
     printf("%-7s %s\n", device_name(d), p.name);
     printf("        memory           %.1f GiB\n", (double)p.memory_bytes / (1u << 30));
-    if (d.kind == DEVICE_CUDA)
-        printf("        compute cap.     %d.%d\n", p.cc_major, p.cc_minor);
+    if (d.kind == DEVICE_CUDA) printf("        compute cap.     %d.%d\n", p.cc_major, p.cc_minor);
     printf("        %-16s %d\n", d.kind == DEVICE_CUDA ? "multiprocessors" : "cores", p.multiprocessors);
     printf("        %-16s %d\n", d.kind == DEVICE_CUDA ? "FP32 cores/SM" : "FP32 lanes/core", p.cores_per_mp);
     printf("        clock            %.2f GHz\n", p.clock_ghz);

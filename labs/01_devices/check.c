@@ -33,7 +33,7 @@ extern char **environ;
 /* "cuda" or "sim": the name of this process's GPUs (real ones win). */
 static const char *gpu_kind(void)
 {
-    const device first_cuda = {DEVICE_CUDA, 0};
+    const device first_cuda = { DEVICE_CUDA, 0 };
     return device_exists(first_cuda) ? "cuda" : "sim";
 }
 
@@ -61,8 +61,10 @@ static void expected_answers(int gpus, const char *kind, char *line, size_t size
 {
     size_t used = (size_t)snprintf(line, size, "gpus=%d kind=%s try_gpu=", gpus, kind);
     for (int i = 0; i <= gpus + 1 && used < size; ++i) {
-        if (i < gpus) used += (size_t)snprintf(line + used, size - used, "%s%s:%d", i ? "," : "", kind, i);
-        else used += (size_t)snprintf(line + used, size - used, "%scpu", i ? "," : "");
+        if (i < gpus)
+            used += (size_t)snprintf(line + used, size - used, "%s%s:%d", i ? "," : "", kind, i);
+        else
+            used += (size_t)snprintf(line + used, size - used, "%scpu", i ? "," : "");
     }
     if (gpus == 0 && used < size) used += (size_t)snprintf(line + used, size - used, " all=cpu");
     for (int i = 0; i < gpus && used < size; ++i)
@@ -72,8 +74,10 @@ static void expected_answers(int gpus, const char *kind, char *line, size_t size
 /* A claim about answers: shows them, and what was expected when they differ. */
 static void check_answers(bool same, const char *concept, const char *got, const char *want)
 {
-    if (same) check_that(true, concept, "%s", got);
-    else check_that(false, concept, "got %s; want %s", got, want);
+    if (same)
+        check_that(true, concept, "%s", got);
+    else
+        check_that(false, concept, "got %s; want %s", got, want);
 }
 
 /* This program, run again with LABKIT_SIM_GPUS=sims and ANSWERS_FLAG: its one
@@ -101,7 +105,7 @@ static bool answers_of_fresh_process(int sims, char *line, size_t size)
     if (env) env[kept] = setting;
 
     /* The child's standard output goes into a pipe that we read. */
-    int fds[2] = {-1, -1};
+    int fds[2] = { -1, -1 };
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     bool started = false;
@@ -110,7 +114,7 @@ static bool answers_of_fresh_process(int sims, char *line, size_t size)
         posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
         posix_spawn_file_actions_addclose(&actions, fds[0]);
         posix_spawn_file_actions_addclose(&actions, fds[1]);
-        char *argv[] = {self, ANSWERS_FLAG, NULL};
+        char *argv[] = { self, ANSWERS_FLAG, NULL };
         started = posix_spawn(&pid, self, &actions, NULL, argv, env) == 0;
         close(fds[1]);
     }
@@ -157,8 +161,8 @@ static void check_fresh_process(int sims)
     const bool real = strcmp(kind, "cuda") == 0;
     expected_answers(real ? gpus : sims, real ? "cuda" : "sim", want, sizeof want);
     char concept[128];
-    snprintf(concept, sizeof concept, "a fresh process with LABKIT_SIM_GPUS=%d gives the lessons' answers%s", sims,
-             real ? " (it sees real GPUs, which win)" : "");
+    snprintf(concept, sizeof concept, "a fresh process with LABKIT_SIM_GPUS=%d gives the lessons' answers%s",
+             sims, real ? " (it sees real GPUs, which win)" : "");
     check_answers(strcmp(got, want) == 0, concept, got, want);
 }
 
@@ -169,10 +173,11 @@ static void check_try_gpu_here(void)
     for (int i = -1; i <= gpus + 1; ++i) {
         device got, want = device_cpu();
         CHECK(lab_try_gpu(i, &got));
-        if (i >= 0 && i < gpus) want = (device){strcmp(gpu_kind(), "cuda") == 0 ? DEVICE_CUDA : DEVICE_SIM, i};
+        if (i >= 0 && i < gpus)
+            want = (device){ strcmp(gpu_kind(), "cuda") == 0 ? DEVICE_CUDA : DEVICE_SIM, i };
         if (!device_equal(got, want)) {
-            check_that(false, "try_gpu(i) is GPU i if it exists, else the CPU", "try_gpu(%d) = %s, want %s", i,
-                       device_name(got), device_name(want));
+            check_that(false, "try_gpu(i) is GPU i if it exists, else the CPU", "try_gpu(%d) = %s, want %s",
+                       i, device_name(got), device_name(want));
             ++wrong;
         }
     }
@@ -183,7 +188,8 @@ static void check_try_gpu_here(void)
     char got[1024], want[1024];
     format_answers(got, sizeof got);
     expected_answers(gpus, gpu_kind(), want, sizeof want);
-    check_answers(strcmp(got, want) == 0, "try_all_gpus() is every GPU, or [cpu] when there is none", got, want);
+    check_answers(strcmp(got, want) == 0, "try_all_gpus() is every GPU, or [cpu] when there is none", got,
+                  want);
 
     device none[1];
     int n = -1;
@@ -201,10 +207,10 @@ static void check_cores_per_sm(void)
         int major, minor, cores;
         const char *what;
     } expected[] = {
-        {7, 5, 64, "Turing"},     {8, 0, 64, "A100"},       {8, 6, 128, "RTX 30xx"},
-        {8, 9, 128, "Ada"},       {9, 0, 128, "Hopper"},    {10, 0, 128, "B200"},
-        {12, 0, 128, "RTX 50xx"}, {6, 1, 0, "Pascal"},      {7, 0, 0, "Volta"},
-        {13, 0, 0, "not yet made"}, {0, 0, 0, "no GPU"},   {-1, 5, 0, "nonsense"},
+        { 7, 5, 64, "Turing" },       { 8, 0, 64, "A100" },    { 8, 6, 128, "RTX 30xx" },
+        { 8, 9, 128, "Ada" },         { 9, 0, 128, "Hopper" }, { 10, 0, 128, "B200" },
+        { 12, 0, 128, "RTX 50xx" },   { 6, 1, 0, "Pascal" },   { 7, 0, 0, "Volta" },
+        { 13, 0, 0, "not yet made" }, { 0, 0, 0, "no GPU" },   { -1, 5, 0, "nonsense" },
     };
     char wrong[512] = "";
     size_t used = 0;
@@ -212,12 +218,12 @@ static void check_cores_per_sm(void)
         int cores = -1;
         CHECK(lab_fp32_cores_per_sm(expected[k].major, expected[k].minor, &cores));
         if (cores != expected[k].cores && used < sizeof wrong)
-            used += (size_t)snprintf(wrong + used, sizeof wrong - used, " %d.%d (%s): %d, want %d%s;", expected[k].major,
-                                     expected[k].minor, expected[k].what, cores, expected[k].cores,
-                                     expected[k].cores ? "" : " (unknown)");
+            used += (size_t)snprintf(wrong + used, sizeof wrong - used, " %d.%d (%s): %d, want %d%s;",
+                                     expected[k].major, expected[k].minor, expected[k].what, cores,
+                                     expected[k].cores, expected[k].cores ? "" : " (unknown)");
     }
-    check_that(used == 0, "FP32 cores per SM from the compute capability; unknown ones give 0",
-               "%s", used ? wrong : "7.5 and 8.0: 64, 8.6 to 12.0: 128; 6.1, 7.0, 13.0: unknown");
+    check_that(used == 0, "FP32 cores per SM from the compute capability; unknown ones give 0", "%s",
+               used ? wrong : "7.5 and 8.0: 64, 8.6 to 12.0: 128; 6.1, 7.0, 13.0: unknown");
 
     /* Every compute capability from 0.0 to 15.9 against the library's table, so
      * that no architecture is guessed that the library calls unknown. */
@@ -234,8 +240,8 @@ static void check_cores_per_sm(void)
     if (disagree)
         snprintf(figures, sizeof figures, "%d differ, the first %d.%d: yours %d, the library's %d", disagree,
                  first_major, first_minor, yours, theirs);
-    check_that(disagree == 0, "the table agrees with the library's for compute capabilities 0.0 to 15.9", "%s",
-               figures);
+    check_that(disagree == 0, "the table agrees with the library's for compute capabilities 0.0 to 15.9",
+               "%s", figures);
 }
 
 static void check_peaks_of_real_cards(void)
@@ -249,13 +255,14 @@ static void check_peaks_of_real_cards(void)
         char concept[96];
         if (c->beyond_table) {
             snprintf(concept, sizeof concept, "the %s's peak is unknown, not guessed", c->name);
-            check_that(cores == 0 && gflops == 0, concept, "compute capability %d.%d: %d cores per SM, %.1f GFLOP/s",
-                       c->cc_major, c->cc_minor, cores, gflops);
+            check_that(cores == 0 && gflops == 0, concept,
+                       "compute capability %d.%d: %d cores per SM, %.1f GFLOP/s", c->cc_major, c->cc_minor,
+                       cores, gflops);
             continue;
         }
         const double tflops = gflops / 1000, off = tflops / c->published_tflops - 1;
-        snprintf(concept, sizeof concept, "FP32 peak of the %s within 1%% of the published %g TFLOPS", c->name,
-                 c->published_tflops);
+        snprintf(concept, sizeof concept, "FP32 peak of the %s within 1%% of the published %g TFLOPS",
+                 c->name, c->published_tflops);
         check_that(fabs(off) <= 0.01, concept, "%d SMs x %d cores x %.4g GHz x 2 = %.2f TFLOPS, %+.2f%%",
                    c->multiprocessors, cores, c->boost_ghz, tflops, 100 * off);
     }
@@ -292,8 +299,8 @@ static void check_devices_here(void)
         char concept[96];
         snprintf(concept, sizeof concept, "your peak of %s equals the library's", device_name(all[k]));
         check_that(cores == p.cores_per_mp && fabs(gflops - p.peak_gflops) <= 1e-9 * p.peak_gflops, concept,
-                   "%d x %d x %.2f GHz x 2 = %.1f GFLOP/s; library: %d cores, %.1f GFLOP/s", p.multiprocessors,
-                   cores, p.clock_ghz, gflops, p.cores_per_mp, p.peak_gflops);
+                   "%d x %d x %.2f GHz x 2 = %.1f GFLOP/s; library: %d cores, %.1f GFLOP/s",
+                   p.multiprocessors, cores, p.clock_ghz, gflops, p.cores_per_mp, p.peak_gflops);
     }
 }
 
@@ -311,8 +318,8 @@ static void check_tensor_on(device d)
     check_that(device_equal(tensor_device(x), d) && tensor_dim(x, 0) == 2 && tensor_dim(x, 1) == 3 &&
                    memcmp(got, want, sizeof got) == 0,
                "a tensor made on the device lives there and holds its seed's values",
-               "%s, first value %.4f (the CPU's %.4f)", tensor_describe(x, described, sizeof described), got[0],
-               want[0]);
+               "%s, first value %.4f (the CPU's %.4f)", tensor_describe(x, described, sizeof described),
+               got[0], want[0]);
     tensor_free(x);
     tensor_free(reference);
 }
@@ -341,18 +348,21 @@ static void check_layer_moves(device d, lab_linear *layer)
     device where = cpu;
     CHECK(lab_linear_device(layer, &where));
     char concept[96];
-    snprintf(concept, sizeof concept, "after to(%s) every parameter reports %s", device_name(d), device_name(d));
+    snprintf(concept, sizeof concept, "after to(%s) every parameter reports %s", device_name(d),
+             device_name(d));
     check_that(device_equal(tensor_device(layer->weight), d) && device_equal(tensor_device(layer->bias), d) &&
                    device_equal(where, d),
-               concept, "weight on %s, bias on %s, the layer on %s", device_name(tensor_device(layer->weight)),
-               device_name(tensor_device(layer->bias)), device_name(where));
+               concept, "weight on %s, bias on %s, the layer on %s",
+               device_name(tensor_device(layer->weight)), device_name(tensor_device(layer->bias)),
+               device_name(where));
 
     const uint64_t bytes = (uint64_t)parameter_count(layer) * sizeof(float);
     if (device_is_gpu(d))
         check_that(counted.h2d_copies == 2 && counted.h2d_bytes == bytes,
                    "moving the layer copies each parameter to the device once",
-                   "%llu host-to-device copies of %llu bytes (want 2 of %llu)", (unsigned long long)counted.h2d_copies,
-                   (unsigned long long)counted.h2d_bytes, (unsigned long long)bytes);
+                   "%llu host-to-device copies of %llu bytes (want 2 of %llu)",
+                   (unsigned long long)counted.h2d_copies, (unsigned long long)counted.h2d_bytes,
+                   (unsigned long long)bytes);
     else
         check_that(layer->weight == weight_before && counted.d2d_copies == 0,
                    "a layer already on the CPU is not copied (to() hands back the same tensors)",
@@ -377,7 +387,8 @@ static void check_half_moved_layer(device d, lab_linear *layer)
     device where = d;
     status s = lab_linear_device(layer, &where);
     const char *message = last_error();
-    check_that(s == STATUS_WRONG_DEVICE && strstr(message, device_name(d)) && strstr(message, device_name(other)),
+    check_that(s == STATUS_WRONG_DEVICE && strstr(message, device_name(d)) &&
+                   strstr(message, device_name(other)),
                "a layer split across two devices is refused, naming both", "weight on %s, bias on %s: %s",
                device_name(other), device_name(d), status_name(s));
     CHECK(lab_linear_to(layer, d)); /* whole again */
@@ -432,10 +443,11 @@ static void check_memory_returned(device d, size_t cpu_before, size_t device_bef
     const char *concept = "moving the layer leaves no tensor behind: freeing it returns all its memory";
     const bool holds = cpu_after == cpu_before && device_after == device_before;
     if (device_is_gpu(d))
-        check_that(holds, concept, "in use before and after: cpu %zu -> %zu bytes, %s %zu -> %zu bytes", cpu_before,
-                   cpu_after, device_name(d), device_before, device_after);
+        check_that(holds, concept, "in use before and after: cpu %zu -> %zu bytes, %s %zu -> %zu bytes",
+                   cpu_before, cpu_after, device_name(d), device_before, device_after);
     else
-        check_that(holds, concept, "in use on the cpu before and after: %zu -> %zu bytes", cpu_before, cpu_after);
+        check_that(holds, concept, "in use on the cpu before and after: %zu -> %zu bytes", cpu_before,
+                   cpu_after);
 }
 
 int main(int argc, char **argv)
@@ -460,7 +472,7 @@ int main(int argc, char **argv)
     check_tensor_on(d);
     size_t cpu_before = 0, device_before = 0;
     memory_in_use(d, &cpu_before, &device_before);
-    lab_linear layer = {0};
+    lab_linear layer = { 0 };
     check_layer_moves(d, &layer);
     check_half_moved_layer(d, &layer);
     check_forward(d, &layer);

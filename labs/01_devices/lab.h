@@ -36,8 +36,7 @@ status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores);
  * The 2: one fused multiply-add, a*b + c, is two floating-point operations.
  * A figure of 0 means "unknown" and gives *gflops = 0; a negative one is a
  * mistake (STATUS_BAD_ARGUMENT). */
-status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz,
-                            double *gflops);
+status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz, double *gflops);
 
 /* ---- step 4: a tensor on a device (README, "Step 4") -------------------- */
 
@@ -57,8 +56,7 @@ typedef struct lab_linear {
 
 /* A new layer on the CPU, where a framework creates one: weight normal with
  * mean 0 and standard deviation 0.1 drawn from `seed`, bias zeros. */
-status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_features,
-                         uint64_t seed);
+status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_features, uint64_t seed);
 
 /* Moves every parameter of the layer to device d (the lessons' net.to(device)).
  * A parameter already on d is not copied. */

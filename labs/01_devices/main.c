@@ -18,16 +18,16 @@
 
 /* One line of the table: a device here or a published card. */
 typedef struct table_row {
-    const char *source;  /* "this machine" or "published card" */
-    char device[16];     /* "cpu", "sim:0", "cuda:0"; "" for a card */
+    const char *source; /* "this machine" or "published card" */
+    char device[16];    /* "cpu", "sim:0", "cuda:0"; "" for a card */
     char name[128];
-    double memory_gib;   /* 0 for a card: not part of the peak */
+    double memory_gib; /* 0 for a card: not part of the peak */
     int multiprocessors, cores_per_mp;
     double clock_ghz;
-    char cc[8];          /* "8.6"; "" for the CPU and simulated GPUs */
-    double gflops;       /* your steps 2 and 3; 0 = unknown */
-    double reference;    /* the library's figure, or the published one */
-    char bar[24];        /* the bar's label in the figure; "" for no bar */
+    char cc[8];       /* "8.6"; "" for the CPU and simulated GPUs */
+    double gflops;    /* your steps 2 and 3; 0 = unknown */
+    double reference; /* the library's figure, or the published one */
+    char bar[24];     /* the bar's label in the figure; "" for no bar */
 } table_row;
 
 #define MAX_ROWS (LABKIT_MAX_DEVICES + KNOWN_CARDS)
@@ -48,9 +48,12 @@ static double list_devices(table_row *rows, int *nrows)
         device_properties p;
         CHECK(device_get_properties(all[k], &p));
         table_row *r = &rows[(*nrows)++];
-        *r = (table_row){.source = "this machine", .memory_gib = (double)p.memory_bytes / (1u << 30),
-                         .multiprocessors = p.multiprocessors,
-                         .cores_per_mp = p.cores_per_mp, .clock_ghz = p.clock_ghz, .reference = p.peak_gflops};
+        *r = (table_row){ .source = "this machine",
+                          .memory_gib = (double)p.memory_bytes / (1u << 30),
+                          .multiprocessors = p.multiprocessors,
+                          .cores_per_mp = p.cores_per_mp,
+                          .clock_ghz = p.clock_ghz,
+                          .reference = p.peak_gflops };
         snprintf(r->device, sizeof r->device, "%s", device_name(all[k]));
         snprintf(r->name, sizeof r->name, "%s", p.name);
         if (all[k].kind == DEVICE_CUDA) { /* a real GPU's cores come from your table */
@@ -61,14 +64,16 @@ static double list_devices(table_row *rows, int *nrows)
         char peak[16] = "unknown";
         if (r->gflops > 0) snprintf(peak, sizeof peak, "%.1f", r->gflops);
         printf("%-7s %5.1f GiB %5d %8d %5.2f GHz %5s %12s %12.1f  %s\n", r->device, r->memory_gib,
-               r->multiprocessors, r->cores_per_mp, r->clock_ghz,
-               r->cc[0] ? r->cc : "-", peak, r->reference, r->name);
+               r->multiprocessors, r->cores_per_mp, r->clock_ghz, r->cc[0] ? r->cc : "-", peak, r->reference,
+               r->name);
         if (all[k].kind == DEVICE_CPU) cpu_peak = r->gflops;
         /* One bar per device whose peak is known, but one for all simulated GPUs:
          * each is the CPU again. */
         if (r->gflops == 0 || (all[k].kind == DEVICE_SIM && all[k].index > 0)) continue;
-        if (all[k].kind == DEVICE_SIM && n > 2) snprintf(r->bar, sizeof r->bar, "sim:0-%d", n - 2);
-        else snprintf(r->bar, sizeof r->bar, "%s", r->device);
+        if (all[k].kind == DEVICE_SIM && n > 2)
+            snprintf(r->bar, sizeof r->bar, "sim:0-%d", n - 2);
+        else
+            snprintf(r->bar, sizeof r->bar, "%s", r->device);
     }
     return cpu_peak;
 }
@@ -83,8 +88,10 @@ static void list_cards(table_row *rows, int *nrows)
     for (int k = 0; k < KNOWN_CARDS; ++k) {
         const known_card *c = &known_cards[k];
         table_row *r = &rows[(*nrows)++];
-        *r = (table_row){.source = "published card", .multiprocessors = c->multiprocessors,
-                         .clock_ghz = c->boost_ghz, .reference = c->published_tflops * 1000};
+        *r = (table_row){ .source = "published card",
+                          .multiprocessors = c->multiprocessors,
+                          .clock_ghz = c->boost_ghz,
+                          .reference = c->published_tflops * 1000 };
         snprintf(r->name, sizeof r->name, "%s", c->name);
         snprintf(r->cc, sizeof r->cc, "%d.%d", c->cc_major, c->cc_minor);
         CHECK(lab_fp32_cores_per_sm(c->cc_major, c->cc_minor, &r->cores_per_mp));
@@ -95,8 +102,8 @@ static void list_cards(table_row *rows, int *nrows)
             snprintf(peak, sizeof peak, "%.2f", r->gflops / 1000);
             snprintf(half, sizeof half, "%.2f", r->gflops / 2000);
         }
-        printf("%-18s %4d %5s %5.3f GHz %9s %12s %10.4g %17s\n", c->name, r->multiprocessors, r->cc, r->clock_ghz,
-               cores, peak, c->published_tflops, half);
+        printf("%-18s %4d %5s %5.3f GHz %9s %12s %10.4g %17s\n", c->name, r->multiprocessors, r->cc,
+               r->clock_ghz, cores, peak, c->published_tflops, half);
         if (r->gflops > 0 && c->label) snprintf(r->bar, sizeof r->bar, "%s", c->label); /* unknown: no bar */
     }
 }
@@ -105,9 +112,11 @@ static void list_cards(table_row *rows, int *nrows)
 
 static void write_csv(const char *path, const table_row *rows, int nrows)
 {
-    static const char *const columns[] = {"source", "device", "name", "memory_gib", "multiprocessors",
-                                          "cores_per_mp", "clock_ghz", "compute_capability", "peak_gflops",
-                                          "reference_gflops"};
+    static const char *const columns[] = {
+        "source",          "device",          "name",      "memory_gib",
+        "multiprocessors", "cores_per_mp",    "clock_ghz", "compute_capability",
+        "peak_gflops",     "reference_gflops"
+    };
     csv_file *csv = NULL;
     CHECK(csv_open(&csv, path, columns, 10));
     for (int k = 0; k < nrows; ++k) {
@@ -119,7 +128,8 @@ static void write_csv(const char *path, const table_row *rows, int nrows)
         snprintf(clock, sizeof clock, "%.4f", r->clock_ghz);
         snprintf(gflops, sizeof gflops, "%.3f", r->gflops);
         snprintf(reference, sizeof reference, "%.3f", r->reference);
-        const char *cells[10] = {r->source, r->device, r->name, memory, mps, cores, clock, r->cc, gflops, reference};
+        const char *cells[10] = { r->source, r->device, r->name, memory, mps,
+                                  cores,     clock,     r->cc,   gflops, reference };
         status s = csv_row_text(csv, cells, 10);
         if (s != STATUS_OK) csv_discard(csv); /* nothing half-written is left behind */
         CHECK(s);
@@ -150,10 +160,7 @@ static void show_try_gpu(void)
 /* ---- a tensor and a layer on the device ------------------------------------ */
 
 /* One line of the placement listing: what was done, then what came of it. */
-static void show_step(const char *what, const char *result)
-{
-    printf("  %-30s %s\n", what, result);
-}
+static void show_step(const char *what, const char *result) { printf("  %-30s %s\n", what, result); }
 
 static void place_on(device d)
 {
@@ -164,7 +171,7 @@ static void place_on(device d)
     snprintf(what, sizeof what, "X = lab_rand_on(%s, 2, 3)", device_name(d));
     show_step(what, tensor_describe(x, a, sizeof a));
 
-    lab_linear net = {0};
+    lab_linear net = { 0 };
     CHECK(lab_linear_create(&net, 3, 1, 2)); /* the lessons' nn.Linear(3, 1) */
     snprintf(result, sizeof result, "weight %s, bias %s", tensor_describe(net.weight, a, sizeof a),
              tensor_describe(net.bias, b, sizeof b));
@@ -213,8 +220,11 @@ static void draw(const char *path, const table_row *rows, int nrows)
     CHECK(device_get_properties(device_cpu(), &cpu));
     char title[256];
     snprintf(title, sizeof title, "FP32 peak: this machine (%.40s) vs published GPUs", cpu.name);
-    plot p = {.title = title, .xlabel = "", .ylabel = "GFLOP/s (SMs x cores x clock x 2)", .log_y = true,
-              .bar_labels = labels};
+    plot p = { .title = title,
+               .xlabel = "",
+               .ylabel = "GFLOP/s (SMs x cores x clock x 2)",
+               .log_y = true,
+               .bar_labels = labels };
     CHECK(plot_add(&p, "FP32 peak", NULL, y, (size_t)nbars, PLOT_BARS));
     CHECK(plot_draw(&p, path));
     printf("plot: %s\n", path);
@@ -225,7 +235,7 @@ static void print_takeaway(double cpu_peak)
 {
     device_properties gpu;
     double gflops = 0;
-    const device first = {DEVICE_CUDA, 0};
+    const device first = { DEVICE_CUDA, 0 };
     if (device_exists(first)) {
         int cores = 0;
         CHECK(device_get_properties(first, &gpu));
@@ -236,12 +246,14 @@ static void print_takeaway(double cpu_peak)
         CHECK(lab_peak_fp32_gflops(70, 128, 1.71, &gflops));
     }
     if (gflops > 0 && cpu_peak > 0)
-        printf("takeaway: FP32 peak = SMs x cores x clock x 2 (an FMA is 2 operations): %s reaches %.1f TFLOPS, "
-               "%.0fx this CPU's %.0f GFLOP/s; try_gpu(i) falls back to the CPU when GPU i does not exist.\n",
-               gpu.name, gflops / 1000, gflops / cpu_peak, cpu_peak);
+        printf(
+            "takeaway: FP32 peak = SMs x cores x clock x 2 (an FMA is 2 operations): %s reaches %.1f TFLOPS, "
+            "%.0fx this CPU's %.0f GFLOP/s; try_gpu(i) falls back to the CPU when GPU i does not exist.\n",
+            gpu.name, gflops / 1000, gflops / cpu_peak, cpu_peak);
     else
-        printf("takeaway: FP32 peak = SMs x cores x clock x 2 (an FMA is 2 operations), unknown when one factor "
-               "is; try_gpu(i) falls back to the CPU when GPU i does not exist.\n");
+        printf(
+            "takeaway: FP32 peak = SMs x cores x clock x 2 (an FMA is 2 operations), unknown when one factor "
+            "is; try_gpu(i) falls back to the CPU when GPU i does not exist.\n");
 }
 
 /* ---- the program ------------------------------------------------------------------ */

@@ -30,7 +30,7 @@ static void reset_both(device d, device other)
 
 static tally copies_between(device d, device other)
 {
-    tally t = {0, 0, 0, 0};
+    tally t = { 0, 0, 0, 0 };
     for (int i = 0; i < (device_equal(d, other) ? 1 : 2); ++i) {
         device_counters c;
         CHECK(counters_read(i == 0 ? d : other, &c));
@@ -47,7 +47,7 @@ static tally copies_between(device d, device other)
 static void check_same_device_rule(device d, device other)
 {
     enum { N = 6 };
-    const float va[N] = {1, 2, 3, 4, 5, 6}, vb[N] = {0.5f, -1, 0.25f, 1e-3f, -7, 1e6f};
+    const float va[N] = { 1, 2, 3, 4, 5, 6 }, vb[N] = { 0.5f, -1, 0.25f, 1e-3f, -7, 1e6f };
     tensor *a, *b, *sum;
     CHECK(tensor_from_host(&a, d, shape2(2, 3), va));
     CHECK(tensor_from_host(&b, other, shape2(2, 3), vb));
@@ -65,8 +65,9 @@ static void check_same_device_rule(device d, device other)
                    "a on %s, b on %s; refused: %s; message: \"%.*s\"", device_name(d), device_name(other),
                    refused ? "yes" : "no", first_line, message);
     } else {
-        check_that(!refused && message[0] == '\0', "a + b with both on the cpu is not refused (one device only)",
-                   "refused: %s", refused ? "yes" : "no");
+        check_that(!refused && message[0] == '\0',
+                   "a + b with both on the cpu is not refused (one device only)", "refused: %s",
+                   refused ? "yes" : "no");
     }
     check_that(after_try.copies == 0, "the library copies nothing behind your back", "copies: %llu",
                (unsigned long long)after_try.copies);
@@ -117,9 +118,9 @@ static void check_to(device d, device other)
     check_that(there != t && device_equal(tensor_device(there), other) && across.copies == 1 &&
                    across.bytes == tensor_bytes(t) && right_way,
                "to() onto another device copies exactly once, the whole tensor",
-               "%s -> %s: copies: %llu, %llu bytes for a tensor of %zu (%s)", device_name(d), device_name(other),
-               (unsigned long long)across.copies, (unsigned long long)across.bytes, tensor_bytes(t),
-               across.d2h ? "device to host" : "host to device");
+               "%s -> %s: copies: %llu, %llu bytes for a tensor of %zu (%s)", device_name(d),
+               device_name(other), (unsigned long long)across.copies, (unsigned long long)across.bytes,
+               tensor_bytes(t), across.d2h ? "device to host" : "host to device");
     tensor_free(t), tensor_free(there);
 }
 
@@ -127,7 +128,8 @@ static void check_round_trip(device d)
 {
     enum { N = 4096 };
     static float sent[N], back[N];
-    const float special[] = {-0.0f, INFINITY, -INFINITY, NAN, 1e-45f /* the smallest subnormal */, 3.4028235e38f};
+    const float special[] = { -0.0f,        INFINITY, -INFINITY, NAN, 1e-45f /* the smallest subnormal */,
+                              3.4028235e38f };
     uint32_t bits = 12345u;
     for (int i = 0; i < N; ++i) { /* every kind of bit pattern, NaNs with payloads included */
         bits = bits * 1664525u + 1013904223u;
@@ -141,11 +143,13 @@ static void check_round_trip(device d)
     CHECK(tensor_to_host(t, back, N));
     device_counters c;
     CHECK(counters_read(d, &c));
-    const bool counted = device_is_gpu(d) ? c.h2d_bytes == sizeof sent && c.d2h_bytes == sizeof sent
-                                          : c.d2d_bytes == 2 * sizeof sent && c.h2d_copies + c.d2h_copies == 0;
-    check_that(memcmp(sent, back, sizeof sent) == 0 && counted, "a round trip host -> device -> host is bit-exact",
-               "%d floats (NaN, -0, inf, subnormals among them), %s; %llu bytes each way",
-               N, memcmp(sent, back, sizeof sent) == 0 ? "identical bits" : "bits differ",
+    const bool counted = device_is_gpu(d)
+                             ? c.h2d_bytes == sizeof sent && c.d2h_bytes == sizeof sent
+                             : c.d2d_bytes == 2 * sizeof sent && c.h2d_copies + c.d2h_copies == 0;
+    check_that(memcmp(sent, back, sizeof sent) == 0 && counted,
+               "a round trip host -> device -> host is bit-exact",
+               "%d floats (NaN, -0, inf, subnormals among them), %s; %llu bytes each way", N,
+               memcmp(sent, back, sizeof sent) == 0 ? "identical bits" : "bits differ",
                (unsigned long long)(device_is_gpu(d) ? c.h2d_bytes : c.d2d_bytes / 2));
     tensor_free(t);
 }
@@ -155,8 +159,8 @@ static void check_round_trip(device d)
 static void check_layer(device d, device other)
 {
     enum { IN = 4, OUT = 3, B = 2 };
-    const float w[IN * OUT] = {0.5f, -1, 2, 0.25f, 0, 1, -0.5f, 3, -2, 1, 1, 0.125f};
-    const float b[OUT] = {0.1f, -0.2f, 0.3f}, x[B * IN] = {1, 2, 3, 4, -1, 0.5f, 0, 2};
+    const float w[IN * OUT] = { 0.5f, -1, 2, 0.25f, 0, 1, -0.5f, 3, -2, 1, 1, 0.125f };
+    const float b[OUT] = { 0.1f, -0.2f, 0.3f }, x[B * IN] = { 1, 2, 3, 4, -1, 0.5f, 0, 2 };
     lab_linear net;
     tensor *xt, *y;
     CHECK(tensor_from_host(&net.weight, other, shape2(IN, OUT), w));
@@ -169,7 +173,8 @@ static void check_layer(device d, device other)
     const tally moved = copies_between(d, other);
     const uint64_t expected = device_equal(d, other) ? 0 : 2;
     check_that(device_equal(tensor_device(net.weight), d) && device_equal(tensor_device(net.bias), d) &&
-                   moved.copies == expected && moved.bytes == expected / 2 * sizeof w + expected / 2 * sizeof b,
+                   moved.copies == expected &&
+                   moved.bytes == expected / 2 * sizeof w + expected / 2 * sizeof b,
                "moving a layer moves every parameter, each copied once",
                "from %s to %s: weight on %s, bias on %s; copies: %llu of %llu bytes (expected %llu)",
                device_name(other), device_name(d), device_name(tensor_device(net.weight)),
@@ -186,7 +191,8 @@ static void check_layer(device d, device other)
             for (int k = 0; k < IN; ++k) want += (double)x[r * IN + k] * w[k * OUT + c];
             worst = fmax(worst, fabs(got[r * OUT + c] - want) / (1e-6 + fabs(want)));
         }
-    check_that(worst < 1e-5, "the moved layer computes net(X) on the device", "largest relative error %.2g", worst);
+    check_that(worst < 1e-5, "the moved layer computes net(X) on the device", "largest relative error %.2g",
+               worst);
 
     tensor *weight = net.weight, *bias = net.bias;
     reset_both(d, other);
@@ -224,11 +230,13 @@ static void check_one_vs_many(device d)
                        "%s, 1 MiB: 1 copy %.3f ms, %d copies of 512 B %.2f ms: %.1fx", way, one * 1e3, pieces,
                        many * 1e3, many / one);
         } else {
-            check_that(c.h2d_copies + c.d2h_copies == 0 && c.d2d_copies == want_copies,
-                       "on cpu no transfer happens: every copy is a memcpy within RAM",
-                       "%s: %llu host<->device copies, %llu within the cpu; 1 copy %.3f ms, %d copies %.2f ms "
-                       "(%.1fx, not claimed)", way, (unsigned long long)(c.h2d_copies + c.d2h_copies),
-                       (unsigned long long)c.d2d_copies, one * 1e3, pieces, many * 1e3, many / one);
+            check_that(
+                c.h2d_copies + c.d2h_copies == 0 && c.d2d_copies == want_copies,
+                "on cpu no transfer happens: every copy is a memcpy within RAM",
+                "%s: %llu host<->device copies, %llu within the cpu; 1 copy %.3f ms, %d copies %.2f ms "
+                "(%.1fx, not claimed)",
+                way, (unsigned long long)(c.h2d_copies + c.d2h_copies), (unsigned long long)c.d2d_copies,
+                one * 1e3, pieces, many * 1e3, many / one);
         }
     }
 }
@@ -264,13 +272,15 @@ static void check_norm_log(device d)
                    "logging on the host reads and blocks once every step",
                    "%d steps: %llu device-to-host copies, %llu blocking waits", STEPS,
                    (unsigned long long)host_c.d2h_copies, (unsigned long long)host_c.syncs);
-        check_that(device_c.d2h_copies == 1 && device_c.d2h_bytes == log_bytes && device_c.syncs == 1 &&
-                       device_c.d2d_copies == STEPS,
-                   "the log on the device is written in place every step and read once, whole",
-                   "%d steps: %llu copies within %s, %llu device-to-host copy of %llu bytes (the log is %llu), "
-                   "%llu blocking wait", STEPS, (unsigned long long)device_c.d2d_copies, device_name(d),
-                   (unsigned long long)device_c.d2h_copies, (unsigned long long)device_c.d2h_bytes,
-                   (unsigned long long)log_bytes, (unsigned long long)device_c.syncs);
+        check_that(
+            device_c.d2h_copies == 1 && device_c.d2h_bytes == log_bytes && device_c.syncs == 1 &&
+                device_c.d2d_copies == STEPS,
+            "the log on the device is written in place every step and read once, whole",
+            "%d steps: %llu copies within %s, %llu device-to-host copy of %llu bytes (the log is %llu), "
+            "%llu blocking wait",
+            STEPS, (unsigned long long)device_c.d2d_copies, device_name(d),
+            (unsigned long long)device_c.d2h_copies, (unsigned long long)device_c.d2h_bytes,
+            (unsigned long long)log_bytes, (unsigned long long)device_c.syncs);
     } else {
         /* counters.h: on the cpu a copy to the host is counted as a copy within
          * the cpu, and nothing ever waits. The host log makes one 4-byte read a
@@ -281,14 +291,16 @@ static void check_norm_log(device d)
                    "on cpu logging on the host reads every step, with no transfer and no wait",
                    "%d steps: %llu copies within the cpu (%llu bytes), %llu host<->device, %llu waits", STEPS,
                    (unsigned long long)host_c.d2d_copies, (unsigned long long)host_c.d2d_bytes,
-                   (unsigned long long)(host_c.h2d_copies + host_c.d2h_copies), (unsigned long long)host_c.syncs);
-        check_that(device_c.h2d_copies + device_c.d2h_copies == 0 && device_c.d2d_copies == STEPS + 1 &&
-                       device_c.d2d_bytes == 2 * log_bytes && device_c.syncs == 0,
-                   "on cpu the log on the device is written every step and read once, whole",
-                   "%d steps: %llu copies within the cpu (%llu bytes; expected %d slot writes and 1 read, %llu "
-                   "bytes), %llu waits", STEPS, (unsigned long long)device_c.d2d_copies,
-                   (unsigned long long)device_c.d2d_bytes, STEPS, (unsigned long long)(2 * log_bytes),
-                   (unsigned long long)device_c.syncs);
+                   (unsigned long long)(host_c.h2d_copies + host_c.d2h_copies),
+                   (unsigned long long)host_c.syncs);
+        check_that(
+            device_c.h2d_copies + device_c.d2h_copies == 0 && device_c.d2d_copies == STEPS + 1 &&
+                device_c.d2d_bytes == 2 * log_bytes && device_c.syncs == 0,
+            "on cpu the log on the device is written every step and read once, whole",
+            "%d steps: %llu copies within the cpu (%llu bytes; expected %d slot writes and 1 read, %llu "
+            "bytes), %llu waits",
+            STEPS, (unsigned long long)device_c.d2d_copies, (unsigned long long)device_c.d2d_bytes, STEPS,
+            (unsigned long long)(2 * log_bytes), (unsigned long long)device_c.syncs);
     }
 
     /* Tolerance zero: both loops run the same kernels on the same inputs in the
@@ -307,10 +319,12 @@ static void check_norm_log(device d)
     if (first >= 0)
         snprintf(where, sizeof where, ", the first after product %d: %.9g on the device, %.9g on the host",
                  first + 1, (double)on_device[first], (double)on_host[first]);
-    check_that(sane && differ == 0, "the log kept on the device equals the one read step by step, bit for bit",
+    check_that(sane && differ == 0,
+               "the log kept on the device equals the one read step by step, bit for bit",
                "%d of %d norms differ%s; largest relative difference %.2g; norm 1: %.6g, norm %d: %.6g; "
-               "time %.1f ms vs %.1f ms (host log; not claimed)", differ, STEPS, where, worst,
-               (double)on_host[0], STEPS, (double)on_host[STEPS - 1], device_s * 1e3, host_s * 1e3);
+               "time %.1f ms vs %.1f ms (host log; not claimed)",
+               differ, STEPS, where, worst, (double)on_host[0], STEPS, (double)on_host[STEPS - 1],
+               device_s * 1e3, host_s * 1e3);
     tensor_free(x), tensor_free(w);
 }
 
@@ -325,10 +339,11 @@ static void check_bandwidth(device d)
     CHECK(counters_read(d, &c));
     CHECK(bandwidth_point(d, (size_t)4 << 20, 5, large));
     if (!device_is_gpu(d)) {
-        check_that(c.h2d_copies + c.d2h_copies == 0 && c.d2d_copies == BW_KINDS * 21,
-                   "on cpu the bandwidth table measures memcpy in RAM: no transfer happens",
-                   "%llu host<->device copies; 4 KiB at %.2f GB/s, 4 MiB at %.2f GB/s (host->device, pageable)",
-                   (unsigned long long)(c.h2d_copies + c.d2h_copies), small[0], large[0]);
+        check_that(
+            c.h2d_copies + c.d2h_copies == 0 && c.d2d_copies == BW_KINDS * 21,
+            "on cpu the bandwidth table measures memcpy in RAM: no transfer happens",
+            "%llu host<->device copies; 4 KiB at %.2f GB/s, 4 MiB at %.2f GB/s (host->device, pageable)",
+            (unsigned long long)(c.h2d_copies + c.d2h_copies), small[0], large[0]);
         return;
     }
     double worst = INFINITY;

@@ -53,7 +53,7 @@ status lab_linear_to(lab_linear *layer, device d)
 status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, float *norms)
 {
     const device d = tensor_device(x);
-    tensor *p[2] = {NULL, NULL}, *norm = NULL; /* p: two [n, n] products, used in turn; norm: [1] */
+    tensor *p[2] = { NULL, NULL }, *norm = NULL; /* p: two [n, n] products, used in turn; norm: [1] */
     status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&p[1], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&norm, d, DTYPE_F32, shape1(1));

@@ -30,7 +30,7 @@ typedef struct tally {
 
 static tally copies_between(device d, device other)
 {
-    tally t = {0, 0, false};
+    tally t = { 0, 0, false };
     for (int i = 0; i < (device_equal(d, other) ? 1 : 2); ++i) {
         device_counters c;
         CHECK(counters_read(i == 0 ? d : other, &c));
@@ -157,7 +157,8 @@ static double show_one_vs_many(device d, bool quick)
         if (to_device) ratio = many / one;
     }
     if (!device_is_gpu(d))
-        printf("   (on cpu no transfer happens: a \"copy\" is a memcpy within RAM, with no bus and no latency)\n");
+        printf("   (on cpu no transfer happens: a \"copy\" is a memcpy within RAM, with no bus and no "
+               "latency)\n");
     return ratio;
 }
 
@@ -169,7 +170,7 @@ static double show_norm_log(device d)
     enum { N = 100, STEPS = 1000 };
     tensor *x, *w;
     CHECK(norm_log_inputs(d, N, &x, &w));
-    static float on_host[STEPS], on_device[STEPS]; /* the two logs, one norm per step */
+    static float on_host[STEPS], on_device[STEPS];          /* the two logs, one norm per step */
     CHECK(lab_norms_logged_on_device(x, w, 10, on_device)); /* warm-up: threads, caches */
 
     CHECK(counters_reset(d));
@@ -202,9 +203,10 @@ static double show_norm_log(device d)
            (unsigned long long)device_c.d2h_copies, (unsigned long long)device_c.d2d_copies,
            (unsigned long long)device_c.syncs);
     if (!device_is_gpu(d)) /* counters.h: copies between the host and the cpu count as copies within it */
-        printf("   (on cpu a read to the host is counted as a copy within the cpu and never waits: the host\n"
-               "   log's %llu copies are its reads, the device log's %llu its slot writes and its one read)\n",
-               (unsigned long long)host_c.d2d_copies, (unsigned long long)device_c.d2d_copies);
+        printf(
+            "   (on cpu a read to the host is counted as a copy within the cpu and never waits: the host\n"
+            "   log's %llu copies are its reads, the device log's %llu its slot writes and its one read)\n",
+            (unsigned long long)host_c.d2d_copies, (unsigned long long)device_c.d2d_copies);
     printf("   the two logs: %d of %d norms bitwise equal, largest relative difference %.2g\n", equal, STEPS,
            worst);
     printf("   norm after product 1: %.4f on the host, %.4f on the device; after product %d: %.4f, %.4f\n",
@@ -228,7 +230,8 @@ static void measure_bandwidth(device d, bool quick, bandwidth_table *table)
     const int64_t largest = quick ? 4 * MIB : 256 * MIB;
     printf("\n6. bandwidth between the host and %s, GB/s (1 GB = 1e9 bytes; median of 3 to 50 copies)\n",
            device_name(d));
-    static const char *const short_names[BW_KINDS] = {"h2d pageable", "h2d pinned", "d2h pageable", "d2h pinned"};
+    static const char *const short_names[BW_KINDS] = { "h2d pageable", "h2d pinned", "d2h pageable",
+                                                       "d2h pinned" };
     printf("   %10s", "size");
     for (int k = 0; k < BW_KINDS; ++k) printf(" %13s", short_names[k]);
     printf("\n");
@@ -240,7 +243,8 @@ static void measure_bandwidth(device d, bool quick, bandwidth_table *table)
         CHECK(bandwidth_point(d, (size_t)bytes, reps, gbps));
         const int i = table->n++;
         table->bytes[i] = (double)bytes;
-        printf("   %6lld %s", (long long)(bytes >= MIB ? bytes / MIB : bytes / KIB), bytes >= MIB ? "MiB" : "KiB");
+        printf("   %6lld %s", (long long)(bytes >= MIB ? bytes / MIB : bytes / KIB),
+               bytes >= MIB ? "MiB" : "KiB");
         for (int k = 0; k < BW_KINDS; ++k) {
             table->gbps[k][i] = gbps[k];
             printf(" %13.2f", gbps[k]);
@@ -248,21 +252,23 @@ static void measure_bandwidth(device d, bool quick, bandwidth_table *table)
         printf("\n");
     }
     if (d.kind == DEVICE_CPU)
-        printf("   on cpu no transfer happens: these are memcpy within RAM, the ceiling any copy here can reach\n");
+        printf("   on cpu no transfer happens: these are memcpy within RAM, the ceiling any copy here can "
+               "reach\n");
     else if (d.kind == DEVICE_SIM)
-        printf("   on a simulated GPU \"pinned\" memory is ordinary memory, and each copy is a memcpy plus a\n"
-               "   modelled 10-microsecond latency: the curve's shape is a real GPU's, its heights are not\n");
+        printf(
+            "   on a simulated GPU \"pinned\" memory is ordinary memory, and each copy is a memcpy plus a\n"
+            "   modelled 10-microsecond latency: the curve's shape is a real GPU's, its heights are not\n");
 }
 
 static void write_bandwidth(const bandwidth_table *t, device d, const cli_args *args)
 {
     if (args->csv_path) {
-        const char *columns[] = {"bytes", "h2d_pageable_gbps", "h2d_pinned_gbps", "d2h_pageable_gbps",
-                                 "d2h_pinned_gbps"};
+        const char *columns[] = { "bytes", "h2d_pageable_gbps", "h2d_pinned_gbps", "d2h_pageable_gbps",
+                                  "d2h_pinned_gbps" };
         csv_file *f;
         CHECK(csv_open(&f, args->csv_path, columns, 5));
         for (int i = 0; i < t->n; ++i) {
-            const double row[5] = {t->bytes[i], t->gbps[0][i], t->gbps[1][i], t->gbps[2][i], t->gbps[3][i]};
+            const double row[5] = { t->bytes[i], t->gbps[0][i], t->gbps[1][i], t->gbps[2][i], t->gbps[3][i] };
             CHECK(csv_row(f, row, 5));
         }
         CHECK(csv_close(f));
@@ -275,8 +281,11 @@ static void write_bandwidth(const bandwidth_table *t, device d, const cli_args *
                  d.kind == DEVICE_CPU   ? "memcpy in RAM: no transfer"
                  : d.kind == DEVICE_SIM ? "simulated GPU: pinned = ordinary"
                                         : props.name);
-        plot p = {.title = title, .xlabel = "copy size (bytes)", .ylabel = "bandwidth (GB/s)",
-                  .log_x = true, .log_y = true};
+        plot p = { .title = title,
+                   .xlabel = "copy size (bytes)",
+                   .ylabel = "bandwidth (GB/s)",
+                   .log_x = true,
+                   .log_y = true };
         for (int k = 0; k < BW_KINDS; ++k)
             CHECK(plot_add(&p, bw_kind_names[k], t->bytes, t->gbps[k], (size_t)t->n, PLOT_LINES_POINTS));
         CHECK(plot_draw(&p, args->plot_path));
@@ -287,8 +296,8 @@ static void write_bandwidth(const bandwidth_table *t, device d, const cli_args *
 
 int main(int argc, char **argv)
 {
-    const cli_program program = {"02_copying", "where tensors live, the same-device rule, and what copies cost",
-                                 NULL, 0};
+    const cli_program program = { "02_copying",
+                                  "where tensors live, the same-device rule, and what copies cost", NULL, 0 };
     cli_args args;
     const int rc = cli_parse(&program, argc, argv, &args);
     if (rc >= 0) return rc;
@@ -306,10 +315,11 @@ int main(int argc, char **argv)
     write_bandwidth(&table, d, &args);
 
     if (device_is_gpu(d))
-        printf("\ntakeaway: on %s, 4096 small copies took %.0fx as long as one copy of the same bytes, and "
-               "logging a norm every step cost 1000 blocking reads instead of 1 (%.1fx the time here): copy in "
-               "big pieces, keep logs on the device.\n",
-               device_name(d), many_ratio, log_ratio);
+        printf(
+            "\ntakeaway: on %s, 4096 small copies took %.0fx as long as one copy of the same bytes, and "
+            "logging a norm every step cost 1000 blocking reads instead of 1 (%.1fx the time here): copy in "
+            "big pieces, keep logs on the device.\n",
+            device_name(d), many_ratio, log_ratio);
     else
         printf("\ntakeaway: on cpu a tensor already lives in host memory, so no copy crosses a bus or waits; "
                "on a GPU every copy pays a latency: copy in big pieces, keep logs on the device.\n");

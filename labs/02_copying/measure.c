@@ -6,10 +6,7 @@
 
 #define MAX_REPS 101
 
-device partner_of(device d)
-{
-    return device_is_gpu(d) ? device_cpu() : try_gpu(0);
-}
+device partner_of(device d) { return device_is_gpu(d) ? device_cpu() : try_gpu(0); }
 
 /* One copy of the whole tensor t, to it from host (to_device) or back. */
 static status move(tensor *t, float *host, bool to_device)
@@ -24,7 +21,8 @@ status time_one_vs_many(device d, int64_t total_bytes, int pieces, bool to_devic
                         double *one_seconds, double *many_seconds)
 {
     if (pieces < 1 || reps < 1 || reps > MAX_REPS || total_bytes < 4 * (int64_t)pieces)
-        return fail(STATUS_BAD_ARGUMENT, "time_one_vs_many: %d pieces of %lld bytes in %d runs: "
+        return fail(STATUS_BAD_ARGUMENT,
+                    "time_one_vs_many: %d pieces of %lld bytes in %d runs: "
                     "use 1 to %d runs and at least 4 bytes a piece",
                     pieces, (long long)total_bytes, reps, MAX_REPS);
     const int64_t piece_n = total_bytes / 4 / pieces, n = piece_n * pieces; /* floats */
@@ -35,7 +33,8 @@ status time_one_vs_many(device d, int64_t total_bytes, int pieces, bool to_devic
         for (int64_t i = 0; i < n; ++i) host[i] = (float)i; /* touch every page before timing */
         s = tensor_empty(&big, d, DTYPE_F32, shape1(n));
     }
-    for (int i = 0; i < pieces && s == STATUS_OK; ++i) s = tensor_empty(&small[i], d, DTYPE_F32, shape1(piece_n));
+    for (int i = 0; i < pieces && s == STATUS_OK; ++i)
+        s = tensor_empty(&small[i], d, DTYPE_F32, shape1(piece_n));
 
     double one[MAX_REPS], many[MAX_REPS];
     for (int r = -1; r < reps && s == STATUS_OK; ++r) { /* r = -1: a warm-up, not timed */
@@ -63,8 +62,10 @@ status time_one_vs_many(device d, int64_t total_bytes, int pieces, bool to_devic
 /* ---- bandwidth ------------------------------------------------------------- */
 
 const char *const bw_kind_names[BW_KINDS] = {
-    [BW_H2D_PAGEABLE] = "host->device, pageable", [BW_H2D_PINNED] = "host->device, pinned",
-    [BW_D2H_PAGEABLE] = "device->host, pageable", [BW_D2H_PINNED] = "device->host, pinned",
+    [BW_H2D_PAGEABLE] = "host->device, pageable",
+    [BW_H2D_PINNED] = "host->device, pinned",
+    [BW_D2H_PAGEABLE] = "device->host, pageable",
+    [BW_D2H_PINNED] = "device->host, pinned",
 };
 
 /* Median seconds of `reps` copies between `host` and t, after one warm-up. */
@@ -87,19 +88,24 @@ static status time_copies(tensor *t, float *host, bool to_device, int reps, doub
 status bandwidth_point(device d, size_t bytes, int reps, double gbps[BW_KINDS])
 {
     if (bytes < sizeof(float) || reps < 1 || reps > MAX_REPS)
-        return fail(STATUS_BAD_ARGUMENT, "bandwidth_point: %zu bytes in %d runs: use at least 4 bytes and "
-                    "1 to %d runs", bytes, reps, MAX_REPS);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "bandwidth_point: %zu bytes in %d runs: use at least 4 bytes and "
+                    "1 to %d runs",
+                    bytes, reps, MAX_REPS);
     const int64_t n = (int64_t)(bytes / sizeof(float));
     float *pageable = host_alloc(bytes, 0), *pinned = host_alloc(bytes, 1);
     tensor *t = NULL;
-    status s = pageable && pinned ? STATUS_OK : fail(STATUS_OUT_OF_MEMORY, "bandwidth_point: no host memory for "
-                                                     "two buffers of %zu bytes", bytes);
+    status s = pageable && pinned ? STATUS_OK
+                                  : fail(STATUS_OUT_OF_MEMORY,
+                                         "bandwidth_point: no host memory for "
+                                         "two buffers of %zu bytes",
+                                         bytes);
     if (s == STATUS_OK) {
         memset(pageable, 1, bytes); /* touch every page: the first touch costs a page fault */
         memset(pinned, 1, bytes);
         s = tensor_empty(&t, d, DTYPE_F32, shape1(n));
     }
-    float *buffers[BW_KINDS] = {pageable, pinned, pageable, pinned};
+    float *buffers[BW_KINDS] = { pageable, pinned, pageable, pinned };
     for (int k = 0; k < BW_KINDS && s == STATUS_OK; ++k) {
         double seconds = 0.0;
         s = time_copies(t, buffers[k], k == BW_H2D_PAGEABLE || k == BW_H2D_PINNED, reps, &seconds);

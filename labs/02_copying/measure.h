@@ -30,7 +30,6 @@ extern const char *const bw_kind_names[BW_KINDS]; /* "host->device, pageable", .
  * (host_alloc(bytes, 1)) memory: the median of `reps` copies of each kind. */
 status bandwidth_point(device d, size_t bytes, int reps, double gbps[BW_KINDS]);
 
-
 /* The lesson's exercise's inputs on d: x [n, n] uniform in [-1, 1], and
  * w = I + a little noise, so that the norm of x w w ... w drifts slowly over a
  * thousand products instead of running off to infinity (as it would for a

@@ -20,12 +20,12 @@
  * millisecond, too close to the time it takes to launch it. */
 #define N_SIMULATED 384
 #define N_REAL 4096
-#define MATMULS 16            /* products per run: far fewer than the queue holds */
-#define REPEATS 3             /* timings are the fastest of this many runs */
+#define MATMULS 16 /* products per run: far fewer than the queue holds */
+#define REPEATS 3  /* timings are the fastest of this many runs */
 #if defined(__SANITIZE_ADDRESS__)
-#define LAUNCHES 20000        /* the sanitizers slow every launch down */
+#define LAUNCHES 20000 /* the sanitizers slow every launch down */
 #else
-#define LAUNCHES 100000       /* the lesson's x = x + 1 loop */
+#define LAUNCHES 100000 /* the lesson's x = x + 1 loop */
 #endif
 
 /* ---- 1 and 2: the naive clock, and the two fixes ----------------------------- */
@@ -45,16 +45,17 @@ static double check_clocks(device d, workload *w)
     const double t_naive = min_of(naive, REPEATS), t_sync = min_of(synced, REPEATS),
                  t_read = min_of(read, REPEATS);
     if (device_is_gpu(d))
-        check_that(t_naive <= t_sync / 10,
-                   "launches return at once: the host clock without synchronising sees a fraction of the work",
-                   "%s: %.3f ms unsynchronised, %.1f ms synchronised: %.0fx (needs >= 10x)", w->name,
-                   1e3 * t_naive, 1e3 * t_sync, t_sync / t_naive);
+        check_that(
+            t_naive <= t_sync / 10,
+            "launches return at once: the host clock without synchronising sees a fraction of the work",
+            "%s: %.3f ms unsynchronised, %.1f ms synchronised: %.0fx (needs >= 10x)", w->name, 1e3 * t_naive,
+            1e3 * t_sync, t_sync / t_naive);
     else
         check_that(t_naive >= t_sync / 3 && t_naive <= 3 * t_sync,
                    "nothing is asynchronous on the CPU: the unsynchronised time is already the whole work",
                    "%s: %.1f ms unsynchronised, %.1f ms synchronised (must agree within 3x; "
-                   "on a GPU they differ hundreds of times)", w->name,
-                   1e3 * t_naive, 1e3 * t_sync);
+                   "on a GPU they differ hundreds of times)",
+                   w->name, 1e3 * t_naive, 1e3 * t_sync);
     /* 4x: with other programs on 2 cores, even the fastest of three runs of the
      * same loop was seen to differ by 2.3x. A read that did not wait would be as
      * short as the unsynchronised time, hundreds of times shorter on a GPU. */
@@ -84,13 +85,14 @@ static void check_blocking_loop(device d, int64_t n, double t_plain_naive)
         check_that(c.d2h_copies == (uint64_t)MATMULS && c.syncs == (uint64_t)MATMULS + 1,
                    "a read in every step is a blocking copy in every step",
                    "%d steps: %llu device-to-host copies, %llu blocking waits (expected %d and %d, "
-                   "the last one the final synchronize)", MATMULS, (unsigned long long)c.d2h_copies,
-                   (unsigned long long)c.syncs, MATMULS, MATMULS + 1);
+                   "the last one the final synchronize)",
+                   MATMULS, (unsigned long long)c.d2h_copies, (unsigned long long)c.syncs, MATMULS,
+                   MATMULS + 1);
         check_that(m.launch_seconds >= m.host_seconds / 2 && m.launch_seconds >= 10 * t_plain_naive,
                    "with a read in every step even the unsynchronised clock sees all the work",
                    "%s: %.1f ms when run() returned, %.1f ms when the device was done (needs >= 0.5x); "
-                   "%.3f ms unsynchronised without the reads (needs <= 0.1x)", w.name,
-                   1e3 * m.launch_seconds, 1e3 * m.host_seconds, 1e3 * t_plain_naive);
+                   "%.3f ms unsynchronised without the reads (needs <= 0.1x)",
+                   w.name, 1e3 * m.launch_seconds, 1e3 * m.host_seconds, 1e3 * t_plain_naive);
     } else {
         check_that(c.d2h_copies == 0 && c.d2d_copies == (uint64_t)MATMULS && c.syncs == 0,
                    "on the CPU a read is a plain copy in host memory, with nothing to wait for",
@@ -137,7 +139,8 @@ static void check_host_work(device d, workload *w)
         check_that(chunks >= 50, "the host keeps working while the device computes",
                    "%lld chunks of host work fitted inside %s (needs >= 50)", (long long)chunks, w->name);
     else
-        check_that(chunks == 0, "on the CPU no host work fits inside the device's work: it was done before run() returned",
+        check_that(chunks == 0,
+                   "on the CPU no host work fits inside the device's work: it was done before run() returned",
                    "%lld chunks (expected 0)", (long long)chunks);
 }
 
@@ -178,7 +181,7 @@ int main(int argc, char **argv)
     workload w;
     const int64_t n = d.kind == DEVICE_CUDA ? N_REAL : N_SIMULATED;
     CHECK(workload_matmuls(&w, d, n, MATMULS));
-    CHECK(w.run(&w));             /* a warm-up: the first run starts OpenBLAS's threads */
+    CHECK(w.run(&w)); /* a warm-up: the first run starts OpenBLAS's threads */
     CHECK(device_synchronize(d));
     const double t_naive = check_clocks(d, &w);
     check_blocking_loop(d, n, t_naive);

@@ -74,8 +74,8 @@ static void measure_workload(int which, device d, int size, int matmuls, int lau
 
 static void print_results(device d, const row *rows)
 {
-    printf("%-32s %10s %10s %10s %10s %11s\n", "workload", "unsync ms", "sync ms", "read ms",
-           "events ms", "peak bytes");
+    printf("%-32s %10s %10s %10s %10s %11s\n", "workload", "unsync ms", "sync ms", "read ms", "events ms",
+           "peak bytes");
     for (int i = 0; i < NWORKLOADS; ++i) {
         const row *r = &rows[i];
         printf("%-32s %10.3f %10.1f %10.1f %10.1f %11zu\n", r->name, 1e3 * r->naive, 1e3 * r->synced,
@@ -86,7 +86,8 @@ static void print_results(device d, const row *rows)
     const row *reading = &rows[READING], *plain = &rows[MATMULS], *inc = &rows[INCREMENTS];
     if (device_is_gpu(d))
         printf("blocking: \"%s\" copied to the host %llu times and waited %llu times (one per step, "
-               "plus the final synchronize)\n", reading->name, (unsigned long long)reading->blocking.d2h_copies,
+               "plus the final synchronize)\n",
+               reading->name, (unsigned long long)reading->blocking.d2h_copies,
                (unsigned long long)reading->blocking.syncs);
     else
         printf("blocking: on the cpu \"%s\" made %llu plain copies and waited 0 times: nothing to wait for\n",
@@ -94,32 +95,34 @@ static void print_results(device d, const row *rows)
 
     if (device_is_gpu(d))
         printf("host work: %lld chunks of %d generator steps ran on the host while the device computed "
-               "\"%s\" (%.1f ms)\n", (long long)plain->chunks, HOST_WORK_STEPS, plain->name,
-               1e3 * plain->m.device_seconds);
+               "\"%s\" (%.1f ms)\n",
+               (long long)plain->chunks, HOST_WORK_STEPS, plain->name, 1e3 * plain->m.device_seconds);
     else
         printf("host work: %lld chunks fitted inside \"%s\": on the cpu the work was all done before "
-               "run() returned\n", (long long)plain->chunks, plain->name);
+               "run() returned\n",
+               (long long)plain->chunks, plain->name);
 
     printf("utilisation: %s on %s: busy %.0f%% of the time (%s), but %.3g GFLOP/s = %.5f%% of "
-           "its %.0f GFLOP/s peak\n", inc->name, device_name(d), 100 * inc->u.busy_fraction,
+           "its %.0f GFLOP/s peak\n",
+           inc->name, device_name(d), 100 * inc->u.busy_fraction,
            inc->m.busy_seconds > 0 ? "its queue's busy time" : "events", inc->u.achieved_gflops,
            100 * inc->u.peak_fraction, inc->u.peak_gflops);
 }
 
 static void write_csv(const char *path, device d, const row *rows)
 {
-    static const char *const columns[] = {"workload", "device", "unsync_ms", "sync_ms", "read_one_ms",
-                                          "launch_ms", "host_ms", "events_ms", "busy_ms", "peak_bytes"};
+    static const char *const columns[] = { "workload",  "device",  "unsync_ms", "sync_ms", "read_one_ms",
+                                           "launch_ms", "host_ms", "events_ms", "busy_ms", "peak_bytes" };
     csv_file *f;
     CHECK(csv_open(&f, path, columns, 10));
     for (int i = 0; i < NWORKLOADS; ++i) {
         const row *r = &rows[i];
         char v[8][32];
-        const double ms[7] = {r->naive, r->synced, r->read_one, r->m.launch_seconds,
-                              r->m.host_seconds, r->m.device_seconds, r->m.busy_seconds};
+        const double ms[7] = { r->naive,          r->synced,           r->read_one,      r->m.launch_seconds,
+                               r->m.host_seconds, r->m.device_seconds, r->m.busy_seconds };
         for (int k = 0; k < 7; ++k) snprintf(v[k], sizeof v[k], "%.6f", 1e3 * ms[k]);
         snprintf(v[7], sizeof v[7], "%zu", r->m.peak_bytes);
-        const char *cells[10] = {r->name, device_name(d), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]};
+        const char *cells[10] = { r->name, device_name(d), v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7] };
         CHECK(csv_row_text(f, cells, 10));
     }
     CHECK(csv_close(f));
@@ -142,8 +145,11 @@ static void draw_plot(const char *path, device d, const row *rows)
         snprintf(title, sizeof title, "Host clock vs events on %s", props.name);
     else
         snprintf(title, sizeof title, "Host clock vs events on the cpu (%s)", props.name);
-    plot p = {.title = title, .xlabel = "workload", .ylabel = "time (ms, log scale)", .log_y = true,
-              .bar_labels = labels};
+    plot p = { .title = title,
+               .xlabel = "workload",
+               .ylabel = "time (ms, log scale)",
+               .log_y = true,
+               .bar_labels = labels };
     CHECK(plot_add(&p, "host clock, not synchronised", NULL, naive, NWORKLOADS, PLOT_BARS));
     CHECK(plot_add(&p, "host clock, synchronised", NULL, synced, NWORKLOADS, PLOT_BARS));
     CHECK(plot_add(&p, "device events", NULL, events, NWORKLOADS, PLOT_BARS));
@@ -157,23 +163,28 @@ static void print_takeaway(device d, const row *rows)
     if (device_is_gpu(d))
         printf("takeaway: on %s the loop \"took\" %.3f ms by the host clock but %.0f ms of device time: "
                "launches return at once, so synchronise (or read a value) before stopping the clock, "
-               "or time with events.\n", device_name(d), 1e3 * r->naive, 1e3 * r->m.device_seconds);
+               "or time with events.\n",
+               device_name(d), 1e3 * r->naive, 1e3 * r->m.device_seconds);
     else
         printf("takeaway: on the cpu nothing is asynchronous (%.0f ms unsynchronised, %.0f ms synchronised); "
                "on a GPU the unsynchronised clock would see almost nothing, so always synchronise before "
-               "stopping the clock.\n", 1e3 * r->naive, 1e3 * r->synced);
+               "stopping the clock.\n",
+               1e3 * r->naive, 1e3 * r->synced);
 }
 
 int main(int argc, char **argv)
 {
     int size = 0, matmuls = 0, launches = 100000;
     const cli_option options[] = {
-        {"size", CLI_INT, &size, "N", "matrix size (0: 1024, or 512 with --quick; on a real GPU 4096 or 2048)", 0, 4096},
-        {"matmuls", CLI_INT, &matmuls, "K", "products per run (0: 20, or 16 with --quick)", 0, 1000},
-        {"launches", CLI_INT, &launches, "L", "launches of x = x + 1", 1, 1 << 24},
+        { "size", CLI_INT, &size, "N",
+          "matrix size (0: 1024, or 512 with --quick; on a real GPU 4096 or 2048)", 0, 4096 },
+        { "matmuls", CLI_INT, &matmuls, "K", "products per run (0: 20, or 16 with --quick)", 0, 1000 },
+        { "launches", CLI_INT, &launches, "L", "launches of x = x + 1", 1, 1 << 24 },
     };
-    const cli_program program = {"03_async_timing", "asynchronous execution, honest timing, peak memory "
-                                 "and the utilisation illusion", options, 3};
+    const cli_program program = { "03_async_timing",
+                                  "asynchronous execution, honest timing, peak memory "
+                                  "and the utilisation illusion",
+                                  options, 3 };
     cli_args args;
     int code = cli_parse(&program, argc, argv, &args);
     if (code >= 0) return code;
@@ -186,7 +197,8 @@ int main(int argc, char **argv)
     const device d = args.dev;
 
     printf("device: %s%s\n\n", device_name(d),
-           device_is_gpu(d) ? "" : " (everything runs at once on the calling thread: nothing is asynchronous)");
+           device_is_gpu(d) ? ""
+                            : " (everything runs at once on the calling thread: nothing is asynchronous)");
     row rows[NWORKLOADS];
     memset(rows, 0, sizeof rows);
     for (int i = 0; i < NWORKLOADS; ++i) measure_workload(i, d, size, matmuls, launches, repeats, &rows[i]);

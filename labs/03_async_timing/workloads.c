@@ -12,18 +12,18 @@ static status run_matmuls(workload *w, bool read_every_step)
 {
     tensor *x = NULL, *y = NULL;
     const shape square = shape2(w->n, w->n);
-    status s = tensor_full(&x, w->dev, square, 0.5f);    /* a queued fill on a GPU */
+    status s = tensor_full(&x, w->dev, square, 0.5f); /* a queued fill on a GPU */
     if (s == STATUS_OK) s = tensor_empty(&y, w->dev, DTYPE_F32, square);
     for (int64_t i = 0; i < w->count && s == STATUS_OK; ++i) {
-        s = op_matmul(x, false, x, false, NULL, y);     /* y = x x; queued on a GPU */
+        s = op_matmul(x, false, x, false, NULL, y); /* y = x x; queued on a GPU */
         if (s == STATUS_OK && read_every_step) {
             float value;
             s = op_sum(y, w->result);
             if (s == STATUS_OK) s = tensor_item(w->result, &value); /* the host waits here */
         }
     }
-    if (s == STATUS_OK) s = op_sum(y, w->result);        /* the single value to read */
-    tensor_free(x);                                      /* freed in queue order */
+    if (s == STATUS_OK) s = op_sum(y, w->result); /* the single value to read */
+    tensor_free(x);                               /* freed in queue order */
     tensor_free(y);
     return s;
 }
@@ -35,8 +35,10 @@ static status make_matmuls(workload *w, device d, int64_t n, int64_t count, bool
 {
     memset(w, 0, sizeof *w);
     if (n < 1 || n > 8192 || count < 1 || count > 1000)
-        return fail(STATUS_BAD_ARGUMENT, "workload_matmuls: n = %lld and count = %lld; "
-                    "use 1 <= n <= 8192 and 1 <= count <= 1000", (long long)n, (long long)count);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "workload_matmuls: n = %lld and count = %lld; "
+                    "use 1 <= n <= 8192 and 1 <= count <= 1000",
+                    (long long)n, (long long)count);
     snprintf(w->name, sizeof w->name, "%lld matmuls %lldx%lld%s", (long long)count, (long long)n,
              (long long)n, reading ? ", read each" : "");
     w->dev = d;
@@ -67,9 +69,9 @@ static status run_increments(workload *w)
 {
     tensor *one = NULL;
     status s = tensor_ones(&one, w->dev, shape1(1));
-    if (s == STATUS_OK) s = op_fill(w->result, 0.0f);                /* x = 0 */
+    if (s == STATUS_OK) s = op_fill(w->result, 0.0f); /* x = 0 */
     for (int64_t i = 0; i < w->count && s == STATUS_OK; ++i)
-        s = op_add(w->result, one, w->result);                      /* x = x + 1 */
+        s = op_add(w->result, one, w->result); /* x = x + 1 */
     tensor_free(one);
     return s;
 }

@@ -16,14 +16,14 @@
 typedef struct workload workload;
 
 struct workload {
-    char name[64];                 /* for tables and plots: "16 matmuls 512x512" */
+    char name[64]; /* for tables and plots: "16 matmuls 512x512" */
     device dev;
-    status (*run)(workload *w);    /* queues the work; see the functions below */
-    tensor *result;                /* [1] on dev, written last by run() */
-    int64_t n;                     /* matrices are n x n (1 for the increments) */
-    int64_t count;                 /* how many times run() repeats its step */
-    double flops;                  /* arithmetic done by one run() */
-    float expected;                /* what result holds after run() */
+    status (*run)(workload *w); /* queues the work; see the functions below */
+    tensor *result;             /* [1] on dev, written last by run() */
+    int64_t n;                  /* matrices are n x n (1 for the increments) */
+    int64_t count;              /* how many times run() repeats its step */
+    double flops;               /* arithmetic done by one run() */
+    float expected;             /* what result holds after run() */
 };
 
 /* The lesson's proc(): x = 0.5 everywhere (n x n), then y = x x, `count` times,

@@ -41,7 +41,8 @@ static float *random_matrix(int64_t rows, int64_t cols, uint64_t seed)
     tensor *t;
     float *host = malloc((size_t)(rows * cols) * sizeof *host);
     if (!host)
-        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for a %lldx%lld matrix", (long long)rows, (long long)cols));
+        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for a %lldx%lld matrix", (long long)rows,
+                   (long long)cols));
     CHECK(tensor_uniform(&t, device_cpu(), shape2(rows, cols), -1.0f, 1.0f, seed));
     CHECK(tensor_to_host(t, host, rows * cols));
     tensor_free(t);
@@ -50,14 +51,15 @@ static float *random_matrix(int64_t rows, int64_t cols, uint64_t seed)
 
 /* ref [m, n] = op(a) op(b) in float64; a is stored [k, m] when trans_a, b [n, k]
  * when trans_b. */
-static void reference(const float *a, bool trans_a, const float *b, bool trans_b, double *ref, int64_t m, int64_t n,
-                      int64_t k)
+static void reference(const float *a, bool trans_a, const float *b, bool trans_b, double *ref, int64_t m,
+                      int64_t n, int64_t k)
 {
     for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
             double sum = 0.0;
             for (int64_t p = 0; p < k; ++p)
-                sum += (double)(trans_a ? a[p * m + i] : a[i * k + p]) * (trans_b ? b[j * k + p] : b[p * n + j]);
+                sum +=
+                    (double)(trans_a ? a[p * m + i] : a[i * k + p]) * (trans_b ? b[j * k + p] : b[p * n + j]);
             ref[i * n + j] = sum;
         }
 }
@@ -73,7 +75,8 @@ static bool matches(const char *what, const float *got, const double *ref, int64
             printf("        %s: c[%lld, %lld] = %.6g, the reference says %.6g\n", what, (long long)(i / n),
                    (long long)(i % n), (double)got[i], ref[i]);
     }
-    if (bad > 3) printf("        %s: ... %lld cells of %lld are wrong\n", what, (long long)bad, (long long)(m * n));
+    if (bad > 3)
+        printf("        %s: ... %lld cells of %lld are wrong\n", what, (long long)bad, (long long)(m * n));
     return bad == 0;
 }
 
@@ -82,16 +85,16 @@ static bool matches(const char *what, const float *got, const double *ref, int64
 typedef struct dims {
     int64_t m, n, k;
 } dims;
-static const dims shapes[] = {{64, 64, 64}, {37, 29, 53}};
+static const dims shapes[] = { { 64, 64, 64 }, { 37, 29, 53 } };
 enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
 
 /* ---- step 1: a layer ------------------------------------------------------------------ */
 
 static void check_layer(device d)
 {
-    const float w[9] = {1.0f, -2.0f, 2.0f, 2.0f, 1.0f, -4.0f, 1.0f, -1.0f, 0.0f};
-    const float x[3] = {0.5f, 0.9f, -0.3f};
-    const long lesson[3] = {13, 96, 40}; /* hundredths: 0.13, 0.96, 0.40 */
+    const float w[9] = { 1.0f, -2.0f, 2.0f, 2.0f, 1.0f, -4.0f, 1.0f, -1.0f, 0.0f };
+    const float x[3] = { 0.5f, 0.9f, -0.3f };
+    const long lesson[3] = { 13, 96, 40 }; /* hundredths: 0.13, 0.96, 0.40 */
     tensor *tw, *tx, *ty;
     float y[3];
     CHECK(tensor_from_host(&tw, d, shape2(3, 3), w));
@@ -115,7 +118,8 @@ static void check_loop(const char *concept, host_matmul matmul)
     bool all = true;
     for (int s = 0; s < NSHAPES; ++s) {
         const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
-        float *a = random_matrix(m, k, 11), *b = random_matrix(k, n, 12), *c = malloc((size_t)(m * n) * sizeof *c);
+        float *a = random_matrix(m, k, 11), *b = random_matrix(k, n, 12),
+              *c = malloc((size_t)(m * n) * sizeof *c);
         double *ref = malloc((size_t)(m * n) * sizeof *ref);
         if (!c || !ref) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
         for (int64_t i = 0; i < m * n; ++i) c[i] = NAN; /* a cell never written stays NaN */
@@ -178,7 +182,7 @@ static void check_counting(device d)
     device_properties p;
     CHECK(lab_gflops(100, 200, 300, 0.5, &gflops));
     const double want = 2.0 * 100 * 200 * 300 / 0.5 / 1e9; /* a multiply and an add per term */
-    const status refused = lab_gflops(100, 200, 300, 0.0, &(double){0});
+    const status refused = lab_gflops(100, 200, 300, 0.0, &(double){ 0 });
     check_that(fabs(gflops - want) < 1e-12 && refused == STATUS_BAD_ARGUMENT,
                "GFLOP/s counts 2 m n k operations per product, and refuses a time of 0",
                "[100x300]x[300x200] in 0.5 s: %g GFLOP/s (want %g); seconds = 0: %s", gflops, want,
@@ -186,7 +190,8 @@ static void check_counting(device d)
     CHECK(device_get_properties(d, &p));
     CHECK(lab_fraction_of_peak(p.peak_gflops / 4.0, d, &fraction));
     const double want_fraction = p.peak_gflops > 0 ? 0.25 : 0.0;
-    check_that(fabs(fraction - want_fraction) < 1e-9, "the fraction of peak divides by the device's own FP32 peak",
+    check_that(fabs(fraction - want_fraction) < 1e-9,
+               "the fraction of peak divides by the device's own FP32 peak",
                "a quarter of %s's %.1f GFLOP/s gives %g (want %g)", device_name(d), p.peak_gflops, fraction,
                want_fraction);
 }
@@ -198,7 +203,8 @@ static void check_naive_kernel(device d)
     bool all = true;
     for (int s = 0; s < NSHAPES; ++s) {
         const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
-        float *a = random_matrix(m, k, 31), *b = random_matrix(k, n, 32), *c = malloc((size_t)(m * n) * sizeof *c);
+        float *a = random_matrix(m, k, 31), *b = random_matrix(k, n, 32),
+              *c = malloc((size_t)(m * n) * sizeof *c);
         double *ref = malloc((size_t)(m * n) * sizeof *ref);
         if (!c || !ref) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
         reference(a, false, b, false, ref, m, n, k);
@@ -243,7 +249,8 @@ static status openblas_plain(const float *a, const float *b, float *c, int64_t m
 static void check_cpu_speed(void)
 {
     const int64_t n = 512;
-    float *a = random_matrix(n, n, 41), *b = random_matrix(n, n, 42), *c = malloc((size_t)(n * n) * sizeof *c);
+    float *a = random_matrix(n, n, 41), *b = random_matrix(n, n, 42),
+          *c = malloc((size_t)(n * n) * sizeof *c);
     if (!c) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
     double blas, ijk, ikj;
     CHECK(openblas_plain(a, b, c, n, n, n)); /* wakes OpenBLAS's threads up */
@@ -251,8 +258,8 @@ static void check_cpu_speed(void)
     CHECK(lab_gflops(n, n, n, best_seconds(lab_matmul_ikj, a, b, c, n, 2), &ikj));
     CHECK(lab_gflops(n, n, n, best_seconds(openblas_plain, a, b, c, n, 5), &blas));
     check_that(blas > 5.0 * ijk, "OpenBLAS beats the naive loop by a wide margin (> 5x) at N = 512",
-               "OpenBLAS %.1f GFLOP/s, naive i-j-k %.2f: %.0fx (i-k-j %.2f: %.1fx)", blas, ijk, blas / ijk, ikj,
-               blas / ikj);
+               "OpenBLAS %.1f GFLOP/s, naive i-j-k %.2f: %.0fx (i-k-j %.2f: %.1fx)", blas, ijk, blas / ijk,
+               ikj, blas / ikj);
 #if defined(__OPTIMIZE__) && !SANITIZED
     check_that(ikj > 2.0 * ijk, "loop order: i-k-j beats i-j-k (> 2x) at N = 512",
                "i-k-j %.2f GFLOP/s, i-j-k %.2f GFLOP/s: %.1fx", ikj, ijk, ikj / ijk);

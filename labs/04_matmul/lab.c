@@ -46,8 +46,8 @@ status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64
  * op(b) + 0 c, row-major. Each matrix's leading dimension is the length of its
  * rows as stored: a is stored [m, k], or [k, m] when transposed; b [k, n], or
  * [n, k]. cblas takes int sizes: refuse larger ones rather than let them wrap. */
-status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool trans_b, float *c,
-                           int64_t m, int64_t n, int64_t k)
+status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool trans_b, float *c, int64_t m,
+                           int64_t n, int64_t k)
 {
     /* TODO: your code here */
     (void)a, (void)trans_a, (void)b, (void)trans_b, (void)c, (void)m, (void)n, (void)k;
@@ -77,7 +77,7 @@ status lab_fraction_of_peak(double gflops, device d, double *fraction)
 void naive_matmul_on_sim(const void *args, void *stream)
 {
     const naive_matmul_args *p = args;
-    const dim3 grid = {p->grid_x, p->grid_y, 1}, block = {p->block_x, p->block_y, 1};
+    const dim3 grid = { p->grid_x, p->grid_y, 1 }, block = { p->block_x, p->block_y, 1 };
     LAUNCH(naive_matmul_kernel, grid, block, stream, p->a, p->b, p->c, p->m, p->n, p->k);
 }
 
@@ -88,7 +88,8 @@ static status check_naive_operands(const tensor *a, const tensor *b, const tenso
     if (!a || !b || !c) return fail(STATUS_BAD_ARGUMENT, "lab_matmul_naive_gpu: a, b and c must not be NULL");
     const device d = tensor_device(c);
     if (!device_is_gpu(d))
-        return fail(STATUS_WRONG_DEVICE, "lab_matmul_naive_gpu: c is on %s, which is not a GPU.\n"
+        return fail(STATUS_WRONG_DEVICE,
+                    "lab_matmul_naive_gpu: c is on %s, which is not a GPU.\n"
                     "  hint: the naive kernel runs on cuda:N or sim:N; on the CPU use lab_matmul_ikj",
                     device_name(d));
     if (!device_equal(tensor_device(a), d) || !device_equal(tensor_device(b), d))
@@ -101,7 +102,8 @@ static status check_naive_operands(const tensor *a, const tensor *b, const tenso
         tensor_dim(c, 1) != tensor_dim(b, 1))
         return fail(STATUS_BAD_ARGUMENT,
                     "lab_matmul_naive_gpu: shapes %s x %s -> %s; need float32 [m, k] x [k, n] -> [m, n]",
-                    shape_format(tensor_shape(a), sa, sizeof sa), shape_format(tensor_shape(b), sb, sizeof sb),
+                    shape_format(tensor_shape(a), sa, sizeof sa),
+                    shape_format(tensor_shape(b), sb, sizeof sb),
                     shape_format(tensor_shape(c), sc, sizeof sc));
     return STATUS_OK;
 }

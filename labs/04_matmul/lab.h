@@ -40,8 +40,8 @@ status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64
 /* c [m, n] = op(a) op(b) with one call to OpenBLAS's cblas_sgemm. op(a) is a,
  * or a transposed when trans_a (a is then stored [k, m]); likewise op(b) is b
  * [k, n], or b transposed when trans_b (b is then stored [n, k]). */
-status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool trans_b, float *c,
-                           int64_t m, int64_t n, int64_t k);
+status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool trans_b, float *c, int64_t m,
+                           int64_t n, int64_t k);
 
 /* ---- step 5: GFLOP/s and the fraction of peak (README, "Step 5") -------- */
 

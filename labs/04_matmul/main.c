@@ -24,8 +24,8 @@
 
 typedef enum variant { V_IJK, V_IKJ, V_OPENBLAS, V_NAIVE_KERNEL, V_LIBRARY, V_COUNT } variant;
 
-static const char *const variant_names[V_COUNT] = {"naive i-j-k", "naive i-k-j", "OpenBLAS", "naive kernel",
-                                                   "op_matmul"};
+static const char *const variant_names[V_COUNT] = { "naive i-j-k", "naive i-k-j", "OpenBLAS", "naive kernel",
+                                                    "op_matmul" };
 
 #define MAX_SIZES 12
 #define MAX_DEVICES 5 /* the CPU and up to 4 GPUs: what one plot can show */
@@ -129,7 +129,8 @@ static void make_operands(operands *o, device d, int64_t n)
     const size_t bytes = (size_t)(n * n) * sizeof(float);
     o->ha = host_alloc(bytes, 0), o->hb = host_alloc(bytes, 0), o->hc = host_alloc(bytes, 0);
     if (!o->ha || !o->hb || !o->hc)
-        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for three %lldx%lld matrices", (long long)n, (long long)n));
+        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for three %lldx%lld matrices", (long long)n,
+                   (long long)n));
     CHECK(tensor_to_host(o->a, o->ha, n * n));
     CHECK(tensor_to_host(o->b, o->hb, n * n));
 }
@@ -244,8 +245,8 @@ static int best_size(const experiment *e, device gpu)
 /* Three neurons, one row of weights each, and one input: the lesson's figures. */
 static void show_layer(device d)
 {
-    const float w[9] = {1.0f, -2.0f, 2.0f, 2.0f, 1.0f, -4.0f, 1.0f, -1.0f, 0.0f};
-    const float x[3] = {0.5f, 0.9f, -0.3f};
+    const float w[9] = { 1.0f, -2.0f, 2.0f, 2.0f, 1.0f, -4.0f, 1.0f, -1.0f, 0.0f };
+    const float x[3] = { 0.5f, 0.9f, -0.3f };
     tensor *tw, *tx, *tz, *ty;
     float z[3], y[3];
     CHECK(tensor_from_host(&tw, d, shape2(3, 3), w));
@@ -257,8 +258,8 @@ static void show_layer(device d)
     CHECK(tensor_to_host(tz, z, 3));
     CHECK(tensor_to_host(ty, y, 3));
     printf("a layer is a matrix product (lesson 002's example, on %s):\n", device_name(d));
-    printf("  W x = (%.2f, %.2f, %.2f)   S(W x) = (%.2f, %.2f, %.2f)   the lesson: (0.13, 0.96, 0.40)\n", z[0], z[1],
-           z[2], y[0], y[1], y[2]);
+    printf("  W x = (%.2f, %.2f, %.2f)   S(W x) = (%.2f, %.2f, %.2f)   the lesson: (0.13, 0.96, 0.40)\n",
+           z[0], z[1], z[2], y[0], y[1], y[2]);
     tensor_free(tw), tensor_free(tx), tensor_free(tz), tensor_free(ty);
 }
 
@@ -277,8 +278,10 @@ static void print_device_table(const experiment *e, device d)
         for (int i = 0; i < e->nlines; ++i) {
             const line *l = &e->lines[i];
             if (!device_equal(l->dev, d)) continue;
-            if (l->seconds[s] > 0) printf("  %11.1f (%5.1f%%)", l->gflops[s], 100.0 * l->fraction[s]);
-            else printf("  %20s", "-");
+            if (l->seconds[s] > 0)
+                printf("  %11.1f (%5.1f%%)", l->gflops[s], 100.0 * l->fraction[s]);
+            else
+                printf("  %20s", "-");
         }
         printf("\n");
     }
@@ -288,7 +291,8 @@ static void print_speedups(const experiment *e)
 {
     const line *blas = find_line(e, device_cpu(), V_OPENBLAS), *ikj = find_line(e, device_cpu(), V_IKJ);
     printf("\nspeed-up over the cpu: its time / the GPU's time (above 1, the GPU is faster)\n"
-           "  library: op_matmul against the cpu's OpenBLAS; kernel: your naive kernel against your i-k-j loop\n%7s",
+           "  library: op_matmul against the cpu's OpenBLAS; kernel: your naive kernel against your i-k-j "
+           "loop\n%7s",
            "N");
     for (int g = 1; g < e->ndevices; ++g)
         printf("  %7s library   %7s kernel", device_name(e->devices[g]), device_name(e->devices[g]));
@@ -298,8 +302,14 @@ static void print_speedups(const experiment *e)
         for (int g = 1; g < e->ndevices; ++g) {
             const double lib = speedup(blas, find_line(e, e->devices[g], V_LIBRARY), s);
             const double naive = speedup(ikj, find_line(e, e->devices[g], V_NAIVE_KERNEL), s);
-            if (lib > 0) printf("  %16.2fx", lib); else printf("  %17s", "-");
-            if (naive > 0) printf("  %13.2fx", naive); else printf("  %14s", "-");
+            if (lib > 0)
+                printf("  %16.2fx", lib);
+            else
+                printf("  %17s", "-");
+            if (naive > 0)
+                printf("  %13.2fx", naive);
+            else
+                printf("  %14s", "-");
         }
         printf("\n");
     }
@@ -316,15 +326,19 @@ static void print_crossovers(const experiment *e)
         const int best = best_size(e, gpu);
         const int64_t from = crossover(e, gpu);
         if (gpu.kind == DEVICE_SIM)
-            printf("%s is simulated: it computes on the CPU's own cores, so it has no crossover (near 1x is a tie, "
-                   "the rest is noise)\n", device_name(gpu));
+            printf("%s is simulated: it computes on the CPU's own cores, so it has no crossover (near 1x is "
+                   "a tie, "
+                   "the rest is noise)\n",
+                   device_name(gpu));
         else if (from > 0)
-            printf("%s: op_matmul beats the cpu's OpenBLAS from N = %lld on (%.1fx at N = %lld)\n", device_name(gpu),
-                   (long long)from, speedup(blas, lib, best), (long long)e->sizes[best]);
+            printf("%s: op_matmul beats the cpu's OpenBLAS from N = %lld on (%.1fx at N = %lld)\n",
+                   device_name(gpu), (long long)from, speedup(blas, lib, best), (long long)e->sizes[best]);
         else
-            printf("%s: op_matmul does not stay ahead of the cpu's OpenBLAS (by more than %.0f%%) from any N up to "
-                   "%lld (best %.2fx, at N = %lld)\n", device_name(gpu), 100.0 * (WIN_MARGIN - 1.0),
-                   (long long)e->sizes[e->nsizes - 1], speedup(blas, lib, best), (long long)e->sizes[best]);
+            printf("%s: op_matmul does not stay ahead of the cpu's OpenBLAS (by more than %.0f%%) from any N "
+                   "up to "
+                   "%lld (best %.2fx, at N = %lld)\n",
+                   device_name(gpu), 100.0 * (WIN_MARGIN - 1.0), (long long)e->sizes[e->nsizes - 1],
+                   speedup(blas, lib, best), (long long)e->sizes[best]);
     }
 }
 
@@ -348,8 +362,10 @@ static void print_takeaway(const experiment *e)
     const int best = best_size(e, gpu);
     const int64_t from = crossover(e, gpu);
     if (gpu.kind == DEVICE_SIM)
-        printf("; the simulated GPU %s cannot win: it computes on the same cores, so the crossover needs a real "
-               "GPU.\n", device_name(gpu));
+        printf(
+            "; the simulated GPU %s cannot win: it computes on the same cores, so the crossover needs a real "
+            "GPU.\n",
+            device_name(gpu));
     else if (from > 0)
         printf("; %s beats it from N = %lld on (%.0fx at N = %lld); below that, launch overhead wins.\n",
                device_name(gpu), (long long)from, speedup(blas, lib, best), (long long)e->sizes[best]);
@@ -362,10 +378,10 @@ static void print_takeaway(const experiment *e)
 
 static void write_csv(const experiment *e, const char *path)
 {
-    const char *const columns[] = {"device", "variant", "N", "seconds", "gflops", "fraction_of_peak",
-                                   "speedup_over_cpu"};
-    const line *cpu_for[V_COUNT] = {[V_NAIVE_KERNEL] = find_line(e, device_cpu(), V_IKJ),
-                                    [V_LIBRARY] = find_line(e, device_cpu(), V_OPENBLAS)};
+    const char *const columns[] = { "device",           "variant",         "N", "seconds", "gflops",
+                                    "fraction_of_peak", "speedup_over_cpu" };
+    const line *cpu_for[V_COUNT] = { [V_NAIVE_KERNEL] = find_line(e, device_cpu(), V_IKJ),
+                                     [V_LIBRARY] = find_line(e, device_cpu(), V_OPENBLAS) };
     csv_file *f;
     CHECK(csv_open(&f, path, columns, 7));
     for (int i = 0; i < e->nlines; ++i) {
@@ -379,8 +395,9 @@ static void write_csv(const experiment *e, const char *path)
             snprintf(cells[2], sizeof cells[2], "%.6g", l->gflops[s]);
             snprintf(cells[3], sizeof cells[3], "%.6g", l->fraction[s]);
             snprintf(cells[4], sizeof cells[4], up > 0 ? "%.4g" : "", up);
-            const char *row[] = {device_name(l->dev), variant_names[l->v], cells[0], cells[1], cells[2], cells[3],
-                                 cells[4]};
+            const char *row[] = {
+                device_name(l->dev), variant_names[l->v], cells[0], cells[1], cells[2], cells[3], cells[4]
+            };
             CHECK(csv_row_text(f, row, 7));
         }
     }
@@ -398,7 +415,7 @@ typedef struct series_data {
  * 2.40GHz" becomes "Intel Xeon E5-2680 v4"; a simulated GPU is said to be one. */
 static void short_name(device d, char *out, size_t size)
 {
-    static const char *const noise[] = {"(R)", "(TM)", " CPU", " Processor"};
+    static const char *const noise[] = { "(R)", "(TM)", " CPU", " Processor" };
     device_properties p;
     CHECK(device_get_properties(d, &p));
     if (d.kind == DEVICE_SIM) snprintf(p.name, sizeof p.name, "simulated GPU");
@@ -427,7 +444,7 @@ static void draw_gflops(const experiment *e, const char *path, const char *devic
     static series_data data[MAX_LINES + MAX_DEVICES];
     char title[400];
     snprintf(title, sizeof title, "N x N matrix products, float32: %s", devices);
-    plot p = {.title = title, .xlabel = "N", .ylabel = "GFLOP/s", .log_x = true, .log_y = true};
+    plot p = { .title = title, .xlabel = "N", .ylabel = "GFLOP/s", .log_x = true, .log_y = true };
     int nseries = 0;
     for (int i = 0; i < e->nlines; ++i) {
         const line *l = &e->lines[i];
@@ -462,11 +479,13 @@ static void draw_gflops(const experiment *e, const char *path, const char *devic
 static void draw_speedups(const experiment *e, const char *path, const char *devices)
 {
     static series_data data[2 * MAX_DEVICES + 1];
-    const line *cpu_for[V_COUNT] = {[V_NAIVE_KERNEL] = find_line(e, device_cpu(), V_IKJ),
-                                    [V_LIBRARY] = find_line(e, device_cpu(), V_OPENBLAS)};
+    const line *cpu_for[V_COUNT] = { [V_NAIVE_KERNEL] = find_line(e, device_cpu(), V_IKJ),
+                                     [V_LIBRARY] = find_line(e, device_cpu(), V_OPENBLAS) };
     char title[400];
     snprintf(title, sizeof title, "GPU speed-up over the CPU: %s", devices);
-    plot p = {.title = title, .xlabel = "N", .ylabel = "speed-up over the CPU", .log_x = true, .log_y = true};
+    plot p = {
+        .title = title, .xlabel = "N", .ylabel = "speed-up over the CPU", .log_x = true, .log_y = true
+    };
     int nseries = 0;
     for (int g = 1; g < e->ndevices; ++g)
         for (variant v = V_NAIVE_KERNEL; v <= V_LIBRARY; ++v) {
@@ -523,15 +542,17 @@ static void choose_devices(experiment *e, const cli_args *args)
     const int n = device_list(all, LABKIT_MAX_DEVICES);
     for (int i = 1; i < n && e->ndevices < MAX_DEVICES; ++i) e->devices[e->ndevices++] = all[i];
     if (n > MAX_DEVICES)
-        printf("(%d GPUs here; this run uses the first %d: pick another with --device)\n", n - 1, MAX_DEVICES - 1);
+        printf("(%d GPUs here; this run uses the first %d: pick another with --device)\n", n - 1,
+               MAX_DEVICES - 1);
 }
 
 int main(int argc, char **argv)
 {
     const cli_program program = {
         .name = "04_matmul",
-        .summary = "matrix products on the CPU (naive loops, OpenBLAS) and on each GPU (a naive kernel, the "
-                   "library), in GFLOP/s, and where a GPU starts to win; without --device: the CPU and every GPU",
+        .summary =
+            "matrix products on the CPU (naive loops, OpenBLAS) and on each GPU (a naive kernel, the "
+            "library), in GFLOP/s, and where a GPU starts to win; without --device: the CPU and every GPU",
     };
     cli_args args;
     const int exit_code = cli_parse(&program, argc, argv, &args);

@@ -18,5 +18,6 @@ void naive_matmul_on_cuda(const void *args, void *stream)
 {
     const naive_matmul_args *p = static_cast<const naive_matmul_args *>(args);
     const dim3 grid(p->grid_x, p->grid_y, 1), block(p->block_x, p->block_y, 1);
-    naive_matmul_kernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p->a, p->b, p->c, p->m, p->n, p->k);
+    naive_matmul_kernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p->a, p->b, p->c, p->m, p->n,
+                                                                               p->k);
 }

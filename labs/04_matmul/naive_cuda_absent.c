@@ -12,7 +12,8 @@
 void naive_matmul_on_cuda(const void *args, void *stream)
 {
     (void)args, (void)stream;
-    fprintf(stderr, "naive_matmul_on_cuda: this program was built without CUDA, so it cannot launch a kernel "
-                    "on a real GPU.\n  hint: install a CUDA toolkit and configure again (README, \"CUDA\").\n");
+    fprintf(stderr,
+            "naive_matmul_on_cuda: this program was built without CUDA, so it cannot launch a kernel "
+            "on a real GPU.\n  hint: install a CUDA toolkit and configure again (README, \"CUDA\").\n");
     abort();
 }

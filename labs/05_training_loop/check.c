@@ -39,7 +39,7 @@
 /* ==== 1. gradients against finite differences ================================ */
 
 enum { G_BATCH = 6, G_LAYERS = 3 };
-static const int64_t g_sizes[G_LAYERS + 1] = {12, 7, 5, 4};
+static const int64_t g_sizes[G_LAYERS + 1] = { 12, 7, 5, 4 };
 
 /* The tiny network's parameters on the host, in float64. */
 typedef struct host_net {
@@ -109,7 +109,7 @@ static void check_gradients(device d)
     CHECK(mlp_batch_create(&net, G_BATCH, &b));
     tensor *xt;
     CHECK(tensor_uniform(&xt, d, shape2(G_BATCH, g_sizes[0]), -1.0f, 1.0f, 11));
-    const int32_t y[G_BATCH] = {0, 3, 1, 2, 3, 0};
+    const int32_t y[G_BATCH] = { 0, 3, 1, 2, 3, 0 };
     CHECK(tensor_copy(b.x, xt));
     CHECK(tensor_copy_from_host_i32(b.labels, y, G_BATCH));
     /* The forward and backward passes under test, on device d. */
@@ -121,16 +121,20 @@ static void check_gradients(device d)
     host_net h;
     double *x = to_host_f64(xt), worst = 0.0;
     int64_t checked = 0, bad = 0;
-    for (int l = 0; l < G_LAYERS; ++l) h.W[l] = to_host_f64(net.layers[l].W), h.b[l] = to_host_f64(net.layers[l].b);
+    for (int l = 0; l < G_LAYERS; ++l)
+        h.W[l] = to_host_f64(net.layers[l].W), h.b[l] = to_host_f64(net.layers[l].b);
     for (int l = 0; l < G_LAYERS; ++l) {
         double *dW = to_host_f64(net.layers[l].dW), *db = to_host_f64(net.layers[l].db);
-        worst = fmax(worst, compare_param(&h, h.W[l], dW, tensor_numel(net.layers[l].W), x, y, &checked, &bad));
-        worst = fmax(worst, compare_param(&h, h.b[l], db, tensor_numel(net.layers[l].b), x, y, &checked, &bad));
+        worst =
+            fmax(worst, compare_param(&h, h.W[l], dW, tensor_numel(net.layers[l].W), x, y, &checked, &bad));
+        worst =
+            fmax(worst, compare_param(&h, h.b[l], db, tensor_numel(net.layers[l].b), x, y, &checked, &bad));
         free(dW), free(db);
     }
-    check_that(bad == 0 && checked > 0, "backward: every parameter's gradient matches float64 central differences",
-               "MLP 12-7-5-4, batch %d: %lld of %lld parameters within %.0e + %.0e |fd|; worst error %.2e", G_BATCH,
-               (long long)(checked - bad), (long long)checked, GRAD_ATOL, GRAD_RTOL, worst);
+    check_that(bad == 0 && checked > 0,
+               "backward: every parameter's gradient matches float64 central differences",
+               "MLP 12-7-5-4, batch %d: %lld of %lld parameters within %.0e + %.0e |fd|; worst error %.2e",
+               G_BATCH, (long long)(checked - bad), (long long)checked, GRAD_ATOL, GRAD_RTOL, worst);
     for (int l = 0; l < G_LAYERS; ++l) free(h.W[l]), free(h.b[l]);
     free(x);
     tensor_free(xt);
@@ -145,11 +149,12 @@ typedef struct training {
     double accuracy[EPOCHS];
 } training;
 
-static const int64_t default_sizes[] = {784, 256, 256, 10};
+static const int64_t default_sizes[] = { 784, 256, 256, 10 };
 
-static void train_on(device d, const dataset *train, const dataset *test, log_style style, int epochs, training *out)
+static void train_on(device d, const dataset *train, const dataset *test, log_style style, int epochs,
+                     training *out)
 {
-    const train_settings settings = {BATCH, 0.05f, 0.9f, 1};
+    const train_settings settings = { BATCH, 0.05f, 0.9f, 1 };
     trainer t;
     CHECK(trainer_create(&t, d, default_sizes, 4, &settings));
     for (int e = 0; e < epochs; ++e) {
@@ -163,8 +168,10 @@ static void check_learning(device d, const training *run)
 {
     check_that(run->accuracy[EPOCHS - 1] >= ACCURACY_THRESHOLD,
                "learning: held-out accuracy on synthetic digits passes the threshold",
-               "%.1f%% after %d epochs of %d images, batch %d (threshold %.0f%%; after epoch 1: %.1f%%; loss %.3f -> %.3f) "
-               "on %s", 100 * run->accuracy[EPOCHS - 1], EPOCHS, TRAIN_SAMPLES, BATCH, 100 * ACCURACY_THRESHOLD,
+               "%.1f%% after %d epochs of %d images, batch %d (threshold %.0f%%; after epoch 1: %.1f%%; loss "
+               "%.3f -> %.3f) "
+               "on %s",
+               100 * run->accuracy[EPOCHS - 1], EPOCHS, TRAIN_SAMPLES, BATCH, 100 * ACCURACY_THRESHOLD,
                100 * run->accuracy[0], run->epochs[0].loss, run->epochs[EPOCHS - 1].loss, device_name(d));
 }
 
@@ -175,12 +182,13 @@ static void check_same_seed(device d, const training *run, const training *cpu_r
         const double a = run->epochs[e].loss, b = cpu_run->epochs[e].loss;
         worst = fmax(worst, fabs(a - b) / fabs(b));
     }
-    check_that(worst <= SAME_SEED_RTOL,
-               device_is_gpu(d) ? "same seed: per-epoch losses on this device agree with the cpu's"
-                                : "same seed: a second cpu run gives the same per-epoch losses",
-               "%d epochs, worst relative difference %.1e (tolerance %.0e); last epoch %.7f on %s, %.7f on cpu",
-               EPOCHS, worst, SAME_SEED_RTOL, run->epochs[EPOCHS - 1].loss, device_name(d),
-               cpu_run->epochs[EPOCHS - 1].loss);
+    check_that(
+        worst <= SAME_SEED_RTOL,
+        device_is_gpu(d) ? "same seed: per-epoch losses on this device agree with the cpu's"
+                         : "same seed: a second cpu run gives the same per-epoch losses",
+        "%d epochs, worst relative difference %.1e (tolerance %.0e); last epoch %.7f on %s, %.7f on cpu",
+        EPOCHS, worst, SAME_SEED_RTOL, run->epochs[EPOCHS - 1].loss, device_name(d),
+        cpu_run->epochs[EPOCHS - 1].loss);
 }
 
 /* On a GPU a host read is a blocking device-to-host copy. On the cpu nothing
@@ -194,25 +202,30 @@ static void check_reads(device d, const epoch_result *on_device, const epoch_res
     const device_counters *a = &on_device->counters, *b = &every_step->counters;
     if (device_is_gpu(d)) {
         check_that(a->d2h_copies == 1, "on-device log: exactly one blocking device-to-host read per epoch",
-                   "%llu d2h copies (%llu bytes), %llu syncs over %llu steps", (ull)a->d2h_copies, (ull)a->d2h_bytes,
-                   (ull)a->syncs, sa);
+                   "%llu d2h copies (%llu bytes), %llu syncs over %llu steps", (ull)a->d2h_copies,
+                   (ull)a->d2h_bytes, (ull)a->syncs, sa);
         check_that(b->d2h_copies == sb, "item every step: one blocking device-to-host read per step",
                    "%llu d2h copies, %llu syncs over %llu steps", (ull)b->d2h_copies, (ull)b->syncs, sb);
         /* The host waits for a staging buffer only when it is two steps ahead of
          * the device. A blocking upload or a read every step keeps it level. */
-        check_that(4 * on_device->buffer_waits >= on_device->steps && every_step->buffer_waits == 0,
-                   "queued uploads: with the on-device log the host runs ahead of the device, with a read every step "
-                   "it cannot",
-                   "on-device: two steps ahead (waited for its staging buffer) at %lld of %llu steps (at least a "
-                   "quarter expected; none: are the step's copies the _async ones?); item every step: at %lld of %llu",
-                   (long long)on_device->buffer_waits, sa, (long long)every_step->buffer_waits, sb);
+        check_that(
+            4 * on_device->buffer_waits >= on_device->steps && every_step->buffer_waits == 0,
+            "queued uploads: with the on-device log the host runs ahead of the device, with a read every "
+            "step "
+            "it cannot",
+            "on-device: two steps ahead (waited for its staging buffer) at %lld of %llu steps (at least a "
+            "quarter expected; none: are the step's copies the _async ones?); item every step: at %lld of "
+            "%llu",
+            (long long)on_device->buffer_waits, sa, (long long)every_step->buffer_waits, sb);
     } else {
         check_that(a->d2h_copies == 0 && b->d2h_copies == 0, "cpu: no device-to-host copy in either style",
                    "%llu and %llu d2h copies", (ull)a->d2h_copies, (ull)b->d2h_copies);
-        check_that(a->d2d_copies == 2 * sa + 1 && b->d2d_copies == 3 * sb,
-                   "cpu: host reads of the loss, counted as copies within the cpu: one per epoch vs one per step",
-                   "on-device: %llu = 2 x %llu batch uploads + 1 read expected; item every step: %llu = 3 x %llu "
-                   "(2 uploads + 1 read per step) expected", (ull)a->d2d_copies, sa, (ull)b->d2d_copies, sb);
+        check_that(
+            a->d2d_copies == 2 * sa + 1 && b->d2d_copies == 3 * sb,
+            "cpu: host reads of the loss, counted as copies within the cpu: one per epoch vs one per step",
+            "on-device: %llu = 2 x %llu batch uploads + 1 read expected; item every step: %llu = 3 x %llu "
+            "(2 uploads + 1 read per step) expected",
+            (ull)a->d2d_copies, sa, (ull)b->d2d_copies, sb);
     }
 }
 
@@ -270,10 +283,11 @@ static void check_idx_reader(void)
     for (int64_t i = 0; i < good.count * dataset_pixels(&good); ++i)
         worst = fmax(worst, fabs(good.images[i] - back.images[i]));
     const bool same_labels = memcmp(good.labels, back.labels, sizeof(int32_t) * (size_t)good.count) == 0;
-    check_that(back.count == 5 && back.rows == 28 && back.cols == 28 && same_labels && worst <= 0.5 / 255 + 1e-6,
+    check_that(back.count == 5 && back.rows == 28 && back.cols == 28 && same_labels &&
+                   worst <= 0.5 / 255 + 1e-6,
                "IDX: a good file pair reads back", "%lld images of %lldx%lld, labels %s, pixels within %.4f",
-               (long long)back.count, (long long)back.rows, (long long)back.cols, same_labels ? "equal" : "DIFFER",
-               worst);
+               (long long)back.count, (long long)back.rows, (long long)back.cols,
+               same_labels ? "equal" : "DIFFER", worst);
     dataset_free(&back);
 
     const long image_bytes = 16 + 5 * 784;

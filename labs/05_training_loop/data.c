@@ -43,7 +43,8 @@ static const unsigned digit_segments[DATA_CLASSES] = {
 
 /* Each segment's two ends in a unit box: x to the right, y downwards. */
 static const double segment_ends[7][4] = {
-    {0, 0, 1, 0}, {1, 0, 1, 0.5}, {1, 0.5, 1, 1}, {0, 1, 1, 1}, {0, 0.5, 0, 1}, {0, 0, 0, 0.5}, {0, 0.5, 1, 0.5},
+    { 0, 0, 1, 0 },   { 1, 0, 1, 0.5 }, { 1, 0.5, 1, 1 },   { 0, 1, 1, 1 },
+    { 0, 0.5, 0, 1 }, { 0, 0, 0, 0.5 }, { 0, 0.5, 1, 0.5 },
 };
 
 typedef struct stroke {
@@ -99,7 +100,7 @@ static void draw_digit(float *image, int digit, uint64_t *rng)
         draw_stroke(image, &s);
     }
     if (uniform(rng, 0, 1) < 0.4) { /* a stray short stroke anywhere: clutter */
-        stroke s = {uniform(rng, 0, 28), uniform(rng, 0, 28), 0, 0, 0.6, uniform(rng, 0.3, 0.8)};
+        stroke s = { uniform(rng, 0, 28), uniform(rng, 0, 28), 0, 0, 0.6, uniform(rng, 0.3, 0.8) };
         s.x1 = s.x0 + uniform(rng, -6, 6), s.y1 = s.y0 + uniform(rng, -6, 6);
         draw_stroke(image, &s);
     }
@@ -117,13 +118,14 @@ static status dataset_alloc(dataset *out, int64_t count, int64_t rows, int64_t c
     out->labels = malloc((size_t)count * sizeof(int32_t));
     if (out->images && out->labels) return STATUS_OK;
     dataset_free(out);
-    return fail(STATUS_OUT_OF_MEMORY, "%s: no host memory for %" PRId64 " images of %" PRId64 "x%" PRId64, who, count,
-                rows, cols);
+    return fail(STATUS_OUT_OF_MEMORY, "%s: no host memory for %" PRId64 " images of %" PRId64 "x%" PRId64,
+                who, count, rows, cols);
 }
 
 status dataset_synthetic(dataset *out, int64_t count, uint64_t seed)
 {
-    if (!out || count < 1) return fail(STATUS_BAD_ARGUMENT, "dataset_synthetic: out must not be NULL and count >= 1");
+    if (!out || count < 1)
+        return fail(STATUS_BAD_ARGUMENT, "dataset_synthetic: out must not be NULL and count >= 1");
     status s = dataset_alloc(out, count, SYNTHETIC_SIDE, SYNTHETIC_SIDE, "dataset_synthetic");
     if (s != STATUS_OK) return s;
     uint64_t rng = seed * 0x2545F4914F6CDD1Dull + 1;

@@ -18,10 +18,10 @@
 #define SYNTHETIC_SIDE 28
 
 typedef struct dataset {
-    int64_t count;    /* images */
+    int64_t count; /* images */
     int64_t rows, cols;
-    float *images;    /* [count, rows * cols], values in [0, 1] */
-    int32_t *labels;  /* [count], values in 0..DATA_CLASSES-1 */
+    float *images;   /* [count, rows * cols], values in [0, 1] */
+    int32_t *labels; /* [count], values in 0..DATA_CLASSES-1 */
 } dataset;
 
 static inline int64_t dataset_pixels(const dataset *d) { return d->rows * d->cols; }

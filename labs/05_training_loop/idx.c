@@ -25,7 +25,8 @@ static uint32_t big_endian_u32(const unsigned char *p)
 
 static void put_big_endian_u32(unsigned char *p, uint32_t v)
 {
-    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16), p[2] = (unsigned char)(v >> 8),
+    p[3] = (unsigned char)v;
 }
 
 /* The whole file in memory (malloc'd into *bytes, its length in *size). */
@@ -34,8 +35,10 @@ static status read_file(const char *path, unsigned char **bytes, size_t *size)
     *bytes = NULL, *size = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return fail(STATUS_IO_FAILED, "%s: cannot open it (%s).\n  hint: --data DIR needs the four MNIST files, "
-                    "unzipped (gunzip *.gz)", path, strerror(errno));
+        return fail(STATUS_IO_FAILED,
+                    "%s: cannot open it (%s).\n  hint: --data DIR needs the four MNIST files, "
+                    "unzipped (gunzip *.gz)",
+                    path, strerror(errno));
     size_t capacity = 1 << 20, used = 0;
     unsigned char *buf = malloc(capacity);
     while (buf) {
@@ -74,29 +77,37 @@ static status check_idx(const char *path, const unsigned char *bytes, size_t siz
     const size_t header = 4 + 4 * (size_t)ndims;
     const char *what = magic == IDX_IMAGES_MAGIC ? "images" : "labels";
     if (size < 4)
-        return fail(STATUS_IO_FAILED, "%s: truncated: %zu bytes, too short for an IDX header (%zu bytes for %s)",
-                    path, size, header, what);
+        return fail(STATUS_IO_FAILED,
+                    "%s: truncated: %zu bytes, too short for an IDX header (%zu bytes for %s)", path, size,
+                    header, what);
     const uint32_t found = big_endian_u32(bytes);
     if (found != magic)
-        return fail(STATUS_IO_FAILED, "%s: wrong magic number 0x%08" PRIX32 " (%s); an IDX %s file starts with "
-                    "0x%08" PRIX32, path, found, magic_meaning(found), what, magic);
+        return fail(STATUS_IO_FAILED,
+                    "%s: wrong magic number 0x%08" PRIX32 " (%s); an IDX %s file starts with "
+                    "0x%08" PRIX32,
+                    path, found, magic_meaning(found), what, magic);
     if (size < header)
-        return fail(STATUS_IO_FAILED, "%s: truncated: %zu bytes, too short for its %zu-byte header", path, size, header);
+        return fail(STATUS_IO_FAILED, "%s: truncated: %zu bytes, too short for its %zu-byte header", path,
+                    size, header);
     uint64_t values = 1;
     for (int i = 0; i < ndims; ++i) {
         dims[i] = big_endian_u32(bytes + 4 + 4 * i);
         if (dims[i] == 0 || (i > 0 && dims[i] > IDX_MAX_SIDE))
-            return fail(STATUS_IO_FAILED, "%s: dimension %d is %" PRIu32 "; it must be 1 to %d", path, i, dims[i],
-                        i == 0 ? INT32_MAX : IDX_MAX_SIDE);
+            return fail(STATUS_IO_FAILED, "%s: dimension %d is %" PRIu32 "; it must be 1 to %d", path, i,
+                        dims[i], i == 0 ? INT32_MAX : IDX_MAX_SIDE);
         values *= dims[i];
     }
     const uint64_t expected = header + values;
     if (size < expected)
-        return fail(STATUS_IO_FAILED, "%s: truncated: its header announces %" PRIu64 " bytes of %s data (%zu + %" PRIu64
-                    " bytes in all) but the file has %zu", path, values, what, header, expected, size);
+        return fail(STATUS_IO_FAILED,
+                    "%s: truncated: its header announces %" PRIu64 " bytes of %s data (%zu + %" PRIu64
+                    " bytes in all) but the file has %zu",
+                    path, values, what, header, expected, size);
     if (size > expected)
-        return fail(STATUS_IO_FAILED, "%s: wrong size: %zu bytes, %" PRIu64 " more than its header announces "
-                    "(%zu + %" PRIu64 ")", path, size, size - expected, header, values);
+        return fail(STATUS_IO_FAILED,
+                    "%s: wrong size: %zu bytes, %" PRIu64 " more than its header announces "
+                    "(%zu + %" PRIu64 ")",
+                    path, size, size - expected, header, values);
     return STATUS_OK;
 }
 
@@ -107,8 +118,8 @@ static status fill_dataset(dataset *out, const unsigned char *pixels, const unsi
     const int64_t n = out->count, p = dataset_pixels(out);
     for (int64_t i = 0; i < n; ++i) {
         if (labels[i] >= DATA_CLASSES)
-            return fail(STATUS_IO_FAILED, "%s: label %" PRId64 " is %d; labels must be 0 to %d", labels_path, i,
-                        labels[i], DATA_CLASSES - 1);
+            return fail(STATUS_IO_FAILED, "%s: label %" PRId64 " is %d; labels must be 0 to %d", labels_path,
+                        i, labels[i], DATA_CLASSES - 1);
         out->labels[i] = labels[i];
     }
     for (int64_t i = 0; i < n * p; ++i) out->images[i] = (float)pixels[i] / 255.0f;
@@ -117,11 +128,12 @@ static status fill_dataset(dataset *out, const unsigned char *pixels, const unsi
 
 status dataset_load_idx(dataset *out, const char *images_path, const char *labels_path)
 {
-    if (!out || !images_path || !labels_path) return fail(STATUS_BAD_ARGUMENT, "dataset_load_idx: NULL argument");
+    if (!out || !images_path || !labels_path)
+        return fail(STATUS_BAD_ARGUMENT, "dataset_load_idx: NULL argument");
     memset(out, 0, sizeof *out);
     unsigned char *img = NULL, *lab = NULL;
     size_t img_size = 0, lab_size = 0;
-    uint32_t idims[3] = {0}, ldims[3] = {0};
+    uint32_t idims[3] = { 0 }, ldims[3] = { 0 };
     status s = read_file(images_path, &img, &img_size);
     if (s == STATUS_OK) s = check_idx(images_path, img, img_size, IDX_IMAGES_MAGIC, 3, idims);
     if (s == STATUS_OK) s = read_file(labels_path, &lab, &lab_size);
@@ -134,8 +146,9 @@ status dataset_load_idx(dataset *out, const char *images_path, const char *label
         out->count = idims[0], out->rows = idims[1], out->cols = idims[2];
         out->images = malloc((size_t)(out->count * dataset_pixels(out)) * sizeof(float));
         out->labels = malloc((size_t)out->count * sizeof(int32_t));
-        s = out->images && out->labels ? fill_dataset(out, img + 16, lab + 8, labels_path)
-                                       : fail(STATUS_OUT_OF_MEMORY, "%s: no host memory for the images", images_path);
+        s = out->images && out->labels
+                ? fill_dataset(out, img + 16, lab + 8, labels_path)
+                : fail(STATUS_OUT_OF_MEMORY, "%s: no host memory for the images", images_path);
     }
     free(img);
     free(lab);
@@ -154,8 +167,10 @@ status dataset_load_mnist_dir(const char *dir, dataset *train, dataset *test)
     snprintf(labels, sizeof labels, "%s/t10k-labels-idx1-ubyte", dir);
     s = dataset_load_idx(test, images, labels);
     if (s == STATUS_OK && (test->rows != train->rows || test->cols != train->cols))
-        s = fail(STATUS_IO_FAILED, "%s: its images are %" PRId64 "x%" PRId64 " but the training images are %" PRId64
-                 "x%" PRId64, images, test->rows, test->cols, train->rows, train->cols);
+        s = fail(STATUS_IO_FAILED,
+                 "%s: its images are %" PRId64 "x%" PRId64 " but the training images are %" PRId64
+                 "x%" PRId64,
+                 images, test->rows, test->cols, train->rows, train->cols);
     if (s != STATUS_OK) {
         dataset_free(train);
         dataset_free(test);
@@ -177,7 +192,8 @@ static status write_bytes(const char *path, const unsigned char *header, size_t 
 
 status dataset_write_idx(const dataset *d, const char *images_path, const char *labels_path)
 {
-    if (!d || !images_path || !labels_path) return fail(STATUS_BAD_ARGUMENT, "dataset_write_idx: NULL argument");
+    if (!d || !images_path || !labels_path)
+        return fail(STATUS_BAD_ARGUMENT, "dataset_write_idx: NULL argument");
     const size_t n = (size_t)d->count, p = (size_t)dataset_pixels(d);
     unsigned char *pixels = malloc(n * p), *labels = malloc(n);
     status s = pixels && labels ? STATUS_OK : fail(STATUS_OUT_OF_MEMORY, "dataset_write_idx: no host memory");

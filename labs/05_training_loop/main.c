@@ -59,7 +59,7 @@ static void load_data(const options *o, bool quick, dataset *train, dataset *tes
 static void run_style(const options *o, const int64_t *sizes, int nsizes, const dataset *train,
                       const dataset *test, log_style style, device_run *run)
 {
-    const train_settings settings = {o->batch, (float)o->lr, (float)o->momentum, (uint64_t)o->seed};
+    const train_settings settings = { o->batch, (float)o->lr, (float)o->momentum, (uint64_t)o->seed };
     trainer t;
     CHECK(trainer_create(&t, run->dev, sizes, nsizes, &settings));
     for (int e = 0; e < o->epochs; ++e) {
@@ -73,8 +73,8 @@ static void print_run(const options *o, const device_run *run)
 {
     for (int e = 0; e < o->epochs; ++e) {
         const epoch_result *item = &run->epochs[LOG_EVERY_STEP][e], *dev = &run->epochs[LOG_ON_DEVICE][e];
-        printf("%-7s %5d %8.4f %9.1f%%   %9.3f s %9.3f s   %7llu %7llu\n", device_name(run->dev), e + 1, dev->loss,
-               100.0 * run->accuracy[LOG_ON_DEVICE][e], item->seconds, dev->seconds,
+        printf("%-7s %5d %8.4f %9.1f%%   %9.3f s %9.3f s   %7llu %7llu\n", device_name(run->dev), e + 1,
+               dev->loss, 100.0 * run->accuracy[LOG_ON_DEVICE][e], item->seconds, dev->seconds,
                (unsigned long long)item->counters.d2h_copies, (unsigned long long)dev->counters.d2h_copies);
     }
 }
@@ -102,8 +102,8 @@ static double style_disagreement(const options *o, const device_run *run)
 
 static void write_csv(const char *path, const options *o, const device_run *runs, int nruns)
 {
-    const char *columns[] = {"device", "style", "epoch", "loss", "heldout_accuracy", "seconds", "d2h_copies", "syncs",
-                             "buffer_waits"};
+    const char *columns[] = { "device",  "style",      "epoch", "loss",        "heldout_accuracy",
+                              "seconds", "d2h_copies", "syncs", "buffer_waits" };
     csv_file *f;
     CHECK(csv_open(&f, path, columns, 9));
     for (int r = 0; r < nruns; ++r)
@@ -118,8 +118,15 @@ static void write_csv(const char *path, const options *o, const device_run *runs
                 snprintf(d2h, sizeof d2h, "%llu", (unsigned long long)x->counters.d2h_copies);
                 snprintf(syncs, sizeof syncs, "%llu", (unsigned long long)x->counters.syncs);
                 snprintf(waits, sizeof waits, "%lld", (long long)x->buffer_waits);
-                const char *cells[] = {device_name(runs[r].dev), log_style_name((log_style)s), epoch, loss, acc, sec, d2h,
-                                       syncs, waits};
+                const char *cells[] = { device_name(runs[r].dev),
+                                        log_style_name((log_style)s),
+                                        epoch,
+                                        loss,
+                                        acc,
+                                        sec,
+                                        d2h,
+                                        syncs,
+                                        waits };
                 CHECK(csv_row_text(f, cells, 9));
             }
     CHECK(csv_close(f));
@@ -133,11 +140,12 @@ static void time_plot_path(const char *path, char *out, size_t size)
     snprintf(out, size, "%.*s-time%s", stem, path, dot ? dot : "");
 }
 
-static void draw_plots(const char *path, const options *o, const char *what, const device_run *runs, int nruns)
+static void draw_plots(const char *path, const options *o, const char *what, const device_run *runs,
+                       int nruns)
 {
     static double x[MAX_EPOCHS], loss[LABKIT_MAX_DEVICES][MAX_EPOCHS], acc[LABKIT_MAX_DEVICES][MAX_EPOCHS];
     char titles[LABKIT_MAX_DEVICES][2][64], names[256] = "", title[512];
-    plot p = {0};
+    plot p = { 0 };
     for (int e = 0; e < o->epochs; ++e) x[e] = e + 1;
     for (int r = 0; r < nruns && r < PLOT_MAX_SERIES / 2; ++r) {
         for (int e = 0; e < o->epochs; ++e) {
@@ -148,7 +156,8 @@ static void draw_plots(const char *path, const options *o, const char *what, con
         snprintf(titles[r][1], 64, "held-out accuracy, %s", device_name(runs[r].dev));
         CHECK(plot_add(&p, titles[r][0], x, loss[r], (size_t)o->epochs, PLOT_LINES_POINTS));
         CHECK(plot_add(&p, titles[r][1], x, acc[r], (size_t)o->epochs, PLOT_DASHED));
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", r ? ", " : "", device_name(runs[r].dev));
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", r ? ", " : "",
+                 device_name(runs[r].dev));
     }
     snprintf(title, sizeof title, "MLP %s, %s: loss and accuracy per epoch (%s)", o->layers, what, names);
     p.title = title, p.xlabel = "epoch", p.ylabel = "loss (solid) / accuracy, fraction (dashed)";
@@ -157,15 +166,18 @@ static void draw_plots(const char *path, const options *o, const char *what, con
     /* Epoch time per device, one bar per logging style. */
     static double seconds[STYLES][LABKIT_MAX_DEVICES];
     const char *labels[LABKIT_MAX_DEVICES];
-    plot q = {0};
+    plot q = { 0 };
     for (int r = 0; r < nruns; ++r) {
         labels[r] = device_name(runs[r].dev);
         for (int s = 0; s < STYLES; ++s) seconds[s][r] = typical_seconds(o, &runs[r], (log_style)s);
     }
-    CHECK(plot_add(&q, "item every step (one read per step)", NULL, seconds[LOG_EVERY_STEP], (size_t)nruns, PLOT_BARS));
-    CHECK(plot_add(&q, "on-device log (one read per epoch)", NULL, seconds[LOG_ON_DEVICE], (size_t)nruns, PLOT_BARS));
+    CHECK(plot_add(&q, "item every step (one read per step)", NULL, seconds[LOG_EVERY_STEP], (size_t)nruns,
+                   PLOT_BARS));
+    CHECK(plot_add(&q, "on-device log (one read per epoch)", NULL, seconds[LOG_ON_DEVICE], (size_t)nruns,
+                   PLOT_BARS));
     char qtitle[512], qpath[4096];
-    snprintf(qtitle, sizeof qtitle, "Epoch time by logging style, MLP %s, batch %d (%s)", o->layers, o->batch, names);
+    snprintf(qtitle, sizeof qtitle, "Epoch time by logging style, MLP %s, batch %d (%s)", o->layers, o->batch,
+             names);
     q.title = qtitle, q.xlabel = "device", q.ylabel = "seconds per epoch (median)", q.bar_labels = labels;
     time_plot_path(path, qpath, sizeof qpath);
     CHECK(plot_draw(&q, qpath));
@@ -173,20 +185,24 @@ static void draw_plots(const char *path, const options *o, const char *what, con
 
 int main(int argc, char **argv)
 {
-    options o = {"784,256,256,10", NULL, 0, 128, 0, 1, 0.05, 0.9};
+    options o = { "784,256,256,10", NULL, 0, 128, 0, 1, 0.05, 0.9 };
     const cli_option extra[] = {
-        {"layers", CLI_STRING, &o.layers, "N,N,...", "layer sizes, inputs first", 0, 0},
-        {"epochs", CLI_INT, &o.epochs, "N", "epochs per device and style (0: 5, or 2 with --quick)", 0, MAX_EPOCHS},
-        {"batch", CLI_INT, &o.batch, "N", "rows per step", 1, 65536},
-        {"lr", CLI_DOUBLE, &o.lr, "X", "SGD learning rate", 1e-6, 10},
-        {"momentum", CLI_DOUBLE, &o.momentum, "X", "SGD momentum, 0 for none", 0, 0.999},
-        {"samples", CLI_INT, &o.samples, "N",
-         "training images (0: synthetic 12000, --quick 3000; with --data, all)", 0, 10000000},
-        {"data", CLI_STRING, &o.data_dir, "DIR", "MNIST IDX files (train-images-idx3-ubyte, ...) instead of synthetic digits", 0, 0},
-        {"seed", CLI_INT, &o.seed, "N", "seed of the data, the initialisation and the shuffles", 0, 1000000},
+        { "layers", CLI_STRING, &o.layers, "N,N,...", "layer sizes, inputs first", 0, 0 },
+        { "epochs", CLI_INT, &o.epochs, "N", "epochs per device and style (0: 5, or 2 with --quick)", 0,
+          MAX_EPOCHS },
+        { "batch", CLI_INT, &o.batch, "N", "rows per step", 1, 65536 },
+        { "lr", CLI_DOUBLE, &o.lr, "X", "SGD learning rate", 1e-6, 10 },
+        { "momentum", CLI_DOUBLE, &o.momentum, "X", "SGD momentum, 0 for none", 0, 0.999 },
+        { "samples", CLI_INT, &o.samples, "N",
+          "training images (0: synthetic 12000, --quick 3000; with --data, all)", 0, 10000000 },
+        { "data", CLI_STRING, &o.data_dir, "DIR",
+          "MNIST IDX files (train-images-idx3-ubyte, ...) instead of synthetic digits", 0, 0 },
+        { "seed", CLI_INT, &o.seed, "N", "seed of the data, the initialisation and the shuffles", 0,
+          1000000 },
     };
-    const cli_program program = {"05_training_loop", "an MLP trained on every device, with its loss log kept on the device",
-                                 extra, (int)(sizeof extra / sizeof extra[0])};
+    const cli_program program = { "05_training_loop",
+                                  "an MLP trained on every device, with its loss log kept on the device",
+                                  extra, (int)(sizeof extra / sizeof extra[0]) };
     cli_args args;
     const int exit_code = cli_parse(&program, argc, argv, &args);
     if (exit_code >= 0) return exit_code;
@@ -201,20 +217,24 @@ int main(int argc, char **argv)
     dataset train, test;
     load_data(&o, args.quick, &train, &test);
     if (sizes[0] != dataset_pixels(&train) || sizes[nsizes - 1] != DATA_CLASSES) {
-        fprintf(stderr, "--layers %s: the first size must be the pixels per image (%lld) and the last the classes (%d)\n",
-                o.layers, (long long)dataset_pixels(&train), DATA_CLASSES);
+        fprintf(
+            stderr,
+            "--layers %s: the first size must be the pixels per image (%lld) and the last the classes (%d)\n",
+            o.layers, (long long)dataset_pixels(&train), DATA_CLASSES);
         dataset_free(&train), dataset_free(&test);
         return 2;
     }
 
     device devices[LABKIT_MAX_DEVICES];
     int ndevices = 1;
-    if (args.device_given) devices[0] = args.dev;
-    else ndevices = device_list(devices, LABKIT_MAX_DEVICES);
+    if (args.device_given)
+        devices[0] = args.dev;
+    else
+        ndevices = device_list(devices, LABKIT_MAX_DEVICES);
     static device_run runs[LABKIT_MAX_DEVICES];
     const char *what = o.data_dir ? "MNIST" : "synthetic digits";
-    printf("MLP %s, batch %d, lr %g, momentum %g: %lld training and %lld held-out images (%s)\n\n", o.layers, o.batch,
-           o.lr, o.momentum, (long long)train.count, (long long)test.count, what);
+    printf("MLP %s, batch %d, lr %g, momentum %g: %lld training and %lld held-out images (%s)\n\n", o.layers,
+           o.batch, o.lr, o.momentum, (long long)train.count, (long long)test.count, what);
     printf("                                     seconds per epoch          d2h reads\n");
     printf("device  epoch     loss  held-out   item/step  on-device   item/step on-device\n");
     for (int r = 0; r < ndevices; ++r) {
@@ -226,27 +246,36 @@ int main(int argc, char **argv)
 
     printf("\n");
     for (int r = 0; r < ndevices; ++r) {
-        const double item = typical_seconds(&o, &runs[r], LOG_EVERY_STEP), dev = typical_seconds(&o, &runs[r], LOG_ON_DEVICE);
-        printf("%-7s median epoch: %.3f s item every step, %.3f s on-device (%.2fx); losses of the two styles agree "
-               "within %.1e\n", device_name(runs[r].dev), item, dev, item / dev, style_disagreement(&o, &runs[r]));
+        const double item = typical_seconds(&o, &runs[r], LOG_EVERY_STEP),
+                     dev = typical_seconds(&o, &runs[r], LOG_ON_DEVICE);
+        printf("%-7s median epoch: %.3f s item every step, %.3f s on-device (%.2fx); losses of the two "
+               "styles agree "
+               "within %.1e\n",
+               device_name(runs[r].dev), item, dev, item / dev, style_disagreement(&o, &runs[r]));
         /* How far the host ran ahead: it waits for a staging buffer only two steps ahead of the device. */
         const epoch_result *last_dev = &runs[r].epochs[LOG_ON_DEVICE][o.epochs - 1];
         const epoch_result *last_item = &runs[r].epochs[LOG_EVERY_STEP][o.epochs - 1];
-        printf("%-7s last epoch: the host was two steps ahead and waited for a staging buffer at %lld of %lld steps "
-               "on-device, %lld with item every step\n", device_name(runs[r].dev), (long long)last_dev->buffer_waits,
-               (long long)last_dev->steps, (long long)last_item->buffer_waits);
+        printf("%-7s last epoch: the host was two steps ahead and waited for a staging buffer at %lld of "
+               "%lld steps "
+               "on-device, %lld with item every step\n",
+               device_name(runs[r].dev), (long long)last_dev->buffer_waits, (long long)last_dev->steps,
+               (long long)last_item->buffer_waits);
     }
     /* The takeaway speaks of the first GPU when there is one. */
     const device_run *shown = &runs[ndevices > 1 ? 1 : 0];
-    const double ratio = typical_seconds(&o, shown, LOG_EVERY_STEP) / typical_seconds(&o, shown, LOG_ON_DEVICE);
+    const double ratio =
+        typical_seconds(&o, shown, LOG_EVERY_STEP) / typical_seconds(&o, shown, LOG_ON_DEVICE);
     if (device_is_gpu(shown->dev))
-        printf("takeaway: on %s the item-every-step log made %llu blocking device-to-host reads per epoch and the "
+        printf("takeaway: on %s the item-every-step log made %llu blocking device-to-host reads per epoch "
+               "and the "
                "on-device log 1, for the same losses; the epoch took %.2fx as long with a read every step.\n",
-               device_name(shown->dev), (unsigned long long)shown->epochs[LOG_EVERY_STEP][0].counters.d2h_copies, ratio);
+               device_name(shown->dev),
+               (unsigned long long)shown->epochs[LOG_EVERY_STEP][0].counters.d2h_copies, ratio);
     else
         printf("takeaway: on the cpu reading the loss is free (no bus, no queue), so both logs cost the same "
                "(%.2fx); on a GPU each of the %lld reads per epoch is a blocking device-to-host copy "
-               "(try LABKIT_SIM_GPUS=2 ... --device sim:0).\n", ratio, (long long)shown->epochs[LOG_ON_DEVICE][0].steps);
+               "(try LABKIT_SIM_GPUS=2 ... --device sim:0).\n",
+               ratio, (long long)shown->epochs[LOG_ON_DEVICE][0].steps);
 
     if (args.csv_path) write_csv(args.csv_path, &o, runs, ndevices);
     if (args.plot_path) draw_plots(args.plot_path, &o, what, runs, ndevices);

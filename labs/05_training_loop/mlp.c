@@ -19,7 +19,7 @@ void mlp_free(mlp *net)
     if (!net) return;
     for (int i = 0; i < net->nlayers; ++i) {
         layer *l = &net->layers[i];
-        tensor *all[] = {l->W, l->b, l->dW, l->db, l->vW, l->vb};
+        tensor *all[] = { l->W, l->b, l->dW, l->db, l->vW, l->vb };
         for (size_t k = 0; k < sizeof all / sizeof all[0]; ++k) tensor_free(all[k]);
     }
     memset(net, 0, sizeof *net);
@@ -146,13 +146,17 @@ status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsiz
         errno = 0;
         const long long v = strtoll(p, &end, 10);
         if (end == p || errno || v < 1 || v > 100000 || (*end != ',' && *end != '\0'))
-            return fail(STATUS_BAD_ARGUMENT, "--layers %s: expected sizes from 1 to 100000 separated by commas, "
-                        "like 784,256,256,10", text);
+            return fail(STATUS_BAD_ARGUMENT,
+                        "--layers %s: expected sizes from 1 to 100000 separated by commas, "
+                        "like 784,256,256,10",
+                        text);
         if (*nsizes == capacity)
-            return fail(STATUS_BAD_ARGUMENT, "--layers %s: at most %d sizes (%d layers)", text, capacity, capacity - 1);
+            return fail(STATUS_BAD_ARGUMENT, "--layers %s: at most %d sizes (%d layers)", text, capacity,
+                        capacity - 1);
         sizes[(*nsizes)++] = v;
         p = *end == ',' ? end + 1 : end;
-        if (*end == ',' && *p == '\0') return fail(STATUS_BAD_ARGUMENT, "--layers %s: ends with a comma", text);
+        if (*end == ',' && *p == '\0')
+            return fail(STATUS_BAD_ARGUMENT, "--layers %s: ends with a comma", text);
     }
     if (*nsizes < 2)
         return fail(STATUS_BAD_ARGUMENT, "--layers %s: give at least two sizes (inputs, classes)", text);

@@ -20,10 +20,10 @@
 /* One layer's parameters, their gradients and their momentum buffers. */
 typedef struct layer {
     int64_t in, out;
-    bool relu;           /* a ReLU after the linear map (every layer but the last) */
-    tensor *W, *b;       /* [in, out], [out] */
-    tensor *dW, *db;     /* the gradients of the mean loss, same shapes */
-    tensor *vW, *vb;     /* momentum buffers (velocities), same shapes */
+    bool relu;       /* a ReLU after the linear map (every layer but the last) */
+    tensor *W, *b;   /* [in, out], [out] */
+    tensor *dW, *db; /* the gradients of the mean loss, same shapes */
+    tensor *vW, *vb; /* momentum buffers (velocities), same shapes */
 } layer;
 
 typedef struct mlp {
@@ -36,14 +36,14 @@ typedef struct mlp {
  * every step of that batch size (a different B, the last partial batch of an
  * epoch, needs its own). */
 typedef struct mlp_batch {
-    int64_t rows;                        /* B */
-    tensor *x;                           /* [B, n0]: the images of the batch */
-    tensor *labels;                      /* int32 [B] */
-    tensor *out[MLP_MAX_LAYERS];         /* [B, n_i]: each layer's output (after its ReLU) */
-    tensor *grad[MLP_MAX_LAYERS];        /* [B, n_i]: the loss's gradient for that output */
-    tensor *probs;                       /* [B, nL]: softmax of the logits */
-    tensor *loss;                        /* [1]: this batch's mean loss */
-    tensor *accuracy;                    /* [1]: this batch's fraction of right answers */
+    int64_t rows;                 /* B */
+    tensor *x;                    /* [B, n0]: the images of the batch */
+    tensor *labels;               /* int32 [B] */
+    tensor *out[MLP_MAX_LAYERS];  /* [B, n_i]: each layer's output (after its ReLU) */
+    tensor *grad[MLP_MAX_LAYERS]; /* [B, n_i]: the loss's gradient for that output */
+    tensor *probs;                /* [B, nL]: softmax of the logits */
+    tensor *loss;                 /* [1]: this batch's mean loss */
+    tensor *accuracy;             /* [1]: this batch's fraction of right answers */
 } mlp_batch;
 
 /* sizes[0] inputs, sizes[n-1] classes, n = 2..MLP_MAX_LAYERS+1 sizes. Weights

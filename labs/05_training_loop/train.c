@@ -93,7 +93,8 @@ static status claim_buffer(trainer *t, int *buffer, bool *waited)
 }
 
 /* Rows order[first .. first+rows-1] of `data` into staging buffer `buffer`. */
-static void gather(trainer *t, int buffer, const dataset *data, const int64_t *order, int64_t first, int64_t rows)
+static void gather(trainer *t, int buffer, const dataset *data, const int64_t *order, int64_t first,
+                   int64_t rows)
 {
     const int64_t pixels = dataset_pixels(data);
     float *x = t->host_x[buffer];
@@ -152,8 +153,8 @@ status train_epoch(trainer *t, const dataset *data, int epoch, log_style style, 
         /* The step copies the buffer to the device with queued copies (step 3).
          * The device is done with the buffer once it has passed the event,
          * recorded after the whole step and so after its copies. */
-        s = lab_train_step(&t->net, b, t->host_x[buffer], t->host_y[buffer], t->settings.lr, t->settings.momentum,
-                           t->loss_sum);
+        s = lab_train_step(&t->net, b, t->host_x[buffer], t->host_y[buffer], t->settings.lr,
+                           t->settings.momentum, t->loss_sum);
         if (s == STATUS_OK) s = event_record(t->released[buffer]);
         if (s == STATUS_OK && style == LOG_EVERY_STEP) {
             float step_loss = 0.0f;
@@ -186,7 +187,8 @@ status evaluate(trainer *t, const dataset *data, double *accuracy)
         if (s != STATUS_OK) break;
         s = tensor_copy_from_host_async(b->x, t->host_x[buffer], rows * dataset_pixels(data));
         if (s == STATUS_OK) s = tensor_copy_from_host_async_i32(b->labels, t->host_y[buffer], rows);
-        if (s == STATUS_OK) s = event_record(t->released[buffer]); /* after the copies: the buffer is free again */
+        if (s == STATUS_OK)
+            s = event_record(t->released[buffer]); /* after the copies: the buffer is free again */
         if (s == STATUS_OK) s = mlp_forward(&t->net, b);
         if (s == STATUS_OK) s = op_accuracy(b->out[t->net.nlayers - 1], b->labels, b->accuracy);
         /* accuracy is a fraction of this batch: weigh it by its rows */

@@ -23,10 +23,10 @@ typedef enum log_style { LOG_ON_DEVICE = 0, LOG_EVERY_STEP = 1 } log_style;
 const char *log_style_name(log_style style); /* "on-device", "item every step" */
 
 typedef struct train_settings {
-    int64_t batch;     /* rows per step */
-    float lr;          /* SGD learning rate */
-    float momentum;    /* 0: plain SGD */
-    uint64_t seed;     /* initialisation and shuffling */
+    int64_t batch;  /* rows per step */
+    float lr;       /* SGD learning rate */
+    float momentum; /* 0: plain SGD */
+    uint64_t seed;  /* initialisation and shuffling */
 } train_settings;
 
 #define TRAINER_BATCH_SIZES 4
@@ -40,17 +40,17 @@ typedef struct trainer {
     /* Two staging buffers in pinned host memory, used in turn: batch k is
      * gathered into buffer k % 2 while the device may still be copying or
      * running batch k - 1 from the other one. */
-    float *host_x[2];                       /* images [batch, n0] */
-    int32_t *host_y[2];                     /* labels [batch] */
-    event *released[2];                     /* reached: the device is done with that buffer */
-    int next_buffer;                        /* the buffer the next batch goes to */
-    int64_t *order;                         /* this epoch's shuffle */
+    float *host_x[2];   /* images [batch, n0] */
+    int32_t *host_y[2]; /* labels [batch] */
+    event *released[2]; /* reached: the device is done with that buffer */
+    int next_buffer;    /* the buffer the next batch goes to */
+    int64_t *order;     /* this epoch's shuffle */
     int64_t order_capacity;
 } trainer;
 
 typedef struct epoch_result {
-    double loss;              /* mean over the steps of each batch's mean loss */
-    double seconds;           /* wall clock, until the loss was on the host */
+    double loss;    /* mean over the steps of each batch's mean loss */
+    double seconds; /* wall clock, until the loss was on the host */
     int64_t steps;
     int64_t buffer_waits;     /* steps at which the host, two steps ahead of the
                                  device, waited for its staging buffer */

@@ -18,7 +18,7 @@ status lab_try_gpu(int i, device *out)
         *out = device_cpu();
         return STATUS_OK;
     }
-    const device first_cuda = {DEVICE_CUDA, 0};
+    const device first_cuda = { DEVICE_CUDA, 0 };
     char name[32];
     snprintf(name, sizeof name, "%s:%d", device_exists(first_cuda) ? "cuda" : "sim", i);
     return device_parse(name, out);
@@ -62,18 +62,18 @@ status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores)
     static const struct {
         int major, minor, cores;
     } table[] = {
-        {7, 5, 64},   /* Turing: T4, RTX 20xx                          */
-        {8, 0, 64},   /* Ampere for data centres: A100, A30            */
-        {8, 6, 128},  /* Ampere: RTX 30xx, A10, A40                    */
-        {8, 7, 128},  /* Ampere: Jetson Orin                           */
-        {8, 9, 128},  /* Ada Lovelace: RTX 40xx, L4, L40               */
-        {9, 0, 128},  /* Hopper: H100, H200                            */
-        {10, 0, 128}, /* Blackwell: B200                               */
-        {10, 1, 128}, /* Blackwell: Jetson Thor (before CUDA 13)       */
-        {10, 3, 128}, /* Blackwell: B300                               */
-        {11, 0, 128}, /* Blackwell: Jetson Thor (CUDA 13)              */
-        {12, 0, 128}, /* Blackwell: RTX 50xx, RTX PRO 6000             */
-        {12, 1, 128}, /* Blackwell: GB10 (DGX Spark)                   */
+        { 7, 5, 64 },   /* Turing: T4, RTX 20xx                          */
+        { 8, 0, 64 },   /* Ampere for data centres: A100, A30            */
+        { 8, 6, 128 },  /* Ampere: RTX 30xx, A10, A40                    */
+        { 8, 7, 128 },  /* Ampere: Jetson Orin                           */
+        { 8, 9, 128 },  /* Ada Lovelace: RTX 40xx, L4, L40               */
+        { 9, 0, 128 },  /* Hopper: H100, H200                            */
+        { 10, 0, 128 }, /* Blackwell: B200                               */
+        { 10, 1, 128 }, /* Blackwell: Jetson Thor (before CUDA 13)       */
+        { 10, 3, 128 }, /* Blackwell: B300                               */
+        { 11, 0, 128 }, /* Blackwell: Jetson Thor (CUDA 13)              */
+        { 12, 0, 128 }, /* Blackwell: RTX 50xx, RTX PRO 6000             */
+        { 12, 1, 128 }, /* Blackwell: GB10 (DGX Spark)                   */
     };
     *cores = 0; /* unknown unless the table knows it */
     for (size_t k = 0; k < sizeof table / sizeof table[0]; ++k)
@@ -114,7 +114,8 @@ status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_fea
 {
     if (!layer) return fail(STATUS_BAD_ARGUMENT, "lab_linear_create: layer is NULL");
     layer->weight = layer->bias = NULL;
-    status s = tensor_normal(&layer->weight, device_cpu(), shape2(out_features, in_features), 0.0f, 0.1f, seed);
+    status s =
+        tensor_normal(&layer->weight, device_cpu(), shape2(out_features, in_features), 0.0f, 0.1f, seed);
     if (s == STATUS_OK) s = tensor_zeros(&layer->bias, device_cpu(), shape1(out_features));
     if (s != STATUS_OK) lab_linear_free(layer);
     return s;
@@ -126,7 +127,7 @@ status lab_linear_to(lab_linear *layer, device d)
 {
     if (!layer || !layer->weight || !layer->bias)
         return fail(STATUS_BAD_ARGUMENT, "lab_linear_to: the layer is NULL or empty; create it first");
-    tensor **parameters[] = {&layer->weight, &layer->bias};
+    tensor **parameters[] = { &layer->weight, &layer->bias };
     for (size_t k = 0; k < sizeof parameters / sizeof parameters[0]; ++k) {
         tensor *moved = NULL;
         status s = tensor_to(*parameters[k], d, &moved);

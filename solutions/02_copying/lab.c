@@ -45,7 +45,7 @@ status lab_add_across(const tensor *a, tensor *b, tensor *out)
  * extra reference. */
 status lab_linear_to(lab_linear *layer, device d)
 {
-    tensor **parameters[] = {&layer->weight, &layer->bias};
+    tensor **parameters[] = { &layer->weight, &layer->bias };
     for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; ++i) {
         tensor *moved = NULL;
         status s = tensor_to(*parameters[i], d, &moved);
@@ -62,7 +62,7 @@ status lab_linear_to(lab_linear *layer, device d)
 status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, float *norms)
 {
     const device d = tensor_device(x);
-    tensor *p[2] = {NULL, NULL}, *norm = NULL; /* p: two [n, n] products, used in turn; norm: [1] */
+    tensor *p[2] = { NULL, NULL }, *norm = NULL; /* p: two [n, n] products, used in turn; norm: [1] */
     status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&p[1], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&norm, d, DTYPE_F32, shape1(1));
@@ -88,7 +88,7 @@ status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, flo
 status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *norms)
 {
     const device d = tensor_device(x);
-    tensor *p[2] = {NULL, NULL}, *norm = NULL, *norm_log = NULL; /* norm_log: [steps], one slot a step */
+    tensor *p[2] = { NULL, NULL }, *norm = NULL, *norm_log = NULL; /* norm_log: [steps], one slot a step */
     status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&p[1], d, DTYPE_F32, tensor_shape(x));
     if (s == STATUS_OK) s = tensor_empty(&norm, d, DTYPE_F32, shape1(1));
@@ -97,7 +97,8 @@ status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, f
     for (int i = 0; i < steps && s == STATUS_OK; ++i) {
         s = op_matmul(y, false, w, false, NULL, p[i % 2]);
         if (s == STATUS_OK) s = op_norm(p[i % 2], norm);
-        if (s == STATUS_OK) s = tensor_copy_slice(norm_log, i, norm, 0, 1); /* queued: the host does not wait */
+        if (s == STATUS_OK)
+            s = tensor_copy_slice(norm_log, i, norm, 0, 1); /* queued: the host does not wait */
         y = p[i % 2];
     }
     if (s == STATUS_OK) s = tensor_to_host(norm_log, norms, steps); /* the only read: one wait, one copy */

@@ -62,7 +62,7 @@ status lab_benchmark(workload *w, measurement *out)
     event *start = NULL, *end = NULL;
     device_counters counters;
     double ms = 0.0;
-    *out = (measurement){0};
+    *out = (measurement){ 0 };
 
     status s = event_create(&start, w->dev);
     if (s == STATUS_OK) s = event_create(&end, w->dev);
@@ -120,9 +120,10 @@ status lab_count_host_work(workload *w, int64_t *chunks)
 status lab_utilisation(const workload *w, const measurement *m, utilisation *out)
 {
     device_properties props;
-    *out = (utilisation){0};
+    *out = (utilisation){ 0 };
     if (m->host_seconds <= 0.0)
-        return fail(STATUS_BAD_ARGUMENT, "lab_utilisation: host_seconds is %g; measure first", m->host_seconds);
+        return fail(STATUS_BAD_ARGUMENT, "lab_utilisation: host_seconds is %g; measure first",
+                    m->host_seconds);
     status s = device_get_properties(w->dev, &props);
     if (s != STATUS_OK) return s;
     const double busy = m->busy_seconds > 0.0 ? m->busy_seconds : m->device_seconds;

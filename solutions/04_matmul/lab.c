@@ -57,15 +57,16 @@ status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64
  * op(b) + 0 c, row-major. Each matrix's leading dimension is the length of its
  * rows as stored: a is stored [m, k], or [k, m] when transposed; b [k, n], or
  * [n, k]. cblas takes int sizes: refuse larger ones rather than let them wrap. */
-status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool trans_b, float *c,
-                           int64_t m, int64_t n, int64_t k)
+status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool trans_b, float *c, int64_t m,
+                           int64_t n, int64_t k)
 {
     if (m > INT_MAX || n > INT_MAX || k > INT_MAX)
-        return fail(STATUS_BAD_ARGUMENT, "lab_matmul_openblas: m=%lld n=%lld k=%lld; cblas_sgemm takes int sizes",
-                    (long long)m, (long long)n, (long long)k);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_matmul_openblas: m=%lld n=%lld k=%lld; cblas_sgemm takes int sizes", (long long)m,
+                    (long long)n, (long long)k);
     const int lda = (int)(trans_a ? m : k), ldb = (int)(trans_b ? k : n);
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, (int)m,
-                (int)n, (int)k, 1.0f, a, lda, b, ldb, 0.0f, c, (int)n);
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+                (int)m, (int)n, (int)k, 1.0f, a, lda, b, ldb, 0.0f, c, (int)n);
     return STATUS_OK;
 }
 
@@ -95,7 +96,7 @@ status lab_fraction_of_peak(double gflops, device d, double *fraction)
 void naive_matmul_on_sim(const void *args, void *stream)
 {
     const naive_matmul_args *p = args;
-    const dim3 grid = {p->grid_x, p->grid_y, 1}, block = {p->block_x, p->block_y, 1};
+    const dim3 grid = { p->grid_x, p->grid_y, 1 }, block = { p->block_x, p->block_y, 1 };
     LAUNCH(naive_matmul_kernel, grid, block, stream, p->a, p->b, p->c, p->m, p->n, p->k);
 }
 
@@ -106,7 +107,8 @@ static status check_naive_operands(const tensor *a, const tensor *b, const tenso
     if (!a || !b || !c) return fail(STATUS_BAD_ARGUMENT, "lab_matmul_naive_gpu: a, b and c must not be NULL");
     const device d = tensor_device(c);
     if (!device_is_gpu(d))
-        return fail(STATUS_WRONG_DEVICE, "lab_matmul_naive_gpu: c is on %s, which is not a GPU.\n"
+        return fail(STATUS_WRONG_DEVICE,
+                    "lab_matmul_naive_gpu: c is on %s, which is not a GPU.\n"
                     "  hint: the naive kernel runs on cuda:N or sim:N; on the CPU use lab_matmul_ikj",
                     device_name(d));
     if (!device_equal(tensor_device(a), d) || !device_equal(tensor_device(b), d))
@@ -119,7 +121,8 @@ static status check_naive_operands(const tensor *a, const tensor *b, const tenso
         tensor_dim(c, 1) != tensor_dim(b, 1))
         return fail(STATUS_BAD_ARGUMENT,
                     "lab_matmul_naive_gpu: shapes %s x %s -> %s; need float32 [m, k] x [k, n] -> [m, n]",
-                    shape_format(tensor_shape(a), sa, sizeof sa), shape_format(tensor_shape(b), sb, sizeof sb),
+                    shape_format(tensor_shape(a), sa, sizeof sa),
+                    shape_format(tensor_shape(b), sb, sizeof sb),
                     shape_format(tensor_shape(c), sc, sizeof sc));
     return STATUS_OK;
 }
@@ -138,11 +141,18 @@ status lab_matmul_naive_gpu(const tensor *a, const tensor *b, tensor *c)
     const int64_t m = tensor_dim(a, 0), k = tensor_dim(a, 1), n = tensor_dim(b, 1);
     const unsigned side = 16;
     const naive_matmul_args args = {
-        .a = tensor_data_const(a), .b = tensor_data_const(b), .c = tensor_data(c),
-        .m = m, .n = n, .k = k,
-        .grid_x = (unsigned)((n + side - 1) / side), .grid_y = (unsigned)((m + side - 1) / side),
-        .block_x = side, .block_y = side,
+        .a = tensor_data_const(a),
+        .b = tensor_data_const(b),
+        .c = tensor_data(c),
+        .m = m,
+        .n = n,
+        .k = k,
+        .grid_x = (unsigned)((n + side - 1) / side),
+        .grid_y = (unsigned)((m + side - 1) / side),
+        .block_x = side,
+        .block_y = side,
     };
     const device d = tensor_device(c);
-    return device_enqueue(d, d.kind == DEVICE_CUDA ? naive_matmul_on_cuda : naive_matmul_on_sim, &args, sizeof args);
+    return device_enqueue(d, d.kind == DEVICE_CUDA ? naive_matmul_on_cuda : naive_matmul_on_sim, &args,
+                          sizeof args);
 }

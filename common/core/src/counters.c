@@ -19,7 +19,7 @@ status counters_reset(device d)
     if (s != STATUS_OK) return s;
     device_counters *c = counters_of(d);
     size_t current = c->memory_current;
-    *c = (device_counters){0};
+    *c = (device_counters){ 0 };
     c->memory_current = current;
     c->memory_peak = current;
     /* The backend's busy time only grows: keep its value now as the new zero. */

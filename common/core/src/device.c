@@ -33,13 +33,14 @@ static struct {
     device_counters counters[LABKIT_MAX_DEVICES];
     atomic_bool sim_announced;
     atomic_bool init_error_reported;
-} registry = {.once = PTHREAD_ONCE_INIT};
+} registry = { .once = PTHREAD_ONCE_INIT };
 
-static const char *const cuda_names[LABKIT_MAX_CUDA_DEVICES] = {
-    "cuda:0", "cuda:1", "cuda:2",  "cuda:3",  "cuda:4",  "cuda:5",  "cuda:6",  "cuda:7",
-    "cuda:8", "cuda:9", "cuda:10", "cuda:11", "cuda:12", "cuda:13", "cuda:14", "cuda:15"};
-static const char *const sim_names[LABKIT_MAX_SIM_DEVICES] = {
-    "sim:0", "sim:1", "sim:2", "sim:3", "sim:4", "sim:5", "sim:6", "sim:7"};
+static const char *const cuda_names[LABKIT_MAX_CUDA_DEVICES] = { "cuda:0",  "cuda:1",  "cuda:2",  "cuda:3",
+                                                                 "cuda:4",  "cuda:5",  "cuda:6",  "cuda:7",
+                                                                 "cuda:8",  "cuda:9",  "cuda:10", "cuda:11",
+                                                                 "cuda:12", "cuda:13", "cuda:14", "cuda:15" };
+static const char *const sim_names[LABKIT_MAX_SIM_DEVICES] = { "sim:0", "sim:1", "sim:2", "sim:3",
+                                                               "sim:4", "sim:5", "sim:6", "sim:7" };
 
 /* ---- reading the environment ------------------------------------------- */
 
@@ -66,9 +67,12 @@ static bool parse_bytes(const char *text, size_t *out)
     unsigned long long value = strtoull(text, &end, 10);
     if (errno) return false;
     unsigned shift = 0;
-    if (*end == 'K') shift = 10, ++end;
-    else if (*end == 'M') shift = 20, ++end;
-    else if (*end == 'G') shift = 30, ++end;
+    if (*end == 'K')
+        shift = 10, ++end;
+    else if (*end == 'M')
+        shift = 20, ++end;
+    else if (*end == 'G')
+        shift = 30, ++end;
     if (*end != '\0' || value == 0 || value > (SIZE_MAX >> shift)) return false;
     *out = (size_t)value << shift;
     return true;
@@ -114,8 +118,7 @@ static void initialise(void)
 status devices_init(void)
 {
     pthread_once(&registry.once, initialise);
-    if (registry.init_status != STATUS_OK)
-        return fail(registry.init_status, "%s", registry.init_error);
+    if (registry.init_status != STATUS_OK) return fail(registry.init_status, "%s", registry.init_error);
     return STATUS_OK;
 }
 
@@ -134,11 +137,13 @@ static void announce_simulated_gpus(void)
     if (atomic_load(&registry.sim_announced) || atomic_exchange(&registry.sim_announced, true)) return;
     const int n = registry.sim_count;
     if (n == 1)
-        fprintf(stderr, "labkit: sim:0 is a simulated GPU (LABKIT_SIM_GPUS=1): a worker thread on this CPU with "
-                        "its own queue and memory; it behaves like a GPU but computes at the CPU's speed.\n");
+        fprintf(stderr,
+                "labkit: sim:0 is a simulated GPU (LABKIT_SIM_GPUS=1): a worker thread on this CPU with "
+                "its own queue and memory; it behaves like a GPU but computes at the CPU's speed.\n");
     else
-        fprintf(stderr, "labkit: sim:0 to %s are simulated GPUs (LABKIT_SIM_GPUS=%d): worker threads on this CPU, "
-                        "each with its own queue and memory; they behave like GPUs but compute at the CPU's speed.\n",
+        fprintf(stderr,
+                "labkit: sim:0 to %s are simulated GPUs (LABKIT_SIM_GPUS=%d): worker threads on this CPU, "
+                "each with its own queue and memory; they behave like GPUs but compute at the CPU's speed.\n",
                 sim_names[n - 1], n);
 }
 
@@ -146,7 +151,7 @@ static void announce_simulated_gpus(void)
 
 device device_cpu(void)
 {
-    device d = {DEVICE_CPU, 0};
+    device d = { DEVICE_CPU, 0 };
     return d;
 }
 
@@ -169,7 +174,7 @@ int gpu_count(void)
 
 static device gpu_at(int i)
 {
-    device d = {registry.cuda_count > 0 ? DEVICE_CUDA : DEVICE_SIM, i};
+    device d = { registry.cuda_count > 0 ? DEVICE_CUDA : DEVICE_SIM, i };
     if (d.kind == DEVICE_SIM) announce_simulated_gpus();
     return d;
 }
@@ -199,8 +204,10 @@ int device_list(device *out, int capacity)
     ensure_initialised();
     int written = 0;
     out[written++] = device_cpu();
-    for (int i = 0; i < registry.cuda_count && written < capacity; ++i) out[written++] = (device){DEVICE_CUDA, i};
-    for (int i = 0; i < registry.sim_count && written < capacity; ++i) out[written++] = (device){DEVICE_SIM, i};
+    for (int i = 0; i < registry.cuda_count && written < capacity; ++i)
+        out[written++] = (device){ DEVICE_CUDA, i };
+    for (int i = 0; i < registry.sim_count && written < capacity; ++i)
+        out[written++] = (device){ DEVICE_SIM, i };
     return written;
 }
 
@@ -225,8 +232,7 @@ const char *device_name(device d)
     case DEVICE_CPU: return d.index == 0 ? "cpu" : "invalid";
     case DEVICE_CUDA:
         return d.index >= 0 && d.index < LABKIT_MAX_CUDA_DEVICES ? cuda_names[d.index] : "invalid";
-    case DEVICE_SIM:
-        return d.index >= 0 && d.index < LABKIT_MAX_SIM_DEVICES ? sim_names[d.index] : "invalid";
+    case DEVICE_SIM: return d.index >= 0 && d.index < LABKIT_MAX_SIM_DEVICES ? sim_names[d.index] : "invalid";
     }
     return "invalid";
 }
@@ -248,8 +254,8 @@ status device_check(device d)
     if (device_exists(d)) return STATUS_OK;
     char present[256];
     describe_present(present, sizeof present);
-    return fail(STATUS_WRONG_DEVICE, "device %s does not exist here.\n  present here: %s",
-                device_name(d), present);
+    return fail(STATUS_WRONG_DEVICE, "device %s does not exist here.\n  present here: %s", device_name(d),
+                present);
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -279,7 +285,9 @@ static bool parse_index(const char *text, int *out)
 status device_parse(const char *text, device *out)
 {
     if (!out) return fail(STATUS_BAD_ARGUMENT, "device_parse: out is NULL; pass the address of a device");
-    if (!text) return fail(STATUS_BAD_ARGUMENT, "device_parse: text is NULL; pass a name such as \"cpu\" or \"sim:0\"");
+    if (!text)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "device_parse: text is NULL; pass a name such as \"cpu\" or \"sim:0\"");
     ensure_initialised();
     device d;
     if (strcmp(text, "cpu") == 0) {
@@ -301,8 +309,8 @@ status device_parse(const char *text, device *out)
             why = "\n  no simulated GPU was asked for: LABKIT_SIM_GPUS=2 gives sim:0 and sim:1";
         else if (d.kind == DEVICE_CUDA && registry.cuda_count == 0)
             why = "\n  no NVIDIA GPU was found (no driver, no device, or a build without CUDA)";
-        return fail(STATUS_WRONG_DEVICE, "device \"%s\" does not exist here.%s\n  present here: %s",
-                    text, why, present);
+        return fail(STATUS_WRONG_DEVICE, "device \"%s\" does not exist here.%s\n  present here: %s", text,
+                    why, present);
     }
     if (d.kind == DEVICE_SIM) announce_simulated_gpus();
     *out = d;
@@ -333,9 +341,7 @@ const backend *backend_of(device d)
     if (!device_exists(d)) return NULL;
     switch (d.kind) {
     case DEVICE_CPU: return &cpu_backend;
-    case DEVICE_SIM:
-        announce_simulated_gpus();
-        return &sim_backend;
+    case DEVICE_SIM: announce_simulated_gpus(); return &sim_backend;
     case DEVICE_CUDA:
 #ifdef LABKIT_WITH_CUDA
         return cuda_backend_get();
@@ -366,7 +372,9 @@ status device_memory_info(device d, size_t *free_bytes, size_t *total_bytes)
 
 status device_get_properties(device d, device_properties *out)
 {
-    if (!out) return fail(STATUS_BAD_ARGUMENT, "device_get_properties: out is NULL; pass the address of a device_properties");
+    if (!out)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "device_get_properties: out is NULL; pass the address of a device_properties");
     status s = device_check(d);
     if (s != STATUS_OK) return s;
     return backend_of(d)->properties(d.index, out);

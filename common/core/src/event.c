@@ -13,7 +13,8 @@ struct event {
 
 status event_create(event **out, device d)
 {
-    if (!out) return fail(STATUS_BAD_ARGUMENT, "event_create: out is NULL; pass the address of an event pointer");
+    if (!out)
+        return fail(STATUS_BAD_ARGUMENT, "event_create: out is NULL; pass the address of an event pointer");
     *out = NULL;
     status s = device_check(d);
     if (s != STATUS_OK) return s;
@@ -46,7 +47,9 @@ status event_record(event *e)
 static status require_recorded(const char *op, const event *e, const char *name)
 {
     if (!e) return fail(STATUS_BAD_ARGUMENT, "%s: %s is NULL; create it with event_create", op, name);
-    if (!e->recorded) return fail(STATUS_BAD_ARGUMENT, "%s: %s was never recorded; call event_record(%s) first", op, name, name);
+    if (!e->recorded)
+        return fail(STATUS_BAD_ARGUMENT, "%s: %s was never recorded; call event_record(%s) first", op, name,
+                    name);
     return STATUS_OK;
 }
 
@@ -71,8 +74,9 @@ status event_elapsed_ms(const event *start, const event *end, double *ms)
     if (s == STATUS_OK) s = require_recorded(op, end, "end");
     if (s != STATUS_OK) return s;
     if (!device_equal(start->dev, end->dev))
-        return fail(STATUS_WRONG_DEVICE, "%s: start is on %s and end on %s; time work with two events of one device",
-                    op, device_name(start->dev), device_name(end->dev));
+        return fail(STATUS_WRONG_DEVICE,
+                    "%s: start is on %s and end on %s; time work with two events of one device", op,
+                    device_name(start->dev), device_name(end->dev));
     if (!event_done(start) || !event_done(end))
         return fail(STATUS_NOT_READY,
                     "%s: %s has not reached the %s event yet.\n"

@@ -6,7 +6,9 @@
 
 status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size)
 {
-    if (!fn) return fail(STATUS_BAD_ARGUMENT, "device_enqueue: fn is NULL; pass the function that launches your kernel");
+    if (!fn)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "device_enqueue: fn is NULL; pass the function that launches your kernel");
     if (!args && args_size > 0)
         return fail(STATUS_BAD_ARGUMENT, "device_enqueue: args is NULL but args_size is %zu", args_size);
     if (args_size > KERNEL_MAX_ARGS)

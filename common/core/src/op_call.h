@@ -11,25 +11,25 @@
 #include <stdint.h>
 
 typedef enum op_kind {
-    OP_FILL,                   /* out[i] = alpha                                   */
-    OP_ADD,                    /* out = a + b                                      */
-    OP_SUB,                    /* out = a - b                                      */
-    OP_MUL,                    /* out = a * b                                      */
-    OP_SCALE,                  /* out = alpha * a                                  */
-    OP_AXPY,                   /* out = alpha * a + b   (y += alpha x: b == out)    */
-    OP_MATMUL,                 /* out[M,N] = op(a) op(b) (+ c[N] on every row)     */
-    OP_RELU,                   /* out = max(a, 0)                                  */
-    OP_RELU_BACKWARD,          /* out = a > 0 ? b : 0   (a: input, b: grad)         */
-    OP_SIGMOID,                /* out = 1 / (1 + exp(-a))                          */
-    OP_SIGMOID_BACKWARD,       /* out = b * a * (1 - a) (a: output, b: grad)        */
-    OP_SOFTMAX_XENT,           /* out = softmax rows of a, out2[0] = mean loss      */
-    OP_SOFTMAX_XENT_BACKWARD,  /* out = (a - one_hot(labels)) / rows               */
-    OP_SUM,                    /* out[0] = sum a                                   */
-    OP_MEAN,                   /* out[0] = sum a / n                               */
-    OP_NORM,                   /* out[0] = sqrt(sum a^2)                           */
-    OP_COLUMN_SUM,             /* out[c] = sum over rows of a[r, c]                */
-    OP_ARGMAX,                 /* iout[r] = argmax over c of a[r, c]               */
-    OP_ACCURACY                /* out[0] = fraction of rows with argmax == label    */
+    OP_FILL,                  /* out[i] = alpha                                   */
+    OP_ADD,                   /* out = a + b                                      */
+    OP_SUB,                   /* out = a - b                                      */
+    OP_MUL,                   /* out = a * b                                      */
+    OP_SCALE,                 /* out = alpha * a                                  */
+    OP_AXPY,                  /* out = alpha * a + b   (y += alpha x: b == out)    */
+    OP_MATMUL,                /* out[M,N] = op(a) op(b) (+ c[N] on every row)     */
+    OP_RELU,                  /* out = max(a, 0)                                  */
+    OP_RELU_BACKWARD,         /* out = a > 0 ? b : 0   (a: input, b: grad)         */
+    OP_SIGMOID,               /* out = 1 / (1 + exp(-a))                          */
+    OP_SIGMOID_BACKWARD,      /* out = b * a * (1 - a) (a: output, b: grad)        */
+    OP_SOFTMAX_XENT,          /* out = softmax rows of a, out2[0] = mean loss      */
+    OP_SOFTMAX_XENT_BACKWARD, /* out = (a - one_hot(labels)) / rows               */
+    OP_SUM,                   /* out[0] = sum a                                   */
+    OP_MEAN,                  /* out[0] = sum a / n                               */
+    OP_NORM,                  /* out[0] = sqrt(sum a^2)                           */
+    OP_COLUMN_SUM,            /* out[c] = sum over rows of a[r, c]                */
+    OP_ARGMAX,                /* iout[r] = argmax over c of a[r, c]               */
+    OP_ACCURACY               /* out[0] = fraction of rows with argmax == label    */
 } op_kind;
 
 typedef struct op_call {

@@ -20,7 +20,9 @@ typedef struct operand {
 static status require_present(const char *op, const operand *xs, int n)
 {
     for (int i = 0; i < n; ++i)
-        if (!xs[i].t) return fail(STATUS_BAD_ARGUMENT, "%s: %s is NULL; create it first (tensor_empty)", op, xs[i].name);
+        if (!xs[i].t)
+            return fail(STATUS_BAD_ARGUMENT, "%s: %s is NULL; create it first (tensor_empty)", op,
+                        xs[i].name);
     return STATUS_OK;
 }
 
@@ -43,7 +45,8 @@ static status require_dtype(const char *op, operand x, dtype type)
 {
     if (x.t->type == type) return STATUS_OK;
     char what[128];
-    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be %s", op, x.name, describe(x.t, what, sizeof what),
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be %s", op, x.name,
+                describe(x.t, what, sizeof what),
                 type == DTYPE_F32 ? "float32 (DTYPE_F32)" : "int32 (DTYPE_I32)");
 }
 
@@ -60,8 +63,9 @@ static status require_matrix(const char *op, operand x)
 {
     if (x.t->shp.ndim == 2) return STATUS_OK;
     char a[96];
-    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be a matrix [rows, cols]; tensor_reshape can make it one",
-                op, x.name, shape_format(x.t->shp, a, sizeof a));
+    return fail(STATUS_BAD_ARGUMENT,
+                "%s: %s is %s but must be a matrix [rows, cols]; tensor_reshape can make it one", op, x.name,
+                shape_format(x.t->shp, a, sizeof a));
 }
 
 static status require_elements(const char *op, operand x, int64_t n, const char *why)
@@ -105,7 +109,7 @@ static op_call call_of(op_kind kind, const tensor *a, const tensor *b, tensor *o
 
 status op_fill(tensor *out, float value)
 {
-    operand xs[] = {{"out", out}};
+    operand xs[] = { { "out", out } };
     status s = require_present("op_fill", xs, 1);
     if (s != STATUS_OK) return s;
     /* Filling with a float's bits works for int32 tensors too, for 0 only. */
@@ -115,9 +119,10 @@ status op_fill(tensor *out, float value)
     return launch_op(out, &c);
 }
 
-static status binary(const char *name, op_kind kind, const tensor *a, const tensor *b, tensor *out, float alpha)
+static status binary(const char *name, op_kind kind, const tensor *a, const tensor *b, tensor *out,
+                     float alpha)
 {
-    operand xs[] = {{"a", a}, {"b", b}, {"out", out}};
+    operand xs[] = { { "a", a }, { "b", b }, { "out", out } };
     status s = require_f32_on_one_device(name, xs, 3);
     if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
     if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[2]);
@@ -126,9 +131,10 @@ static status binary(const char *name, op_kind kind, const tensor *a, const tens
     return launch_op(out, &c);
 }
 
-static status unary(const char *name, op_kind kind, const char *in_name, const tensor *a, tensor *out, float alpha)
+static status unary(const char *name, op_kind kind, const char *in_name, const tensor *a, tensor *out,
+                    float alpha)
 {
-    operand xs[] = {{in_name, a}, {"out", out}};
+    operand xs[] = { { in_name, a }, { "out", out } };
     status s = require_f32_on_one_device(name, xs, 2);
     if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
     if (s != STATUS_OK) return s;
@@ -136,16 +142,28 @@ static status unary(const char *name, op_kind kind, const char *in_name, const t
     return launch_op(out, &c);
 }
 
-status op_add(const tensor *a, const tensor *b, tensor *out) { return binary("op_add", OP_ADD, a, b, out, 0); }
-status op_sub(const tensor *a, const tensor *b, tensor *out) { return binary("op_sub", OP_SUB, a, b, out, 0); }
-status op_mul(const tensor *a, const tensor *b, tensor *out) { return binary("op_mul", OP_MUL, a, b, out, 0); }
-status op_scale(const tensor *a, float alpha, tensor *out) { return unary("op_scale", OP_SCALE, "a", a, out, alpha); }
+status op_add(const tensor *a, const tensor *b, tensor *out)
+{
+    return binary("op_add", OP_ADD, a, b, out, 0);
+}
+status op_sub(const tensor *a, const tensor *b, tensor *out)
+{
+    return binary("op_sub", OP_SUB, a, b, out, 0);
+}
+status op_mul(const tensor *a, const tensor *b, tensor *out)
+{
+    return binary("op_mul", OP_MUL, a, b, out, 0);
+}
+status op_scale(const tensor *a, float alpha, tensor *out)
+{
+    return unary("op_scale", OP_SCALE, "a", a, out, alpha);
+}
 status op_relu(const tensor *x, tensor *out) { return unary("op_relu", OP_RELU, "x", x, out, 0); }
 status op_sigmoid(const tensor *x, tensor *out) { return unary("op_sigmoid", OP_SIGMOID, "x", x, out, 0); }
 
 status op_axpy(float alpha, const tensor *x, tensor *y)
 {
-    operand xs[] = {{"x", x}, {"y", y}};
+    operand xs[] = { { "x", x }, { "y", y } };
     status s = require_f32_on_one_device("op_axpy", xs, 2);
     if (s == STATUS_OK) s = require_same_shape("op_axpy", xs[0], xs[1]);
     if (s != STATUS_OK) return s;
@@ -156,7 +174,7 @@ status op_axpy(float alpha, const tensor *x, tensor *y)
 static status backward(const char *name, op_kind kind, const char *saved_name, const tensor *saved,
                        const tensor *grad_out, tensor *grad_in)
 {
-    operand xs[] = {{saved_name, saved}, {"grad_out", grad_out}, {"grad_in", grad_in}};
+    operand xs[] = { { saved_name, saved }, { "grad_out", grad_out }, { "grad_in", grad_in } };
     status s = require_f32_on_one_device(name, xs, 3);
     if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
     if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[2]);
@@ -177,10 +195,11 @@ status op_sigmoid_backward(const tensor *y, const tensor *grad_out, tensor *grad
 
 /* ---- matrix product ------------------------------------------------------ */
 
-status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias, tensor *out)
+status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                 tensor *out)
 {
     const char *op = "op_matmul";
-    operand xs[] = {{"a", a}, {"b", b}, {"out", out}, {"bias", bias}};
+    operand xs[] = { { "a", a }, { "b", b }, { "out", out }, { "bias", bias } };
     status s = require_f32_on_one_device(op, xs, bias ? 4 : 3);
     for (int i = 0; s == STATUS_OK && i < 3; ++i) s = require_matrix(op, xs[i]);
     if (s != STATUS_OK) return s;
@@ -189,8 +208,9 @@ status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, c
     char sa[96], sb[96], so[96];
     if (k != kb)
         return fail(STATUS_BAD_ARGUMENT,
-                    "%s: inner dimensions differ: op(a) is [%" PRId64 ", %" PRId64 "] (a is %s%s) and op(b) is [%" PRId64
-                    ", %" PRId64 "] (b is %s%s); op(a)'s columns must equal op(b)'s rows",
+                    "%s: inner dimensions differ: op(a) is [%" PRId64 ", %" PRId64
+                    "] (a is %s%s) and op(b) is [%" PRId64 ", %" PRId64
+                    "] (b is %s%s); op(a)'s columns must equal op(b)'s rows",
                     op, m, k, shape_format(a->shp, sa, sizeof sa), trans_a ? ", transposed" : "", kb, n,
                     shape_format(b->shp, sb, sizeof sb), trans_b ? ", transposed" : "");
     if (out->shp.dims[0] != m || out->shp.dims[1] != n)
@@ -210,7 +230,7 @@ status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, c
 
 static status require_labels(const char *op, const tensor *labels, int64_t rows)
 {
-    operand l = {"labels", labels};
+    operand l = { "labels", labels };
     status s = require_dtype(op, l, DTYPE_I32);
     if (s == STATUS_OK) s = require_elements(op, l, rows, "one label per row");
     return s;
@@ -219,7 +239,7 @@ static status require_labels(const char *op, const tensor *labels, int64_t rows)
 status op_softmax_cross_entropy(const tensor *logits, const tensor *labels, tensor *probs, tensor *loss)
 {
     const char *op = "op_softmax_cross_entropy";
-    operand xs[] = {{"logits", logits}, {"probs", probs}, {"loss", loss}, {"labels", labels}};
+    operand xs[] = { { "logits", logits }, { "probs", probs }, { "loss", loss }, { "labels", labels } };
     status s = require_present(op, xs, 4);
     if (s == STATUS_OK) s = require_one_device(op, xs, 4);
     for (int i = 0; s == STATUS_OK && i < 3; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
@@ -238,7 +258,7 @@ status op_softmax_cross_entropy(const tensor *logits, const tensor *labels, tens
 status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labels, tensor *grad_logits)
 {
     const char *op = "op_softmax_cross_entropy_backward";
-    operand xs[] = {{"probs", probs}, {"grad_logits", grad_logits}, {"labels", labels}};
+    operand xs[] = { { "probs", probs }, { "grad_logits", grad_logits }, { "labels", labels } };
     status s = require_present(op, xs, 3);
     if (s == STATUS_OK) s = require_one_device(op, xs, 3);
     for (int i = 0; s == STATUS_OK && i < 2; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
@@ -256,7 +276,7 @@ status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labe
 
 static status reduce(const char *op, op_kind kind, const tensor *x, tensor *out)
 {
-    operand xs[] = {{"x", x}, {"out", out}};
+    operand xs[] = { { "x", x }, { "out", out } };
     status s = require_f32_on_one_device(op, xs, 2);
     if (s == STATUS_OK) s = require_elements(op, xs[1], 1, "a one-element result");
     if (s != STATUS_OK) return s;
@@ -272,7 +292,7 @@ status op_norm(const tensor *x, tensor *out) { return reduce("op_norm", OP_NORM,
 status op_column_sum(const tensor *x, tensor *out)
 {
     const char *op = "op_column_sum";
-    operand xs[] = {{"x", x}, {"out", out}};
+    operand xs[] = { { "x", x }, { "out", out } };
     status s = require_f32_on_one_device(op, xs, 2);
     if (s == STATUS_OK) s = require_matrix(op, xs[0]);
     if (s == STATUS_OK) s = require_elements(op, xs[1], x->shp.dims[1], "one sum per column of x");
@@ -286,7 +306,7 @@ status op_column_sum(const tensor *x, tensor *out)
 status op_argmax(const tensor *x, tensor *out)
 {
     const char *op = "op_argmax";
-    operand xs[] = {{"x", x}, {"out", out}};
+    operand xs[] = { { "x", x }, { "out", out } };
     status s = require_present(op, xs, 2);
     if (s == STATUS_OK) s = require_one_device(op, xs, 2);
     if (s == STATUS_OK) s = require_dtype(op, xs[0], DTYPE_F32);
@@ -306,7 +326,7 @@ status op_argmax(const tensor *x, tensor *out)
 status op_accuracy(const tensor *logits, const tensor *labels, tensor *out)
 {
     const char *op = "op_accuracy";
-    operand xs[] = {{"logits", logits}, {"out", out}, {"labels", labels}};
+    operand xs[] = { { "logits", logits }, { "out", out }, { "labels", labels } };
     status s = require_present(op, xs, 3);
     if (s == STATUS_OK) s = require_one_device(op, xs, 3);
     for (int i = 0; s == STATUS_OK && i < 2; ++i) s = require_dtype(op, xs[i], DTYPE_F32);

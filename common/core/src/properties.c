@@ -19,14 +19,15 @@ int fp32_cores_per_multiprocessor(int cc_major, int cc_minor)
 {
     /* From NVIDIA's programming guide (arithmetic instructions throughput). */
     switch (cc_major) {
-    case 7: return cc_minor == 5 ? 64 : 0;              /* Turing                 */
-    case 8: return cc_minor == 0 ? 64                   /* Ampere A100            */
-                 : (cc_minor == 6 || cc_minor == 7 || cc_minor == 9) ? 128 /* GA10x, Orin, Ada */
-                 : 0;
-    case 9: return cc_minor == 0 ? 128 : 0;             /* Hopper                 */
+    case 7: return cc_minor == 5 ? 64 : 0; /* Turing                 */
+    case 8:
+        return cc_minor == 0                                       ? 64  /* Ampere A100            */
+               : (cc_minor == 6 || cc_minor == 7 || cc_minor == 9) ? 128 /* GA10x, Orin, Ada */
+                                                                   : 0;
+    case 9: return cc_minor == 0 ? 128 : 0;                                      /* Hopper                 */
     case 10: return (cc_minor == 0 || cc_minor == 1 || cc_minor == 3) ? 128 : 0; /* Blackwell */
-    case 11: return cc_minor == 0 ? 128 : 0;            /* Blackwell (Thor)       */
-    case 12: return (cc_minor == 0 || cc_minor == 1) ? 128 : 0; /* Blackwell GeForce, GB10 */
+    case 11: return cc_minor == 0 ? 128 : 0;                                     /* Blackwell (Thor)       */
+    case 12: return (cc_minor == 0 || cc_minor == 1) ? 128 : 0;                  /* Blackwell GeForce, GB10 */
     default: return 0;
     }
 }
@@ -50,8 +51,7 @@ static bool has_flag(const char *flags, const char *flag)
 {
     size_t n = strlen(flag);
     for (const char *p = strstr(flags, flag); p; p = strstr(p + 1, flag))
-        if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
-            return true;
+        if ((p == flags || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || p[n] == '\0')) return true;
     return false;
 }
 
@@ -111,9 +111,10 @@ static void read_cpuinfo(cpu_facts *f)
         } else if (!have_flags && (strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0)) {
             have_flags = true;
             f->fma = has_flag(value, "fma") || has_flag(value, "asimd");
-            f->simd_lanes = has_flag(value, "avx512f") ? 16
-                          : has_flag(value, "avx") ? 8
-                          : (has_flag(value, "sse") || has_flag(value, "asimd")) ? 4 : 1;
+            f->simd_lanes = has_flag(value, "avx512f")                             ? 16
+                            : has_flag(value, "avx")                               ? 8
+                            : (has_flag(value, "sse") || has_flag(value, "asimd")) ? 4
+                                                                                   : 1;
         }
     }
     fclose(in);
@@ -152,10 +153,11 @@ status host_cpu_properties(device_properties *out)
     out->cores_per_mp = f.simd_lanes * fma_units;
     out->clock_ghz = measured ? host_measured_ghz : f.mhz / 1000.0;
     out->peak_gflops = peak_fp32_gflops(out->multiprocessors, out->cores_per_mp, out->clock_ghz);
-    snprintf(out->notes, sizeof out->notes,
-             "%d logical cores x %d-lane SIMD x %d FMA unit%s (assumed) x %s clock x 2; OpenBLAS kernels: %.24s",
-             out->multiprocessors, f.simd_lanes, fma_units, fma_units > 1 ? "s" : "",
-             measured ? "measured" : "nominal (/proc/cpuinfo)", cpu_blas_kernels());
+    snprintf(
+        out->notes, sizeof out->notes,
+        "%d logical cores x %d-lane SIMD x %d FMA unit%s (assumed) x %s clock x 2; OpenBLAS kernels: %.24s",
+        out->multiprocessors, f.simd_lanes, fma_units, fma_units > 1 ? "s" : "",
+        measured ? "measured" : "nominal (/proc/cpuinfo)", cpu_blas_kernels());
     return STATUS_OK;
 }
 
@@ -167,8 +169,9 @@ status host_cpu_properties(device_properties *out)
  * slower than the hardware allows. The choice is made before main() runs, so
  * the kit cannot change it from inside; it can say so, and ./lab sets
  * OPENBLAS_CORETYPE for the programs it starts. */
-static const char *const pre_avx2_kernels[] = {"Prescott", "Core2", "Penryn", "Dunnington", "Nehalem",
-                                                "Atom",     "Sandybridge", "Bulldozer", "Barcelona", "Opteron"};
+static const char *const pre_avx2_kernels[] = { "Prescott",  "Core2",  "Penryn",      "Dunnington",
+                                                "Nehalem",   "Atom",   "Sandybridge", "Bulldozer",
+                                                "Barcelona", "Opteron" };
 
 const char *cpu_blas_kernels(void)
 {
@@ -192,9 +195,10 @@ void blas_warn_if_slow_kernels(void)
     if (atomic_exchange(&checked, true)) return;
     const char *better = cpu_blas_better_coretype();
     if (!better) return;
-    fprintf(stderr,
-            "labkit: OpenBLAS chose its \"%s\" kernels, older than this CPU; matrix products will run several "
-            "times slower than it allows.\n"
-            "  hint: run through ./lab, or export OPENBLAS_CORETYPE=%s before starting the program.\n",
-            cpu_blas_kernels(), better);
+    fprintf(
+        stderr,
+        "labkit: OpenBLAS chose its \"%s\" kernels, older than this CPU; matrix products will run several "
+        "times slower than it allows.\n"
+        "  hint: run through ./lab, or export OPENBLAS_CORETYPE=%s before starting the program.\n",
+        cpu_blas_kernels(), better);
 }

@@ -11,10 +11,10 @@
 
 /* ---- shapes ---------------------------------------------------------------- */
 
-shape shape1(int64_t n) { return (shape){1, {n, 0, 0, 0}}; }
-shape shape2(int64_t rows, int64_t cols) { return (shape){2, {rows, cols, 0, 0}}; }
-shape shape3(int64_t d0, int64_t d1, int64_t d2) { return (shape){3, {d0, d1, d2, 0}}; }
-shape shape4(int64_t d0, int64_t d1, int64_t d2, int64_t d3) { return (shape){4, {d0, d1, d2, d3}}; }
+shape shape1(int64_t n) { return (shape){ 1, { n, 0, 0, 0 } }; }
+shape shape2(int64_t rows, int64_t cols) { return (shape){ 2, { rows, cols, 0, 0 } }; }
+shape shape3(int64_t d0, int64_t d1, int64_t d2) { return (shape){ 3, { d0, d1, d2, 0 } }; }
+shape shape4(int64_t d0, int64_t d1, int64_t d2, int64_t d3) { return (shape){ 4, { d0, d1, d2, d3 } }; }
 
 int64_t shape_numel(shape s)
 {
@@ -41,13 +41,16 @@ static status check_shape(shape s, const char *who)
 {
     char text[96];
     if (s.ndim < 1 || s.ndim > TENSOR_MAX_DIMS)
-        return fail(STATUS_BAD_ARGUMENT, "%s: a shape has 1 to %d dimensions, not %d; build it with shape1() to shape4()",
-                    who, TENSOR_MAX_DIMS, s.ndim);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: a shape has 1 to %d dimensions, not %d; build it with shape1() to shape4()", who,
+                    TENSOR_MAX_DIMS, s.ndim);
     int64_t n = 1;
     for (int i = 0; i < s.ndim; ++i) {
         if (s.dims[i] < 1 || s.dims[i] > MAX_ELEMENTS || n > MAX_ELEMENTS / s.dims[i])
-            return fail(STATUS_BAD_ARGUMENT, "%s: shape %s is not allowed: every dimension must be at least 1 "
-                        "and the tensor at most 2^40 elements", who, shape_format(s, text, sizeof text));
+            return fail(STATUS_BAD_ARGUMENT,
+                        "%s: shape %s is not allowed: every dimension must be at least 1 "
+                        "and the tensor at most 2^40 elements",
+                        who, shape_format(s, text, sizeof text));
         n *= s.dims[i];
     }
     return STATUS_OK;
@@ -109,7 +112,9 @@ status tensor_full(tensor **out, device d, shape s, float value)
 {
     status st = tensor_create(out, d, DTYPE_F32, s, "tensor_full");
     if (st == STATUS_OK) {
-        const op_call fill = {.kind = OP_FILL, .n = (*out)->numel, .out = (float *)(*out)->data, .alpha = value};
+        const op_call fill = {
+            .kind = OP_FILL, .n = (*out)->numel, .out = (float *)(*out)->data, .alpha = value
+        };
         st = launch_op(*out, &fill);
     }
     if (st != STATUS_OK && out && *out) {
@@ -164,14 +169,11 @@ status tensor_reshape(tensor *t, shape s, tensor **out)
 
 device tensor_device(const tensor *t) { return t ? t->dev : device_cpu(); }
 dtype tensor_dtype(const tensor *t) { return t ? t->type : DTYPE_F32; }
-shape tensor_shape(const tensor *t) { return t ? t->shp : (shape){0, {0, 0, 0, 0}}; }
+shape tensor_shape(const tensor *t) { return t ? t->shp : (shape){ 0, { 0, 0, 0, 0 } }; }
 int64_t tensor_numel(const tensor *t) { return t ? t->numel : 0; }
 size_t tensor_bytes(const tensor *t) { return t ? t->bytes : 0; }
 
-int64_t tensor_dim(const tensor *t, int i)
-{
-    return t && i >= 0 && i < t->shp.ndim ? t->shp.dims[i] : 0;
-}
+int64_t tensor_dim(const tensor *t, int i) { return t && i >= 0 && i < t->shp.ndim ? t->shp.dims[i] : 0; }
 
 const char *describe(const tensor *t, char *buf, size_t size)
 {

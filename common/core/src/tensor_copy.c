@@ -70,13 +70,17 @@ static status to_host(const tensor *t, void *dst, int64_t count, dtype type, con
 {
     char what[128];
     if (!t) return fail(STATUS_BAD_ARGUMENT, "%s: t is NULL", who);
-    if (!dst) return fail(STATUS_BAD_ARGUMENT, "%s: dst is NULL; pass a host buffer of %" PRId64 " elements", who, t->numel);
+    if (!dst)
+        return fail(STATUS_BAD_ARGUMENT, "%s: dst is NULL; pass a host buffer of %" PRId64 " elements", who,
+                    t->numel);
     if (t->type != type)
         return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use %s", who, describe(t, what, sizeof what),
                     t->type == DTYPE_F32 ? "tensor_to_host" : "tensor_to_host_i32");
     if (count < t->numel)
-        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor %s has %" PRId64 " elements but dst holds only %" PRId64
-                    "; pass a larger buffer", who, describe(t, what, sizeof what), t->numel, count);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: the tensor %s has %" PRId64 " elements but dst holds only %" PRId64
+                    "; pass a larger buffer",
+                    who, describe(t, what, sizeof what), t->numel, count);
     return download(t, dst);
 }
 
@@ -90,17 +94,21 @@ status tensor_to_host_i32(const tensor *t, int32_t *dst, int64_t count)
     return to_host(t, dst, count, DTYPE_I32, "tensor_to_host_i32");
 }
 
-static status from_host_into(tensor *t, const void *src, int64_t count, dtype type, bool queued, const char *who)
+static status from_host_into(tensor *t, const void *src, int64_t count, dtype type, bool queued,
+                             const char *who)
 {
     char what[128];
     if (!t) return fail(STATUS_BAD_ARGUMENT, "%s: t is NULL", who);
-    if (!src) return fail(STATUS_BAD_ARGUMENT, "%s: src is NULL; pass %" PRId64 " host values", who, t->numel);
+    if (!src)
+        return fail(STATUS_BAD_ARGUMENT, "%s: src is NULL; pass %" PRId64 " host values", who, t->numel);
     if (t->type != type)
         return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use the %s variant", who,
                     describe(t, what, sizeof what), t->type == DTYPE_F32 ? "float" : "_i32");
     if (count != t->numel)
-        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor %s has %" PRId64 " elements but %" PRId64
-                    " values were given; they must match", who, describe(t, what, sizeof what), t->numel, count);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: the tensor %s has %" PRId64 " elements but %" PRId64
+                    " values were given; they must match",
+                    who, describe(t, what, sizeof what), t->numel, count);
     return upload(t, src, queued);
 }
 
@@ -129,8 +137,10 @@ status tensor_item(const tensor *t, float *value)
     char what[128];
     if (!t || !value) return fail(STATUS_BAD_ARGUMENT, "tensor_item: t and value must not be NULL");
     if (t->numel != 1 || t->type != DTYPE_F32)
-        return fail(STATUS_BAD_ARGUMENT, "tensor_item: %s is not a one-element float tensor; "
-                    "use tensor_to_host for more values", describe(t, what, sizeof what));
+        return fail(STATUS_BAD_ARGUMENT,
+                    "tensor_item: %s is not a one-element float tensor; "
+                    "use tensor_to_host for more values",
+                    describe(t, what, sizeof what));
     return download(t, value);
 }
 
@@ -173,14 +183,16 @@ status tensor_copy(tensor *dst, const tensor *src)
     if (!dst || !src) return fail(STATUS_BAD_ARGUMENT, "tensor_copy: dst and src must not be NULL");
     if (dst->type != src->type || dst->numel != src->numel || dst->shp.ndim != src->shp.ndim ||
         memcmp(dst->shp.dims, src->shp.dims, sizeof dst->shp.dims) != 0)
-        return fail(STATUS_BAD_ARGUMENT, "tensor_copy: dst is %s but src is %s; shapes and dtypes must match "
+        return fail(STATUS_BAD_ARGUMENT,
+                    "tensor_copy: dst is %s but src is %s; shapes and dtypes must match "
                     "(tensor_reshape views the same data in another shape)",
                     describe(dst, a, sizeof a), describe(src, b, sizeof b));
     if (dst->data == src->data) return STATUS_OK;
     return copy_between(dst, src);
 }
 
-status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset, int64_t count)
+status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset,
+                         int64_t count)
 {
     const char *op = "tensor_copy_slice";
     char a[128], b[128];
@@ -198,7 +210,8 @@ status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int
         return fail(STATUS_BAD_ARGUMENT,
                     "%s: %" PRId64 " elements from element %" PRId64 " of src (%s) to element %" PRId64
                     " of dst (%s) do not fit; offsets and count must be >= 0 and stay inside both tensors",
-                    op, count, src_offset, describe(src, b, sizeof b), dst_offset, describe(dst, a, sizeof a));
+                    op, count, src_offset, describe(src, b, sizeof b), dst_offset,
+                    describe(dst, a, sizeof a));
     if (count == 0) return STATUS_OK;
     device_counters *c = counters_of(dst->dev);
     const size_t bytes = (size_t)count * 4;
@@ -209,7 +222,8 @@ status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int
 
 status tensor_to(tensor *t, device d, tensor **out)
 {
-    if (!out) return fail(STATUS_BAD_ARGUMENT, "tensor_to: out is NULL; pass the address of a tensor pointer");
+    if (!out)
+        return fail(STATUS_BAD_ARGUMENT, "tensor_to: out is NULL; pass the address of a tensor pointer");
     *out = NULL;
     if (!t) return fail(STATUS_BAD_ARGUMENT, "tensor_to: t is NULL");
     status st = device_check(d);

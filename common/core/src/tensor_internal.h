@@ -10,9 +10,9 @@ struct tensor {
     shape shp;
     int64_t numel;
     size_t bytes;
-    void *data;           /* device memory (host memory for the CPU) */
+    void *data; /* device memory (host memory for the CPU) */
     int refs;
-    struct tensor *base;  /* a reshape's owner, which holds the memory; else NULL */
+    struct tensor *base; /* a reshape's owner, which holds the memory; else NULL */
 };
 
 /* A tensor whose memory is uninitialised; the caller fills it. */

@@ -39,8 +39,8 @@ static float draw_normal(uint64_t seed, int64_t i, float mean, float stddev)
     return (float)(mean + stddev * sqrt(-2.0 * log(u1)) * cos(two_pi * u2));
 }
 
-static status random_tensor(tensor **out, device d, shape s, float p, float q, uint64_t seed,
-                            draw_fn draw, const char *who)
+static status random_tensor(tensor **out, device d, shape s, float p, float q, uint64_t seed, draw_fn draw,
+                            const char *who)
 {
     if (!out) return fail(STATUS_BAD_ARGUMENT, "%s: out is NULL; pass the address of a tensor pointer", who);
     *out = NULL;
@@ -65,7 +65,8 @@ status tensor_uniform(tensor **out, device d, shape s, float low, float high, ui
 status tensor_normal(tensor **out, device d, shape s, float mean, float stddev, uint64_t seed)
 {
     if (!(stddev >= 0) || !isfinite(mean) || !isfinite(stddev))
-        return fail(STATUS_BAD_ARGUMENT, "tensor_normal: need a finite mean and stddev >= 0, got mean=%g stddev=%g",
-                    (double)mean, (double)stddev);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "tensor_normal: need a finite mean and stddev >= 0, got mean=%g stddev=%g", (double)mean,
+                    (double)stddev);
     return random_tensor(out, d, s, mean, stddev, seed, draw_normal, "tensor_normal");
 }

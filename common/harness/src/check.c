@@ -28,11 +28,9 @@ void check_report_failure(const char *file, int line, const char *expression, st
     /* The program's table went to stdout; flush it so the error lands after it. */
     fflush(stdout);
     if (s == STATUS_TODO) {
-        fprintf(stderr, "%s\n  %s:%d: %s returned %s\n", message, file, line, expression,
-                status_name(s));
+        fprintf(stderr, "%s\n  %s:%d: %s returned %s\n", message, file, line, expression, status_name(s));
     } else {
-        fprintf(stderr, "%s:%d: %s failed (%s): %s\n", file, line, expression, status_name(s),
-                message);
+        fprintf(stderr, "%s:%d: %s failed (%s): %s\n", file, line, expression, status_name(s), message);
     }
     fflush(stderr);
 }
@@ -47,10 +45,13 @@ device check_device(int argc, char **argv)
 {
     checked_device = device_cpu();
     const char *text = NULL;
-    if (argc == 3 && strcmp(argv[1], "--device") == 0) text = argv[2];
-    else if (argc == 2 && strncmp(argv[1], "--device=", 9) == 0) text = argv[1] + 9;
+    if (argc == 3 && strcmp(argv[1], "--device") == 0)
+        text = argv[2];
+    else if (argc == 2 && strncmp(argv[1], "--device=", 9) == 0)
+        text = argv[1] + 9;
     else if (argc != 1) {
-        fprintf(stderr, "usage: %s [--device D]   (D: cpu, cuda, cuda:N or sim:N)\n", argc > 0 ? argv[0] : "check");
+        fprintf(stderr, "usage: %s [--device D]   (D: cpu, cuda, cuda:N or sim:N)\n",
+                argc > 0 ? argv[0] : "check");
         exit(2);
     }
     if (text) {

@@ -29,18 +29,18 @@ typedef struct shared_flag_info {
 } shared_flag_info;
 
 static const shared_flag_info shared_flags[] = {
-    [FLAG_DEVICE] = {"device", "D", "cpu, cuda, cuda:N or sim:N (default: GPU 0 if there is "
-                                    "one, else cpu)"},
-    [FLAG_QUICK] = {"quick", NULL, "a smaller run that finishes in seconds"},
-    [FLAG_CSV] = {"csv", "FILE", "write the results as CSV"},
-    [FLAG_PLOT] = {"plot", "FILE", "draw the figure: FILE ends in .png, .svg or .pdf"},
+    [FLAG_DEVICE] = { "device", "D",
+                      "cpu, cuda, cuda:N or sim:N (default: GPU 0 if there is "
+                      "one, else cpu)" },
+    [FLAG_QUICK] = { "quick", NULL, "a smaller run that finishes in seconds" },
+    [FLAG_CSV] = { "csv", "FILE", "write the results as CSV" },
+    [FLAG_PLOT] = { "plot", "FILE", "draw the figure: FILE ends in .png, .svg or .pdf" },
 };
 
 static shared_flag find_shared_flag(const char *name, size_t length)
 {
     for (int f = 0; f < FLAG_NONE; f++) {
-        if (strlen(shared_flags[f].name) == length &&
-            strncmp(shared_flags[f].name, name, length) == 0) {
+        if (strlen(shared_flags[f].name) == length && strncmp(shared_flags[f].name, name, length) == 0) {
             return (shared_flag)f;
         }
     }
@@ -68,10 +68,7 @@ static const char *program_name(const cli_program *program)
 /* Each returns NULL when `text` is good (and writes the value), otherwise what
  * is wrong with it, to follow "--name TEXT: ". */
 
-static bool has_range(const cli_option *option)
-{
-    return option->min < option->max;
-}
+static bool has_range(const cli_option *option) { return option->min < option->max; }
 
 static const char *parse_int(const cli_option *option, const char *text, int *value)
 {
@@ -143,7 +140,8 @@ typedef struct parse_state {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static int usage_error(const parse_state *state, const char *format, ...)
+static int
+usage_error(const parse_state *state, const char *format, ...)
 {
     fprintf(stderr, "%s: ", program_name(state->program));
     va_list args;
@@ -165,11 +163,10 @@ static void print_range(const cli_option *option, FILE *to)
 }
 
 /* A bad value of an extra option: "NAME: --epochs 0 is out of range (1 to 100)". */
-static int bad_option_value(const parse_state *state, const cli_option *option,
-                            const char *value, const char *problem)
+static int bad_option_value(const parse_state *state, const cli_option *option, const char *value,
+                            const char *problem)
 {
-    fprintf(stderr, "%s: --%s '%s' %s", program_name(state->program), option->name, value,
-            problem);
+    fprintf(stderr, "%s: --%s '%s' %s", program_name(state->program), option->name, value, problem);
     if (has_range(option) && (option->type == CLI_INT || option->type == CLI_DOUBLE)) {
         fputs(" (accepted: ", stderr);
         print_range(option, stderr);
@@ -193,9 +190,7 @@ static int apply_shared(parse_state *state, shared_flag flag, const char *value)
         args->device_given = true;
         break;
     }
-    case FLAG_QUICK:
-        args->quick = true;
-        break;
+    case FLAG_QUICK: args->quick = true; break;
     case FLAG_CSV:
         if (value[0] == '\0') {
             return usage_error(state, "--csv needs a file name");
@@ -204,13 +199,14 @@ static int apply_shared(parse_state *state, shared_flag flag, const char *value)
         break;
     case FLAG_PLOT:
         if (!has_figure_extension(value)) {
-            return usage_error(state, "--plot '%s': the figure's name must end in .png, .svg "
-                               "or .pdf (the format follows it)", value);
+            return usage_error(state,
+                               "--plot '%s': the figure's name must end in .png, .svg "
+                               "or .pdf (the format follows it)",
+                               value);
         }
         args->plot_path = value;
         break;
-    case FLAG_NONE:
-        break;
+    case FLAG_NONE: break;
     }
     return CLI_GO_ON;
 }
@@ -274,13 +270,11 @@ static int parse_one(parse_state *state, int argc, char **argv, int *i)
     const char *equals = strchr(name, '=');
     size_t length = equals != NULL ? (size_t)(equals - name) : strlen(name);
     shared_flag flag = find_shared_flag(name, length);
-    const cli_option *option = flag == FLAG_NONE ? find_option(state->program, name, length)
-                                                 : NULL;
+    const cli_option *option = flag == FLAG_NONE ? find_option(state->program, name, length) : NULL;
     if (flag == FLAG_NONE && option == NULL) {
         return usage_error(state, "unknown flag '%s'", arg);
     }
-    bool takes_value = flag != FLAG_NONE ? shared_flags[flag].value_name != NULL
-                                         : option->type != CLI_FLAG;
+    bool takes_value = flag != FLAG_NONE ? shared_flags[flag].value_name != NULL : option->type != CLI_FLAG;
     const char *value = NULL;
     if (!takes_value) {
         if (equals != NULL) {
@@ -295,8 +289,9 @@ static int parse_one(parse_state *state, int argc, char **argv, int *i)
     } else {
         /* The next word is a flag (or there is none): the value was forgotten. */
         return usage_error(state, "%s needs a value (%s)", arg,
-                           flag != FLAG_NONE ? shared_flags[flag].value_name
-                           : option->value_name != NULL ? option->value_name : "VALUE");
+                           flag != FLAG_NONE            ? shared_flags[flag].value_name
+                           : option->value_name != NULL ? option->value_name
+                                                        : "VALUE");
     }
 
     if (flag != FLAG_NONE) {
@@ -358,21 +353,20 @@ int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
     if (mistake != NULL) {
         /* The lab's own code is wrong: say so loudly, as for a bad flag. */
         fail(STATUS_BAD_ARGUMENT, "cli_parse: %s", mistake);
-        fprintf(stderr, "cli_parse: %s (a mistake in the program, not in its flags)\n",
-                mistake);
+        fprintf(stderr, "cli_parse: %s (a mistake in the program, not in its flags)\n", mistake);
         return CLI_EXIT_USAGE;
     }
 
     /* Plain values until the parse succeeds, so that `out` is never left unset. */
-    *out = (cli_args){.dev = {DEVICE_CPU, 0}};
+    *out = (cli_args){ .dev = { DEVICE_CPU, 0 } };
     cli_args scratch = *out;
-    parse_state state = {.program = program, .args = &scratch, .store = false};
+    parse_state state = { .program = program, .args = &scratch, .store = false };
     int code = parse_all(&state, argc, argv);
     if (code != CLI_GO_ON) {
         return code;
     }
     /* Everything is right: read it again, storing this time. */
-    state = (parse_state){.program = program, .args = out, .store = true};
+    state = (parse_state){ .program = program, .args = out, .store = true };
     parse_all(&state, argc, argv);
     if (!out->device_given) {
         out->dev = try_gpu(0); /* asked only now: --help and mistakes need no device */
@@ -383,8 +377,7 @@ int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
 /* ---- the usage ------------------------------------------------------------------ */
 
 /* "--epochs N" into buffer: the left column of the usage. */
-static const char *flag_with_value(const char *name, const char *value_name, char *buffer,
-                                   size_t size)
+static const char *flag_with_value(const char *name, const char *value_name, char *buffer, size_t size)
 {
     snprintf(buffer, size, "--%s%s%s", name, value_name != NULL ? " " : "",
              value_name != NULL ? value_name : "");
@@ -404,14 +397,13 @@ static int left_column_width(const cli_program *program, bool with_options)
     char buffer[96];
     int width = (int)strlen("--help, -h");
     for (int f = 0; f < FLAG_NONE; f++) {
-        int w = (int)strlen(flag_with_value(shared_flags[f].name, shared_flags[f].value_name,
-                                            buffer, sizeof buffer));
+        int w = (int)strlen(
+            flag_with_value(shared_flags[f].name, shared_flags[f].value_name, buffer, sizeof buffer));
         width = w > width ? w : width;
     }
     for (int i = 0; with_options && i < program->noptions; i++) {
         const cli_option *option = &program->options[i];
-        int w = (int)strlen(flag_with_value(option->name, option_value_name(option), buffer,
-                                            sizeof buffer));
+        int w = (int)strlen(flag_with_value(option->name, option_value_name(option), buffer, sizeof buffer));
         width = w > width ? w : width;
     }
     return width > 30 ? 30 : width; /* a very long name pushes only its own help */
@@ -421,14 +413,9 @@ static int left_column_width(const cli_program *program, bool with_options)
 static void print_default(const cli_option *option, FILE *to)
 {
     switch (option->type) {
-    case CLI_FLAG:
-        break;
-    case CLI_INT:
-        fprintf(to, "default %d", *(const int *)option->target);
-        break;
-    case CLI_DOUBLE:
-        fprintf(to, "default %g", *(const double *)option->target);
-        break;
+    case CLI_FLAG: break;
+    case CLI_INT: fprintf(to, "default %d", *(const int *)option->target); break;
+    case CLI_DOUBLE: fprintf(to, "default %g", *(const double *)option->target); break;
     case CLI_STRING: {
         const char *text = *(const char *const *)option->target;
         if (text != NULL) {
@@ -465,10 +452,9 @@ void cli_print_usage(const cli_program *program, FILE *to)
     if (program == NULL || to == NULL) {
         return;
     }
-    bool has_options = program->options != NULL && program->noptions > 0 &&
-                       check_program(program) == NULL;
-    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]%s\n",
-            program_name(program), has_options ? " [options]" : "");
+    bool has_options = program->options != NULL && program->noptions > 0 && check_program(program) == NULL;
+    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]%s\n", program_name(program),
+            has_options ? " [options]" : "");
     if (program->summary != NULL) {
         fprintf(to, "%s\n", program->summary);
     }
@@ -478,8 +464,7 @@ void cli_print_usage(const cli_program *program, FILE *to)
     fputs("\nflags of every lab:\n", to);
     for (int f = 0; f < FLAG_NONE; f++) {
         fprintf(to, "  %-*s  %s\n", width,
-                flag_with_value(shared_flags[f].name, shared_flags[f].value_name, buffer,
-                                sizeof buffer),
+                flag_with_value(shared_flags[f].name, shared_flags[f].value_name, buffer, sizeof buffer),
                 shared_flags[f].help);
     }
     fprintf(to, "  %-*s  %s\n", width, "--help, -h", "print this help and exit");
@@ -492,6 +477,7 @@ void cli_print_usage(const cli_program *program, FILE *to)
     }
     fputs("\nA value may also follow an equals sign: --device=cpu.\n"
           "No NVIDIA GPU? LABKIT_SIM_GPUS=N (1 to 8) simulates N GPUs, sim:0 to sim:N-1,\n"
-          "for example: LABKIT_SIM_GPUS=2 ", to);
+          "for example: LABKIT_SIM_GPUS=2 ",
+          to);
     fprintf(to, "%s --device sim:1\n", program_name(program));
 }

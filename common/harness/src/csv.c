@@ -22,18 +22,15 @@
 #include <unistd.h>
 
 struct csv_file {
-    FILE *stream;     /* open on temp_path */
-    char *path;       /* the destination */
-    char *temp_path;  /* "<path>.tmp.<pid>" */
+    FILE *stream;    /* open on temp_path */
+    char *path;      /* the destination */
+    char *temp_path; /* "<path>.tmp.<pid>" */
     int ncolumns;
 };
 
 /* ---- writing cells ---------------------------------------------------------- */
 
-static bool needs_quotes(const char *text)
-{
-    return strpbrk(text, ",\"\r\n") != NULL;
-}
+static bool needs_quotes(const char *text) { return strpbrk(text, ",\"\r\n") != NULL; }
 
 /* Writes one cell; returns false when the stream failed. */
 static bool write_text_cell(FILE *stream, const char *text)
@@ -95,25 +92,25 @@ static status check_row(const char *function, const csv_file *f, const void *cel
                         const char *what)
 {
     if (f == NULL) {
-        return fail(STATUS_BAD_ARGUMENT,
-                    "%s: the file is NULL; open it with csv_open first", function);
+        return fail(STATUS_BAD_ARGUMENT, "%s: the file is NULL; open it with csv_open first", function);
     }
     if (ncells != f->ncolumns) {
         return fail(STATUS_BAD_ARGUMENT,
                     "%s: the row has %d %s but %s has %d columns; give one per column "
-                    "(nothing was written)", function, ncells, what, f->path, f->ncolumns);
+                    "(nothing was written)",
+                    function, ncells, what, f->path, f->ncolumns);
     }
     if (cells == NULL) {
-        return fail(STATUS_BAD_ARGUMENT, "%s: the %s pointer is NULL (writing to %s)", function,
-                    what, f->path);
+        return fail(STATUS_BAD_ARGUMENT, "%s: the %s pointer is NULL (writing to %s)", function, what,
+                    f->path);
     }
     return STATUS_OK;
 }
 
 static status write_failed(const char *function, const csv_file *f)
 {
-    return fail(STATUS_IO_FAILED, "%s: cannot write to %s: %s (is the disk full?)", function,
-                f->temp_path, strerror(errno));
+    return fail(STATUS_IO_FAILED, "%s: cannot write to %s: %s (is the disk full?)", function, f->temp_path,
+                strerror(errno));
 }
 
 /* ---- the public functions ------------------------------------------------------ */
@@ -147,18 +144,21 @@ status csv_open(csv_file **out, const char *path, const char *const *columns, in
     }
     *out = NULL;
     if (path == NULL || path[0] == '\0') {
-        return fail(STATUS_BAD_ARGUMENT, "csv_open: the path is %s; give a file name such as "
-                    "\"results.csv\"", path == NULL ? "NULL" : "empty");
+        return fail(STATUS_BAD_ARGUMENT,
+                    "csv_open: the path is %s; give a file name such as "
+                    "\"results.csv\"",
+                    path == NULL ? "NULL" : "empty");
     }
     if (columns == NULL || ncolumns < 1) {
-        return fail(STATUS_BAD_ARGUMENT, "csv_open(%s): %s; give the column names and their "
-                    "number (at least 1)", path,
-                    columns == NULL ? "the column names are NULL" : "ncolumns is less than 1");
+        return fail(STATUS_BAD_ARGUMENT,
+                    "csv_open(%s): %s; give the column names and their "
+                    "number (at least 1)",
+                    path, columns == NULL ? "the column names are NULL" : "ncolumns is less than 1");
     }
     int missing = first_null(columns, ncolumns);
     if (missing >= 0) {
-        return fail(STATUS_BAD_ARGUMENT, "csv_open(%s): column name %d of %d is NULL", path,
-                    missing, ncolumns);
+        return fail(STATUS_BAD_ARGUMENT, "csv_open(%s): column name %d of %d is NULL", path, missing,
+                    ncolumns);
     }
 
     csv_file *f = calloc(1, sizeof *f);
@@ -174,7 +174,8 @@ status csv_open(csv_file **out, const char *path, const char *const *columns, in
 
     f->stream = fopen(f->temp_path, "w");
     if (f->stream == NULL) {
-        status s = fail(STATUS_IO_FAILED, "csv_open: cannot create %s (for %s): %s; "
+        status s = fail(STATUS_IO_FAILED,
+                        "csv_open: cannot create %s (for %s): %s; "
                         "does its directory exist, and can you write there?",
                         f->temp_path, path, strerror(errno));
         free_file(f);
@@ -209,8 +210,10 @@ status csv_row_text(csv_file *f, const char *const *cells, int ncells)
     }
     int missing = first_null(cells, ncells);
     if (missing >= 0) {
-        return fail(STATUS_BAD_ARGUMENT, "csv_row_text: cell %d is NULL (writing to %s); "
-                    "use \"\" for an empty cell (nothing was written)", missing, f->path);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "csv_row_text: cell %d is NULL (writing to %s); "
+                    "use \"\" for an empty cell (nothing was written)",
+                    missing, f->path);
     }
     if (!write_text_row(f->stream, cells, ncells)) {
         return write_failed("csv_row_text", f);
@@ -237,12 +240,14 @@ status csv_close(csv_file *f)
     }
     status s = STATUS_OK;
     if (why != NULL) {
-        s = fail(STATUS_IO_FAILED, "csv_close: writing %s failed: %s; it was removed and %s "
-                 "was left as it was", f->temp_path, why, f->path);
+        s = fail(STATUS_IO_FAILED,
+                 "csv_close: writing %s failed: %s; it was removed and %s "
+                 "was left as it was",
+                 f->temp_path, why, f->path);
         remove(f->temp_path);
     } else if (rename(f->temp_path, f->path) != 0) {
-        s = fail(STATUS_IO_FAILED, "csv_close: cannot rename %s to %s: %s", f->temp_path,
-                 f->path, strerror(errno));
+        s = fail(STATUS_IO_FAILED, "csv_close: cannot rename %s to %s: %s", f->temp_path, f->path,
+                 strerror(errno));
         remove(f->temp_path);
     }
     free_file(f);

@@ -76,41 +76,47 @@ static const char *base_name(const char *path)
 static status check_figure_path(const char *path, figure_format *format)
 {
     if (path == NULL || path[0] == '\0') {
-        return fail(STATUS_BAD_ARGUMENT, "plot_draw: the figure's path is %s; give a file name "
-                    "ending in .png, .svg or .pdf", path == NULL ? "NULL" : "empty");
+        return fail(STATUS_BAD_ARGUMENT,
+                    "plot_draw: the figure's path is %s; give a file name "
+                    "ending in .png, .svg or .pdf",
+                    path == NULL ? "NULL" : "empty");
     }
     for (const char *c = path; *c != '\0'; c++) {
         if ((unsigned char)*c < ' ') { /* a line break would split the script's lines */
             return fail(STATUS_BAD_ARGUMENT, "plot_draw: the figure's path contains a control "
-                        "character (a line break?); use a plain file name");
+                                             "character (a line break?); use a plain file name");
         }
     }
     const char *base = base_name(path);
     const char *dot = strrchr(base, '.');
-    static const char *const extensions[] = {".png", ".svg", ".pdf"};
-    static const figure_format formats[] = {FIGURE_PNG, FIGURE_SVG, FIGURE_PDF};
+    static const char *const extensions[] = { ".png", ".svg", ".pdf" };
+    static const figure_format formats[] = { FIGURE_PNG, FIGURE_SVG, FIGURE_PDF };
     for (int i = 0; dot != NULL && i < 3; i++) {
         if (strcmp(dot, extensions[i]) == 0) {
             if (dot == base) {
-                return fail(STATUS_BAD_ARGUMENT, "plot_draw: %s has an extension but no name; "
-                            "use a name such as fig%s", path, extensions[i]);
+                return fail(STATUS_BAD_ARGUMENT,
+                            "plot_draw: %s has an extension but no name; "
+                            "use a name such as fig%s",
+                            path, extensions[i]);
             }
             *format = formats[i];
             return STATUS_OK;
         }
     }
-    return fail(STATUS_BAD_ARGUMENT, "plot_draw: cannot tell the figure's format from %s; "
-                "the name must end in .png, .svg or .pdf (lowercase)", path);
+    return fail(STATUS_BAD_ARGUMENT,
+                "plot_draw: cannot tell the figure's format from %s; "
+                "the name must end in .png, .svg or .pdf (lowercase)",
+                path);
 }
 
 static status figure_files_make(const char *path, figure_format format, figure_files *files)
 {
     const char *base = base_name(path);
     size_t dir_length = (size_t)(base - path);
-    size_t stem_length = (size_t)(strrchr(base, '.') - path);  /* "plots/fig" */
-    size_t base_stem_length = stem_length - dir_length;         /* "fig" */
+    size_t stem_length = (size_t)(strrchr(base, '.') - path); /* "plots/fig" */
+    size_t base_stem_length = stem_length - dir_length;       /* "fig" */
 
-    *files = (figure_files){.format = format, .figure_path = path};
+    *files = (figure_files){ .format = format, .figure_path = path };
     if (dir_length == 0) {
         files->dir = join(".", 1, "");
     } else if (dir_length == 1) {
@@ -133,43 +139,42 @@ static status figure_files_make(const char *path, figure_format format, figure_f
 
 /* ---- checking a plot ----------------------------------------------------------- */
 
-static const char *title_or_untitled(const char *title)
-{
-    return title == NULL ? "(untitled)" : title;
-}
+static const char *title_or_untitled(const char *title) { return title == NULL ? "(untitled)" : title; }
 
 static status check_series(const char *function, const plot_series *s, int index)
 {
     const char *title = title_or_untitled(s->title);
     if ((int)s->style < (int)PLOT_LINES_POINTS || (int)s->style > (int)PLOT_BARS) {
-        return fail(STATUS_BAD_ARGUMENT, "%s: series %d '%s' has an unknown style %d; use "
-                    "PLOT_LINES_POINTS, PLOT_LINES, PLOT_DASHED or PLOT_BARS", function, index,
-                    title, (int)s->style);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: series %d '%s' has an unknown style %d; use "
+                    "PLOT_LINES_POINTS, PLOT_LINES, PLOT_DASHED or PLOT_BARS",
+                    function, index, title, (int)s->style);
     }
     if (s->n == 0) {
-        return fail(STATUS_BAD_ARGUMENT, "%s: series %d '%s' has no points (n is 0)", function,
-                    index, title);
+        return fail(STATUS_BAD_ARGUMENT, "%s: series %d '%s' has no points (n is 0)", function, index, title);
     }
     if (s->y == NULL || (s->x == NULL && s->style != PLOT_BARS)) {
-        return fail(STATUS_BAD_ARGUMENT, "%s: series %d '%s': %s is NULL; give %zu values",
-                    function, index, title, s->y == NULL ? "y" : "x", s->n);
+        return fail(STATUS_BAD_ARGUMENT, "%s: series %d '%s': %s is NULL; give %zu values", function, index,
+                    title, s->y == NULL ? "y" : "x", s->n);
     }
     return STATUS_OK;
 }
 
 /* Every value must be a finite number, and positive on a logarithmic axis, or
  * gnuplot drops the point with a warning that is easy to miss. */
-static status check_values(const char *axis, const double *values, size_t n, bool log_axis,
-                           int index, const char *title)
+static status check_values(const char *axis, const double *values, size_t n, bool log_axis, int index,
+                           const char *title)
 {
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(values[i])) {
-            return fail(STATUS_BAD_ARGUMENT, "plot_draw: %s[%zu] of series %d '%s' is %g; a "
-                        "plot needs finite numbers (a division by a time of 0?)", axis, i, index,
-                        title, values[i]);
+            return fail(STATUS_BAD_ARGUMENT,
+                        "plot_draw: %s[%zu] of series %d '%s' is %g; a "
+                        "plot needs finite numbers (a division by a time of 0?)",
+                        axis, i, index, title, values[i]);
         }
         if (log_axis && values[i] <= 0) {
-            return fail(STATUS_BAD_ARGUMENT, "plot_draw: %s[%zu] of series %d '%s' is %g, "
+            return fail(STATUS_BAD_ARGUMENT,
+                        "plot_draw: %s[%zu] of series %d '%s' is %g, "
                         "but the %s axis is logarithmic: only positive values can be shown",
                         axis, i, index, title, values[i], axis);
         }
@@ -192,13 +197,15 @@ static size_t bar_positions(const plot *p)
 static status check_plot(const plot *p)
 {
     if (p->nseries < 1 || p->nseries > PLOT_MAX_SERIES) {
-        return fail(STATUS_BAD_ARGUMENT, "plot_draw: the plot has %d series; add 1 to %d with "
-                    "plot_add (start from plot p = {0})", p->nseries, PLOT_MAX_SERIES);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "plot_draw: the plot has %d series; add 1 to %d with "
+                    "plot_add (start from plot p = {0})",
+                    p->nseries, PLOT_MAX_SERIES);
     }
     size_t positions = bar_positions(p);
     if (positions > 0 && p->log_x) {
         return fail(STATUS_BAD_ARGUMENT, "plot_draw: bars sit at positions 0, 1, 2, ..., "
-                    "which a logarithmic x axis cannot show; set log_x to false");
+                                         "which a logarithmic x axis cannot show; set log_x to false");
     }
     for (int k = 0; k < p->nseries; k++) {
         const plot_series *s = &p->series[k];
@@ -216,8 +223,10 @@ static status check_plot(const plot *p)
     }
     for (size_t i = 0; p->bar_labels != NULL && i < positions; i++) {
         if (p->bar_labels[i] == NULL) {
-            return fail(STATUS_BAD_ARGUMENT, "plot_draw: bar_labels[%zu] is NULL; give one "
-                        "label per bar position (%zu here)", i, positions);
+            return fail(STATUS_BAD_ARGUMENT,
+                        "plot_draw: bar_labels[%zu] is NULL; give one "
+                        "label per bar position (%zu here)",
+                        i, positions);
         }
     }
     return STATUS_OK;
@@ -230,7 +239,7 @@ static status check_plot(const plot *p)
  * comma can never shift the numeric columns for a reader that ignores quotes. */
 static status write_data(const plot *p, const figure_files *files)
 {
-    static const char *const columns[] = {"series", "x", "y", "title"};
+    static const char *const columns[] = { "series", "x", "y", "title" };
     csv_file *f = NULL;
     status s = csv_open(&f, files->csv_path, columns, 4);
     for (int k = 0; s == STATUS_OK && k < p->nseries; k++) {
@@ -241,7 +250,7 @@ static status write_data(const plot *p, const figure_files *files)
             /* A bar's x is its position: gnuplot shifts it to its place in the cluster. */
             snprintf(x, sizeof x, "%.9g", series->style == PLOT_BARS ? (double)i : series->x[i]);
             snprintf(y, sizeof y, "%.9g", series->y[i]);
-            const char *cells[] = {number, x, y, series->title == NULL ? "" : series->title};
+            const char *cells[] = { number, x, y, series->title == NULL ? "" : series->title };
             s = csv_row_text(f, cells, 4);
         }
     }
@@ -302,8 +311,7 @@ static void write_gp_string(FILE *out, const char *text)
 /* `set <command> '<text>' noenhanced<options>`, or nothing when text is NULL.
  * noenhanced keeps "time_s" or "x^2" as typed instead of turning _ and ^ into
  * sub- and superscripts. */
-static void write_text_setting(FILE *out, const char *command, const char *text,
-                               const char *options)
+static void write_text_setting(FILE *out, const char *command, const char *text, const char *options)
 {
     if (text == NULL || text[0] == '\0') {
         return;
@@ -368,8 +376,7 @@ static void write_axes(FILE *out, const plot *p)
  * the space between positions, labelled below with bar_labels[i]. */
 static void write_bar_axis(FILE *out, const plot *p, size_t positions, int nbars)
 {
-    fprintf(out, "\n# Bars: %zu positions; at each, one bar per bar series (%d).\n", positions,
-            nbars);
+    fprintf(out, "\n# Bars: %zu positions; at each, one bar per bar series (%d).\n", positions, nbars);
     fprintf(out, "set boxwidth %.6g absolute\n", 0.8 / nbars);
     fputs("set style fill solid 0.85 border lc rgb '#333333'\n", out);
     fprintf(out, "set xrange [-0.5:%.1f]\n", (double)positions - 0.5);
@@ -436,17 +443,14 @@ static status write_script(const plot *p, const figure_files *files)
 {
     FILE *out = fopen(files->script_path, "w");
     if (out == NULL) {
-        return fail(STATUS_IO_FAILED, "plot_draw: cannot create %s: %s", files->script_path,
-                    strerror(errno));
+        return fail(STATUS_IO_FAILED, "plot_draw: cannot create %s: %s", files->script_path, strerror(errno));
     }
-    fprintf(out, "# %s: draws %s from %s (written by labkit's plot_draw).\n",
-            files->script_name, files->figure_name, files->csv_name);
+    fprintf(out, "# %s: draws %s from %s (written by labkit's plot_draw).\n", files->script_name,
+            files->figure_name, files->csv_name);
     char *quoted = shell_quote(files->script_name);
-    fprintf(out, "# Run it in this directory: gnuplot %s\n",
-            quoted != NULL ? quoted : files->script_name);
+    fprintf(out, "# Run it in this directory: gnuplot %s\n", quoted != NULL ? quoted : files->script_name);
     free(quoted);
-    fprintf(out, "# %s has one row per point: series number, x, y, series title.\n\n",
-            files->csv_name);
+    fprintf(out, "# %s has one row per point: series number, x, y, series title.\n\n", files->csv_name);
     write_terminal(out, files);
     write_style(out);
     /* No "set datafile columnheaders": gnuplot before 5.4 does not know it, and
@@ -468,8 +472,7 @@ static status write_script(const plot *p, const figure_files *files)
 
     bool written = !ferror(out);
     if (fclose(out) != 0 || !written) {
-        return fail(STATUS_IO_FAILED, "plot_draw: cannot write %s: %s", files->script_path,
-                    strerror(errno));
+        return fail(STATUS_IO_FAILED, "plot_draw: cannot write %s: %s", files->script_path, strerror(errno));
     }
     return STATUS_OK;
 }
@@ -525,8 +528,7 @@ static void how_to_draw(const figure_files *files, char *buffer, size_t size)
     char *dir = shell_quote(files->dir);
     char *script = shell_quote(files->script_name);
     if (dir == NULL || script == NULL) {
-        snprintf(buffer, size, "gnuplot %s (in the directory %s)", files->script_name,
-                 files->dir);
+        snprintf(buffer, size, "gnuplot %s (in the directory %s)", files->script_name, files->dir);
     } else if (strcmp(files->dir, ".") == 0) {
         snprintf(buffer, size, "gnuplot %s", script);
     } else {
@@ -556,8 +558,8 @@ static status run_gnuplot(const figure_files *files)
     FILE *pipe = popen(command, "r");
     free(command);
     if (pipe == NULL) {
-        return fail(STATUS_BACKEND_FAILED, "plot_draw: cannot start a shell to run %s: %s",
-                    program, strerror(errno));
+        return fail(STATUS_BACKEND_FAILED, "plot_draw: cannot start a shell to run %s: %s", program,
+                    strerror(errno));
     }
     char output[480];
     read_output(pipe, output, sizeof output);
@@ -568,16 +570,15 @@ static status run_gnuplot(const figure_files *files)
     char redo[400];
     how_to_draw(files, redo, sizeof redo);
     if (wait_status == -1) {
-        return fail(STATUS_BACKEND_FAILED, "plot_draw: waiting for %s failed: %s", program,
-                    strerror(errno));
+        return fail(STATUS_BACKEND_FAILED, "plot_draw: waiting for %s failed: %s", program, strerror(errno));
     }
-    if (WIFEXITED(wait_status) &&
-        (WEXITSTATUS(wait_status) == 127 || WEXITSTATUS(wait_status) == 126)) {
-        fprintf(stderr, "plot: %s%s %s; the data is in %s and the script in %s: install "
-                "gnuplot-nox (./lab deps) and run: %s\n", program,
-                from_environment ? " (LABKIT_GNUPLOT)" : "",
-                WEXITSTATUS(wait_status) == 127 ? "not found" : "cannot be run",
-                files->csv_path, files->script_path, redo);
+    if (WIFEXITED(wait_status) && (WEXITSTATUS(wait_status) == 127 || WEXITSTATUS(wait_status) == 126)) {
+        fprintf(stderr,
+                "plot: %s%s %s; the data is in %s and the script in %s: install "
+                "gnuplot-nox (./lab deps) and run: %s\n",
+                program, from_environment ? " (LABKIT_GNUPLOT)" : "",
+                WEXITSTATUS(wait_status) == 127 ? "not found" : "cannot be run", files->csv_path,
+                files->script_path, redo);
         return STATUS_OK;
     }
     if (!WIFEXITED(wait_status) || WEXITSTATUS(wait_status) != 0) {
@@ -587,9 +588,10 @@ static status run_gnuplot(const figure_files *files)
         } else {
             snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(wait_status));
         }
-        return fail(STATUS_BACKEND_FAILED, "plot_draw: %s failed (%s) drawing %s:\n%s\n"
-                    "  the data is in %s; to see the whole error run: %s", program, how,
-                    files->figure_path, output[0] ? output : "(it printed nothing)",
+        return fail(STATUS_BACKEND_FAILED,
+                    "plot_draw: %s failed (%s) drawing %s:\n%s\n"
+                    "  the data is in %s; to see the whole error run: %s",
+                    program, how, files->figure_path, output[0] ? output : "(it printed nothing)",
                     files->csv_path, redo);
     }
     if (output[0] != '\0') {
@@ -598,27 +600,28 @@ static status run_gnuplot(const figure_files *files)
     struct stat figure;
     bool missing = stat(files->figure_path, &figure) != 0;
     if (missing || figure.st_size == 0) {
-        return fail(STATUS_BACKEND_FAILED, "plot_draw: %s finished but %s is %s; run it "
-                    "yourself to see why: %s", program, files->figure_path,
-                    missing ? "missing" : "empty", redo);
+        return fail(STATUS_BACKEND_FAILED,
+                    "plot_draw: %s finished but %s is %s; run it "
+                    "yourself to see why: %s",
+                    program, files->figure_path, missing ? "missing" : "empty", redo);
     }
     return STATUS_OK;
 }
 
 /* ---- the public functions ------------------------------------------------------ */
 
-status plot_add(plot *p, const char *title, const double *x, const double *y, size_t n,
-                plot_style style)
+status plot_add(plot *p, const char *title, const double *x, const double *y, size_t n, plot_style style)
 {
     if (p == NULL) {
         return fail(STATUS_BAD_ARGUMENT, "plot_add: the plot is NULL");
     }
     if (p->nseries < 0 || p->nseries >= PLOT_MAX_SERIES) {
-        return fail(STATUS_BAD_ARGUMENT, "plot_add: the plot already has %d series and holds "
+        return fail(STATUS_BAD_ARGUMENT,
+                    "plot_add: the plot already has %d series and holds "
                     "at most %d (PLOT_MAX_SERIES); did you start from plot p = {0}?",
                     p->nseries, PLOT_MAX_SERIES);
     }
-    plot_series series = {.title = title, .x = x, .y = y, .n = n, .style = style};
+    plot_series series = { .title = title, .x = x, .y = y, .n = n, .style = style };
     status s = check_series("plot_add", &series, p->nseries);
     if (s != STATUS_OK) {
         return s;

@@ -30,18 +30,18 @@ extern _Thread_local dim3 blockIdx, blockDim, threadIdx, gridDim;
 
 /* kernel<<<grid, block, 0, stream>>>(args...) becomes: for every block of the
  * grid, for every thread of the block, set the indices and call kernel(args...). */
-#define LAUNCH(kernel, grid, block, ctx, ...)                                                    \
-    do {                                                                                         \
-        (void)(ctx);                                                                             \
-        gridDim = (grid);                                                                        \
-        blockDim = (block);                                                                      \
-        for (blockIdx.z = 0; blockIdx.z < gridDim.z; ++blockIdx.z)                               \
-            for (blockIdx.y = 0; blockIdx.y < gridDim.y; ++blockIdx.y)                           \
-                for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)                       \
-                    for (threadIdx.z = 0; threadIdx.z < blockDim.z; ++threadIdx.z)               \
-                        for (threadIdx.y = 0; threadIdx.y < blockDim.y; ++threadIdx.y)           \
-                            for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x)       \
-                                kernel(__VA_ARGS__);                                             \
+#define LAUNCH(kernel, grid, block, ctx, ...)                                              \
+    do {                                                                                   \
+        (void)(ctx);                                                                       \
+        gridDim = (grid);                                                                  \
+        blockDim = (block);                                                                \
+        for (blockIdx.z = 0; blockIdx.z < gridDim.z; ++blockIdx.z)                         \
+            for (blockIdx.y = 0; blockIdx.y < gridDim.y; ++blockIdx.y)                     \
+                for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)                 \
+                    for (threadIdx.z = 0; threadIdx.z < blockDim.z; ++threadIdx.z)         \
+                        for (threadIdx.y = 0; threadIdx.y < blockDim.y; ++threadIdx.y)     \
+                            for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) \
+                                kernel(__VA_ARGS__);                                       \
     } while (0)
 
 #endif

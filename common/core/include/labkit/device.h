@@ -70,7 +70,7 @@ status device_parse(const char *text, device *out);
 const char *device_name(device d);
 
 bool device_equal(device a, device b);
-bool device_is_gpu(device d);     /* cuda or sim */
+bool device_is_gpu(device d); /* cuda or sim */
 bool device_exists(device d);
 
 /* Fails with a message naming the devices present if `d` does not exist. */

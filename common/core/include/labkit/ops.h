@@ -22,17 +22,17 @@ extern "C" {
 
 /* ---- element-wise: all operands have the same shape ---- */
 status op_fill(tensor *out, float value);
-status op_add(const tensor *a, const tensor *b, tensor *out);   /* out = a + b */
-status op_sub(const tensor *a, const tensor *b, tensor *out);   /* out = a - b */
-status op_mul(const tensor *a, const tensor *b, tensor *out);   /* out = a * b */
-status op_scale(const tensor *a, float alpha, tensor *out);     /* out = alpha * a */
-status op_axpy(float alpha, const tensor *x, tensor *y);        /* y = y + alpha * x */
+status op_add(const tensor *a, const tensor *b, tensor *out); /* out = a + b */
+status op_sub(const tensor *a, const tensor *b, tensor *out); /* out = a - b */
+status op_mul(const tensor *a, const tensor *b, tensor *out); /* out = a * b */
+status op_scale(const tensor *a, float alpha, tensor *out);   /* out = alpha * a */
+status op_axpy(float alpha, const tensor *x, tensor *y);      /* y = y + alpha * x */
 
 /* ---- matrix product: out[M,N] = op(a)[M,K] op(b)[K,N] (+ bias[N] on every row)
  * op(a) is a, or a transposed when trans_a (then a is stored [K,M]); likewise b.
  * bias may be NULL; out may not be a or b. */
-status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b,
-                 const tensor *bias, tensor *out);
+status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                 tensor *out);
 
 /* ---- activations and their backward passes ---- */
 status op_relu(const tensor *x, tensor *out);
@@ -44,11 +44,9 @@ status op_sigmoid_backward(const tensor *y, const tensor *grad_out, tensor *grad
 
 /* ---- loss: logits [B,C], labels int32 [B] with values in 0..C-1 ----
  * probs [B,C] = softmax of each row; loss [1] = mean over rows of -log p[label]. */
-status op_softmax_cross_entropy(const tensor *logits, const tensor *labels,
-                                tensor *probs, tensor *loss);
+status op_softmax_cross_entropy(const tensor *logits, const tensor *labels, tensor *probs, tensor *loss);
 /* grad_logits [B,C] = (probs - one_hot(labels)) / B: the gradient of the mean loss. */
-status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labels,
-                                         tensor *grad_logits);
+status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labels, tensor *grad_logits);
 
 /* ---- reductions into one-element tensors (float64 accumulation) ---- */
 status op_sum(const tensor *x, tensor *out);

@@ -16,8 +16,8 @@ extern "C" {
 typedef struct device_properties {
     char name[128];
     size_t memory_bytes;
-    int multiprocessors;    /* SMs on a GPU; cores on the CPU */
-    int cores_per_mp;       /* FP32 lanes per SM (GPU) or per core (CPU: lanes x FMA units) */
+    int multiprocessors; /* SMs on a GPU; cores on the CPU */
+    int cores_per_mp;    /* FP32 lanes per SM (GPU) or per core (CPU: lanes x FMA units) */
     double clock_ghz;
     int cc_major, cc_minor; /* compute capability; 0.0 for the CPU and simulated GPUs */
     double peak_gflops;     /* theoretical FP32 peak, 0 if unknown */

@@ -13,13 +13,13 @@ extern "C" {
 
 typedef enum status {
     STATUS_OK = 0,
-    STATUS_BAD_ARGUMENT,    /* a NULL, a wrong shape, a value out of range */
-    STATUS_WRONG_DEVICE,    /* operands on different devices, or no such device */
-    STATUS_OUT_OF_MEMORY,   /* the device (or the host) has no room left */
-    STATUS_NOT_READY,       /* asked for a result the device has not produced yet */
-    STATUS_BACKEND_FAILED,  /* CUDA, cuBLAS or the operating system said no */
-    STATUS_IO_FAILED,       /* a file could not be read or written */
-    STATUS_TODO             /* a lab step the student has not written yet */
+    STATUS_BAD_ARGUMENT,   /* a NULL, a wrong shape, a value out of range */
+    STATUS_WRONG_DEVICE,   /* operands on different devices, or no such device */
+    STATUS_OUT_OF_MEMORY,  /* the device (or the host) has no room left */
+    STATUS_NOT_READY,      /* asked for a result the device has not produced yet */
+    STATUS_BACKEND_FAILED, /* CUDA, cuBLAS or the operating system said no */
+    STATUS_IO_FAILED,      /* a file could not be read or written */
+    STATUS_TODO            /* a lab step the student has not written yet */
 } status;
 
 /* The message of the last failure on this thread ("" if none). */

@@ -71,7 +71,8 @@ status tensor_copy(tensor *dst, const tensor *src);
  * dst_offset (flat, row-major positions), both tensors on one device. Queued
  * there like an operation: how a step writes its loss into slot i of a log that
  * stays on the device. */
-status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset, int64_t count);
+status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset,
+                         int64_t count);
 
 /* Copies the whole tensor to host memory, waiting for queued work first.
  * `count` is the capacity of dst in elements and must be at least numel. */

@@ -15,8 +15,8 @@ static status cpu_alloc(int index, size_t bytes, void **out)
     size_t rounded = (bytes + 63) / 64 * 64;
     *out = aligned_alloc(64, rounded ? rounded : 64);
     if (!*out)
-        return fail(STATUS_OUT_OF_MEMORY, "cpu: out of host memory asking for %zu bytes; free tensors you no longer need",
-                    bytes);
+        return fail(STATUS_OUT_OF_MEMORY,
+                    "cpu: out of host memory asking for %zu bytes; free tensors you no longer need", bytes);
     return STATUS_OK;
 }
 

@@ -17,13 +17,27 @@ static void elementwise(const op_call *op)
     const float alpha = op->alpha;
     const int64_t n = op->n;
     switch (op->kind) {
-    case OP_FILL: for (int64_t i = 0; i < n; ++i) out[i] = alpha; break;
-    case OP_ADD: for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i]; break;
-    case OP_SUB: for (int64_t i = 0; i < n; ++i) out[i] = a[i] - b[i]; break;
-    case OP_MUL: for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i]; break;
-    case OP_SCALE: for (int64_t i = 0; i < n; ++i) out[i] = alpha * a[i]; break;
-    case OP_AXPY: for (int64_t i = 0; i < n; ++i) out[i] = alpha * a[i] + b[i]; break;
-    case OP_RELU: for (int64_t i = 0; i < n; ++i) out[i] = a[i] > 0.0f ? a[i] : 0.0f; break;
+    case OP_FILL:
+        for (int64_t i = 0; i < n; ++i) out[i] = alpha;
+        break;
+    case OP_ADD:
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+        break;
+    case OP_SUB:
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] - b[i];
+        break;
+    case OP_MUL:
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+        break;
+    case OP_SCALE:
+        for (int64_t i = 0; i < n; ++i) out[i] = alpha * a[i];
+        break;
+    case OP_AXPY:
+        for (int64_t i = 0; i < n; ++i) out[i] = alpha * a[i] + b[i];
+        break;
+    case OP_RELU:
+        for (int64_t i = 0; i < n; ++i) out[i] = a[i] > 0.0f ? a[i] : 0.0f;
+        break;
     case OP_RELU_BACKWARD:
         /* b[i] is read whatever the sign: a load that depends on a comparison
          * keeps the compiler from vectorising (a branch per element, half of
@@ -33,8 +47,12 @@ static void elementwise(const op_call *op)
             out[i] = a[i] > 0.0f ? grad : 0.0f;
         }
         break;
-    case OP_SIGMOID: for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / (1.0f + expf(-a[i])); break;
-    case OP_SIGMOID_BACKWARD: for (int64_t i = 0; i < n; ++i) out[i] = b[i] * a[i] * (1.0f - a[i]); break;
+    case OP_SIGMOID:
+        for (int64_t i = 0; i < n; ++i) out[i] = 1.0f / (1.0f + expf(-a[i]));
+        break;
+    case OP_SIGMOID_BACKWARD:
+        for (int64_t i = 0; i < n; ++i) out[i] = b[i] * a[i] * (1.0f - a[i]);
+        break;
     default: break;
     }
 }
@@ -47,8 +65,9 @@ static void matmul(const op_call *op)
     blas_warn_if_slow_kernels();
     const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
     const int lda = op->trans_a ? m : k, ldb = op->trans_b ? k : n;
-    cblas_sgemm(CblasRowMajor, op->trans_a ? CblasTrans : CblasNoTrans, op->trans_b ? CblasTrans : CblasNoTrans,
-                m, n, k, 1.0f, op->a, lda, op->b, ldb, 0.0f, op->out, n);
+    cblas_sgemm(CblasRowMajor, op->trans_a ? CblasTrans : CblasNoTrans,
+                op->trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, op->a, lda, op->b, ldb, 0.0f, op->out,
+                n);
     if (!op->c) return;
     for (int64_t r = 0; r < op->m; ++r)
         for (int64_t c = 0; c < op->cols; ++c) op->out[r * op->cols + c] += op->c[c];
@@ -121,8 +140,10 @@ static void argmax_and_accuracy(const op_call *op)
     int64_t correct = 0;
     for (int64_t r = 0; r < op->rows; ++r) {
         const int64_t best = row_argmax(op->a + r * op->cols, op->cols);
-        if (op->kind == OP_ARGMAX) op->iout[r] = (int32_t)best;
-        else correct += op->labels[r] == best;
+        if (op->kind == OP_ARGMAX)
+            op->iout[r] = (int32_t)best;
+        else
+            correct += op->labels[r] == best;
     }
     if (op->kind == OP_ACCURACY) op->out[0] = (float)((double)correct / (double)op->rows);
 }

@@ -12,7 +12,8 @@
 #include "cuda_blas.h"
 #include "cuda_internal.h"
 
-namespace {
+namespace
+{
 
 struct cuda_device {
     bool started;
@@ -37,10 +38,10 @@ status cuda_failure(const char *call, cudaError_t err, const char *file, int lin
                 cudaGetErrorString(err), hint);
 }
 
-#define CUDA_TRY(call)                                                                   \
-    do {                                                                                 \
-        cudaError_t err_ = (call);                                                       \
-        if (err_ != cudaSuccess) return cuda_failure(#call, err_, __FILE__, __LINE__);   \
+#define CUDA_TRY(call)                                                                 \
+    do {                                                                               \
+        cudaError_t err_ = (call);                                                     \
+        if (err_ != cudaSuccess) return cuda_failure(#call, err_, __FILE__, __LINE__); \
     } while (0)
 
 // At exit, what the kit created on each device goes back: cuBLAS's handle and
@@ -69,7 +70,8 @@ status start_blas(int index, cuda_device *dev)
     cublasStatus_t s = blas->create(&dev->blas);
     if (s == CUBLAS_STATUS_SUCCESS) s = blas->set_stream(dev->blas, dev->stream);
     if (s != CUBLAS_STATUS_SUCCESS)
-        return fail(STATUS_BACKEND_FAILED, "cuda:%d: cuBLAS could not start: %s", index, blas->status_string(s));
+        return fail(STATUS_BACKEND_FAILED, "cuda:%d: cuBLAS could not start: %s", index,
+                    blas->status_string(s));
     return STATUS_OK;
 }
 
@@ -92,8 +94,10 @@ status use_device(int index, cuda_device **out)
     cuda_device *dev = &devices[index];
     status s = STATUS_OK;
     pthread_mutex_lock(&start_lock);
-    if (!dev->started) s = start_device(index, dev);
-    else if (!dev->blas || !dev->scratch) s = fail(STATUS_BACKEND_FAILED, "cuda:%d could not be started earlier", index);
+    if (!dev->started)
+        s = start_device(index, dev);
+    else if (!dev->blas || !dev->scratch)
+        s = fail(STATUS_BACKEND_FAILED, "cuda:%d could not be started earlier", index);
     pthread_mutex_unlock(&start_lock);
     if (s != STATUS_OK) return s;
     CUDA_TRY(cudaSetDevice(index));
@@ -293,9 +297,10 @@ status cuda_properties(int index, device_properties *out)
     out->clock_ghz = clock_khz / 1e6;
     out->peak_gflops = peak_fp32_gflops(sms, out->cores_per_mp, out->clock_ghz);
     if (out->cores_per_mp == 0)
-        std::snprintf(out->notes, sizeof out->notes,
-                      "compute capability %d.%d is not in the kit's table: FP32 cores per SM and peak unknown",
-                      prop.major, prop.minor);
+        std::snprintf(
+            out->notes, sizeof out->notes,
+            "compute capability %d.%d is not in the kit's table: FP32 cores per SM and peak unknown",
+            prop.major, prop.minor);
     else
         std::snprintf(out->notes, sizeof out->notes, "%d SMs x %d FP32 cores x %.2f GHz boost x 2 (FMA)", sms,
                       out->cores_per_mp, out->clock_ghz);

@@ -6,7 +6,8 @@
 
 #include "cuda_blas.h"
 
-namespace {
+namespace
+{
 
 cublas_api api;
 bool loaded;
@@ -17,7 +18,7 @@ pthread_once_t once = PTHREAD_ONCE_INIT;
 // for any library; then the file CMake found at configure time.
 void *open_library()
 {
-    const char *const candidates[] = {LABKIT_CUBLAS_SONAME, LABKIT_CUBLAS_PATH};
+    const char *const candidates[] = { LABKIT_CUBLAS_SONAME, LABKIT_CUBLAS_PATH };
     for (const char *name : candidates) {
         void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
         if (handle) return handle;
@@ -48,8 +49,8 @@ void load()
     loaded = find(handle, "cublasCreate_v2", &api.create) && find(handle, "cublasDestroy_v2", &api.destroy) &&
              find(handle, "cublasSetStream_v2", &api.set_stream) &&
              find(handle, "cublasSetWorkspace_v2", &api.set_workspace) &&
-             find(handle, "cublasSetMathMode", &api.set_math_mode) && find(handle, "cublasSgemm_v2", &api.sgemm) &&
-             find(handle, "cublasGemmEx", &api.gemm_ex) &&
+             find(handle, "cublasSetMathMode", &api.set_math_mode) &&
+             find(handle, "cublasSgemm_v2", &api.sgemm) && find(handle, "cublasGemmEx", &api.gemm_ex) &&
              find(handle, "cublasGetStatusString", &api.status_string);
     // Kept open for the rest of the program: its handles live until exit.
 }

@@ -13,8 +13,8 @@
 
 // cublasGemmEx has a C++ overload (a cudaDataType compute type); this is the
 // C function that the library exports.
-typedef cublasStatus_t (*cublas_gemm_ex_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                                            const void *, const void *, cudaDataType, int, const void *,
+typedef cublasStatus_t (*cublas_gemm_ex_fn)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                            int, const void *, const void *, cudaDataType, int, const void *,
                                             cudaDataType, int, const void *, void *, cudaDataType, int,
                                             cublasComputeType_t, cublasGemmAlgo_t);
 

@@ -22,11 +22,11 @@ static status gpu_gemm(gpu_context *ctx, const op_call *op)
     const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
     const float one = 1.0f, zero = 0.0f;
     cublasStatus_t s = ctx->api->sgemm(ctx->blas, op->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                   op->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, op->b,
-                                   op->trans_b ? k : n, op->a, op->trans_a ? m : k, &zero, op->out, n);
+                                       op->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, op->b,
+                                       op->trans_b ? k : n, op->a, op->trans_a ? m : k, &zero, op->out, n);
     if (s != CUBLAS_STATUS_SUCCESS)
-        return fail(STATUS_BACKEND_FAILED, "%s:%d: cublasSgemm failed: %s (m=%d n=%d k=%d)", __FILE__, __LINE__,
-                    ctx->api->status_string(s), m, n, k);
+        return fail(STATUS_BACKEND_FAILED, "%s:%d: cublasSgemm failed: %s (m=%d n=%d k=%d)", __FILE__,
+                    __LINE__, ctx->api->status_string(s), m, n, k);
     return STATUS_OK;
 }
 
@@ -51,6 +51,6 @@ size_t cuda_scratch_doubles(void) { return REDUCE_THREADS; }
 status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, double *scratch,
                    const op_call *op)
 {
-    gpu_context ctx = {stream, api, blas, scratch};
+    gpu_context ctx = { stream, api, blas, scratch };
     return gpu_run_op(&ctx, op);
 }

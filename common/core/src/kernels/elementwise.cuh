@@ -6,10 +6,7 @@
  * subset of CUDA: index arithmetic, no shared memory, no barriers. */
 
 /* This thread's element: block number x threads per block + thread number. */
-static __device__ int64_t element_index(void)
-{
-    return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-}
+static __device__ int64_t element_index(void) { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 
 __global__ void fill_kernel(float *out, float value, int64_t n)
 {

@@ -19,13 +19,13 @@
 
 static dim3 blocks_for(int64_t n)
 {
-    dim3 grid = {(unsigned)((n + BLOCK_SIZE - 1) / BLOCK_SIZE), 1, 1};
+    dim3 grid = { (unsigned)((n + BLOCK_SIZE - 1) / BLOCK_SIZE), 1, 1 };
     return grid;
 }
 
 static dim3 dims(unsigned x)
 {
-    dim3 d = {x, 1, 1};
+    dim3 d = { x, 1, 1 };
     return d;
 }
 
@@ -34,20 +34,22 @@ static void launch_sum(gpu_context *ctx, const op_call *op)
 {
     const int squares = op->kind == OP_NORM;
     const double scale = op->kind == OP_MEAN ? 1.0 / (double)op->n : 1.0;
-    LAUNCH(partial_sums_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->n, squares, ctx->partials);
+    LAUNCH(partial_sums_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->n, squares,
+           ctx->partials);
     LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, REDUCE_THREADS, scale, squares, op->out);
 }
 
 static void launch_row_partials(gpu_context *ctx, const op_call *op)
 {
     if (op->kind == OP_ACCURACY)
-        LAUNCH(accuracy_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels, op->rows,
-               op->cols, ctx->partials);
+        LAUNCH(accuracy_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels,
+               op->rows, op->cols, ctx->partials);
     else
-        LAUNCH(softmax_xent_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels, op->rows,
-               op->cols, op->out, ctx->partials);
+        LAUNCH(softmax_xent_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels,
+               op->rows, op->cols, op->out, ctx->partials);
     float *result = op->kind == OP_ACCURACY ? op->out : op->out2;
-    LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, REDUCE_THREADS, 1.0 / (double)op->rows, 0, result);
+    LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, REDUCE_THREADS, 1.0 / (double)op->rows, 0,
+           result);
 }
 
 static status gpu_run_op(gpu_context *ctx, const op_call *op)
@@ -61,24 +63,34 @@ static status gpu_run_op(gpu_context *ctx, const op_call *op)
     case OP_SCALE: LAUNCH(axpy_kernel, grid, block, ctx, op->alpha, op->a, NULL, op->out, op->n); break;
     case OP_AXPY: LAUNCH(axpy_kernel, grid, block, ctx, op->alpha, op->a, op->b, op->out, op->n); break;
     case OP_RELU: LAUNCH(relu_kernel, grid, block, ctx, op->a, op->out, op->n); break;
-    case OP_RELU_BACKWARD: LAUNCH(relu_backward_kernel, grid, block, ctx, op->a, op->b, op->out, op->n); break;
+    case OP_RELU_BACKWARD:
+        LAUNCH(relu_backward_kernel, grid, block, ctx, op->a, op->b, op->out, op->n);
+        break;
     case OP_SIGMOID: LAUNCH(sigmoid_kernel, grid, block, ctx, op->a, op->out, op->n); break;
-    case OP_SIGMOID_BACKWARD: LAUNCH(sigmoid_backward_kernel, grid, block, ctx, op->a, op->b, op->out, op->n); break;
+    case OP_SIGMOID_BACKWARD:
+        LAUNCH(sigmoid_backward_kernel, grid, block, ctx, op->a, op->b, op->out, op->n);
+        break;
     case OP_MATMUL:
         if (gpu_gemm(ctx, op) != STATUS_OK) return STATUS_BACKEND_FAILED;
-        if (op->c) LAUNCH(add_bias_rows_kernel, blocks_for(op->m * op->cols), block, ctx, op->out, op->c, op->m, op->cols);
+        if (op->c)
+            LAUNCH(add_bias_rows_kernel, blocks_for(op->m * op->cols), block, ctx, op->out, op->c, op->m,
+                   op->cols);
         break;
     case OP_SOFTMAX_XENT:
     case OP_ACCURACY: launch_row_partials(ctx, op); break;
     case OP_SOFTMAX_XENT_BACKWARD:
-        LAUNCH(softmax_xent_backward_kernel, blocks_for(op->rows * op->cols), block, ctx, op->a, op->labels, op->out,
-               op->rows, op->cols);
+        LAUNCH(softmax_xent_backward_kernel, blocks_for(op->rows * op->cols), block, ctx, op->a, op->labels,
+               op->out, op->rows, op->cols);
         break;
     case OP_SUM:
     case OP_MEAN:
     case OP_NORM: launch_sum(ctx, op); break;
-    case OP_COLUMN_SUM: LAUNCH(column_sum_kernel, blocks_for(op->cols), block, ctx, op->a, op->rows, op->cols, op->out); break;
-    case OP_ARGMAX: LAUNCH(argmax_rows_kernel, blocks_for(op->rows), block, ctx, op->a, op->rows, op->cols, op->iout); break;
+    case OP_COLUMN_SUM:
+        LAUNCH(column_sum_kernel, blocks_for(op->cols), block, ctx, op->a, op->rows, op->cols, op->out);
+        break;
+    case OP_ARGMAX:
+        LAUNCH(argmax_rows_kernel, blocks_for(op->rows), block, ctx, op->a, op->rows, op->cols, op->iout);
+        break;
     }
     return gpu_launch_status(ctx);
 }

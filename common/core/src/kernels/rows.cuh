@@ -15,7 +15,8 @@ __global__ void partial_sums_kernel(const float *x, int64_t n, int squares, doub
 }
 
 /* One thread: out[0] = scale * (sum of the partials), or its square root. */
-__global__ void finish_sum_kernel(const double *partials, int64_t count, double scale, int take_sqrt, float *out)
+__global__ void finish_sum_kernel(const double *partials, int64_t count, double scale, int take_sqrt,
+                                  float *out)
 {
     double total = 0.0;
     for (int64_t t = 0; t < count; ++t) total += partials[t];
@@ -61,8 +62,8 @@ __global__ void accuracy_partials_kernel(const float *x, const int32_t *labels, 
  * adds its loss -log p[label] = log(sum exp(x - max)) - (x[label] - max) to
  * partials[t]. Shifting by the row's maximum keeps exp from overflowing. A label
  * out of range makes the loss NaN instead of reading outside the row. */
-__global__ void softmax_xent_partials_kernel(const float *x, const int32_t *labels, int64_t rows, int64_t cols,
-                                             float *probs, double *partials)
+__global__ void softmax_xent_partials_kernel(const float *x, const int32_t *labels, int64_t rows,
+                                             int64_t cols, float *probs, double *partials)
 {
     const int64_t t = element_index(), threads = (int64_t)gridDim.x * blockDim.x;
     double loss = 0.0;

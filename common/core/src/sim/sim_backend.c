@@ -34,33 +34,41 @@
 #define KERNEL_MIN_SECONDS 2e-6
 
 typedef struct sim_event {
-    double stamp;  /* clock_seconds() when the worker reached it */
-    uint64_t seq;  /* its place in the queue: done once `completed` reaches it */
+    double stamp; /* clock_seconds() when the worker reached it */
+    uint64_t seq; /* its place in the queue: done once `completed` reaches it */
 } sim_event;
 
-typedef enum item_kind { ITEM_OP, ITEM_KERNEL, ITEM_COPY, ITEM_UPLOAD, ITEM_RELEASE, ITEM_EVENT, ITEM_STOP } item_kind;
+typedef enum item_kind {
+    ITEM_OP,
+    ITEM_KERNEL,
+    ITEM_COPY,
+    ITEM_UPLOAD,
+    ITEM_RELEASE,
+    ITEM_EVENT,
+    ITEM_STOP
+} item_kind;
 
 typedef struct item {
     item_kind kind;
-    op_call op;           /* ITEM_OP */
-    void *dst;            /* ITEM_COPY; ITEM_RELEASE frees dst */
+    op_call op; /* ITEM_OP */
+    void *dst;  /* ITEM_COPY; ITEM_RELEASE frees dst */
     const void *src;
     size_t bytes;
-    sim_event *event;     /* ITEM_EVENT */
-    kernel_fn kernel;     /* ITEM_KERNEL: kernel(args, NULL) */
+    sim_event *event; /* ITEM_EVENT */
+    kernel_fn kernel; /* ITEM_KERNEL: kernel(args, NULL) */
     unsigned char args[KERNEL_MAX_ARGS];
 } item;
 
 typedef struct sim_device {
     pthread_mutex_t lock;
-    pthread_cond_t work_arrived;  /* the worker waits on it when the queue is empty */
-    pthread_cond_t progress;      /* the host waits on it for room, an event, a drain */
+    pthread_cond_t work_arrived; /* the worker waits on it when the queue is empty */
+    pthread_cond_t progress;     /* the host waits on it for room, an event, a drain */
     item queue[QUEUE_CAPACITY];
     uint64_t submitted, completed; /* items ever queued / ever finished */
     uint64_t wake_host_at;         /* the host waits until `completed` reaches this */
     bool worker_idle;
     double busy_seconds;
-    size_t allocated;              /* bytes handed out (tensors; not the scratch) */
+    size_t allocated; /* bytes handed out (tensors; not the scratch) */
     double *scratch;
     pthread_t worker;
     bool started;
@@ -145,7 +153,7 @@ static void stop_all_workers(void)
     for (int i = 0; i < LABKIT_MAX_SIM_DEVICES; ++i) {
         sim_device *dev = &devices[i];
         if (!dev->started) continue;
-        item stop = {.kind = ITEM_STOP};
+        item stop = { .kind = ITEM_STOP };
         if (enqueue(i, &stop) == STATUS_OK) pthread_join(dev->worker, NULL);
         free(dev->scratch);
         dev->started = false;
@@ -200,7 +208,8 @@ static status enqueue_at(int index, const item *it, uint64_t *seq)
     sim_device *dev = device_at(index);
     if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
     pthread_mutex_lock(&dev->lock);
-    if (dev->submitted - dev->completed >= QUEUE_CAPACITY) wait_locked(dev, dev->submitted - QUEUE_CAPACITY * 3 / 4);
+    if (dev->submitted - dev->completed >= QUEUE_CAPACITY)
+        wait_locked(dev, dev->submitted - QUEUE_CAPACITY * 3 / 4);
     dev->queue[dev->submitted % QUEUE_CAPACITY] = *it;
     dev->submitted++;
     if (seq) *seq = dev->submitted;
@@ -238,7 +247,8 @@ static status sim_alloc(int index, size_t bytes, void **out)
     size_t rounded = (bytes + 63) / 64 * 64;
     *out = aligned_alloc(64, rounded ? rounded : 64);
     if (!*out)
-        return fail(STATUS_OUT_OF_MEMORY, "sim:%d: the host has no memory left for %.1f MiB", index, (double)bytes / mib);
+        return fail(STATUS_OUT_OF_MEMORY, "sim:%d: the host has no memory left for %.1f MiB", index,
+                    (double)bytes / mib);
     dev->allocated += bytes;
     return STATUS_OK;
 }
@@ -249,7 +259,7 @@ static status sim_alloc(int index, size_t bytes, void **out)
 static void sim_release(int index, void *ptr, size_t bytes)
 {
     devices[index].allocated -= bytes;
-    item it = {.kind = ITEM_RELEASE, .dst = ptr};
+    item it = { .kind = ITEM_RELEASE, .dst = ptr };
     if (enqueue(index, &it) != STATUS_OK) free(ptr); /* no worker: nothing can still use it */
 }
 
@@ -287,13 +297,13 @@ static status sim_download(int index, void *dst, const void *src, size_t bytes)
 
 static status sim_upload_async(int index, void *dst, const void *src, size_t bytes)
 {
-    item it = {.kind = ITEM_UPLOAD, .dst = dst, .src = src, .bytes = bytes};
+    item it = { .kind = ITEM_UPLOAD, .dst = dst, .src = src, .bytes = bytes };
     return enqueue(index, &it);
 }
 
 static status sim_copy_within(int index, void *dst, const void *src, size_t bytes)
 {
-    item it = {.kind = ITEM_COPY, .dst = dst, .src = src, .bytes = bytes};
+    item it = { .kind = ITEM_COPY, .dst = dst, .src = src, .bytes = bytes };
     return enqueue(index, &it);
 }
 
@@ -311,13 +321,13 @@ static status sim_copy_peer(int dst_index, void *dst, int src_index, const void 
 
 static status sim_run(int index, const op_call *op)
 {
-    item it = {.kind = ITEM_OP, .op = *op};
+    item it = { .kind = ITEM_OP, .op = *op };
     return enqueue(index, &it);
 }
 
 static status sim_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
 {
-    item it = {.kind = ITEM_KERNEL, .kernel = fn};
+    item it = { .kind = ITEM_KERNEL, .kernel = fn };
     memcpy(it.args, args, args_size);
     return enqueue(index, &it);
 }
@@ -339,7 +349,7 @@ static void sim_event_destroy(int index, void *ev)
 static status sim_event_record(int index, void *ev)
 {
     sim_event *e = ev;
-    item it = {.kind = ITEM_EVENT, .event = e};
+    item it = { .kind = ITEM_EVENT, .event = e };
     /* The worker only writes the stamp; the place in the queue is the host's. */
     return enqueue_at(index, &it, &e->seq);
 }

@@ -22,8 +22,9 @@ static status gpu_gemm(gpu_context *ctx, const op_call *op)
     (void)ctx;
     blas_warn_if_slow_kernels();
     const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
-    cblas_sgemm(CblasRowMajor, op->trans_a ? CblasTrans : CblasNoTrans, op->trans_b ? CblasTrans : CblasNoTrans,
-                m, n, k, 1.0f, op->a, op->trans_a ? m : k, op->b, op->trans_b ? k : n, 0.0f, op->out, n);
+    cblas_sgemm(CblasRowMajor, op->trans_a ? CblasTrans : CblasNoTrans,
+                op->trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, op->a, op->trans_a ? m : k, op->b,
+                op->trans_b ? k : n, 0.0f, op->out, n);
     return STATUS_OK;
 }
 
@@ -40,6 +41,6 @@ size_t sim_scratch_doubles(void) { return REDUCE_THREADS; }
 
 void sim_run_op(double *scratch, const op_call *op)
 {
-    gpu_context ctx = {scratch};
+    gpu_context ctx = { scratch };
     gpu_run_op(&ctx, op);
 }

@@ -25,13 +25,13 @@ enum { CHECK_HOLDS = 0, CHECK_FAILS = 1, CHECK_SKIPPED = 77 };
 
 void check_report_failure(const char *file, int line, const char *expression, status s);
 
-#define CHECK(call)                                                     \
-    do {                                                                \
-        status check_status_ = (call);                                  \
-        if (check_status_ != STATUS_OK) {                               \
+#define CHECK(call)                                                         \
+    do {                                                                    \
+        status check_status_ = (call);                                      \
+        if (check_status_ != STATUS_OK) {                                   \
             check_report_failure(__FILE__, __LINE__, #call, check_status_); \
-            exit(CHECK_FAILS);                                          \
-        }                                                               \
+            exit(CHECK_FAILS);                                              \
+        }                                                                   \
     } while (0)
 
 /* ---- a lab's check program ----------------------------------------------

@@ -25,27 +25,27 @@ typedef enum cli_type { CLI_FLAG, CLI_INT, CLI_DOUBLE, CLI_STRING } cli_type;
  * points to a bool, int, double or const char * according to `type`; it keeps
  * its value when the option is absent, so set the default before parsing. */
 typedef struct cli_option {
-    const char *name;       /* without the dashes: "epochs" */
+    const char *name; /* without the dashes: "epochs" */
     cli_type type;
     void *target;
     const char *value_name; /* "N", "DIR"; NULL for flags */
     const char *help;
-    double min, max;        /* CLI_INT and CLI_DOUBLE: accepted range when min < max */
+    double min, max; /* CLI_INT and CLI_DOUBLE: accepted range when min < max */
 } cli_option;
 
 typedef struct cli_program {
-    const char *name;        /* "01_devices" */
-    const char *summary;     /* one line: what the program shows */
+    const char *name;          /* "01_devices" */
+    const char *summary;       /* one line: what the program shows */
     const cli_option *options; /* extra options, or NULL */
     int noptions;
 } cli_program;
 
 typedef struct cli_args {
     device dev;
-    bool device_given;       /* --device was on the command line */
+    bool device_given; /* --device was on the command line */
     bool quick;
-    const char *csv_path;    /* NULL unless --csv */
-    const char *plot_path;   /* NULL unless --plot */
+    const char *csv_path;  /* NULL unless --csv */
+    const char *plot_path; /* NULL unless --plot */
 } cli_args;
 
 /* Parses argv. Returns -1 when the program should go on, otherwise the exit code

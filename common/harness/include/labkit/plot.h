@@ -21,14 +21,14 @@ extern "C" {
 typedef enum plot_style {
     PLOT_LINES_POINTS = 0,
     PLOT_LINES,
-    PLOT_DASHED,        /* a reference line, such as a device's peak */
-    PLOT_BARS           /* clustered bars: x values are bar positions, labels below */
+    PLOT_DASHED, /* a reference line, such as a device's peak */
+    PLOT_BARS    /* clustered bars: x values are bar positions, labels below */
 } plot_style;
 
 typedef struct plot_series {
     const char *title;
-    const double *x;    /* n values (for PLOT_BARS: ignored, bars are 0..n-1) */
-    const double *y;    /* n values */
+    const double *x; /* n values (for PLOT_BARS: ignored, bars are 0..n-1) */
+    const double *y; /* n values */
     size_t n;
     plot_style style;
 } plot_series;
@@ -46,8 +46,7 @@ typedef struct plot {
 } plot;
 
 /* Adds a series (copies the pointers, not the data). */
-status plot_add(plot *p, const char *title, const double *x, const double *y, size_t n,
-                plot_style style);
+status plot_add(plot *p, const char *title, const double *x, const double *y, size_t n, plot_style style);
 
 /* Writes the data, the script and (with gnuplot) the figure at `path`. */
 status plot_draw(const plot *p, const char *path);
