@@ -22,5 +22,25 @@ status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size
     return backend_of(d)->enqueue(d.index, fn, args, args_size);
 }
 
+status device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size)
+{
+    if (!k) return fail(STATUS_BAD_ARGUMENT, "device_launch: k is NULL; pass the kernel's launchers");
+    const char *name = k->name ? k->name : "the kernel";
+    status s = device_check(d);
+    if (s != STATUS_OK) return s;
+    if (d.kind == DEVICE_CUDA && !k->on_cuda)
+        return fail(STATUS_BACKEND_FAILED,
+                    "device_launch: %s has no launcher for %s: this program was built without CUDA, so "
+                    "nvcc never compiled it.\n"
+                    "  hint: install a CUDA toolkit, then configure again (rm -rf build; README, \"CUDA\"); "
+                    "or run it on sim:N",
+                    name, device_name(d));
+    kernel_fn fn = d.kind == DEVICE_CUDA ? k->on_cuda : k->on_sim;
+    if (!fn)
+        return fail(STATUS_BAD_ARGUMENT, "device_launch: %s has no launcher for %s (on_sim is NULL)", name,
+                    device_name(d));
+    return device_enqueue(d, fn, args, args_size);
+}
+
 void *tensor_data(tensor *t) { return t ? t->data : NULL; }
 const void *tensor_data_const(const tensor *t) { return t ? t->data : NULL; }

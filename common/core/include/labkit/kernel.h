@@ -12,8 +12,16 @@
  *   - on the CPU, fn(args, NULL) runs at once.
  *
  * `args` is copied (at most KERNEL_MAX_ARGS bytes), so it may live on the
- * caller's stack. Write the kernel once, in a .cuh file that both a .c file
- * (through cuda_emulation.h) and a .cu file include: see labs/04_matmul. */
+ * caller's stack.
+ *
+ * Write the kernel once, in a .cuh file that a .c file (through
+ * cuda_emulation.h) and, in a build with CUDA, a .cu file include; each defines
+ * one launcher, and device_launch() picks the one for the device:
+ *
+ *   const kernel_launchers naive = {"naive_matmul_kernel", naive_on_sim, NAIVE_ON_CUDA};
+ *   CHECK(device_launch(tensor_device(c), &naive, &args, sizeof args));
+ *
+ * See labs/04_matmul (naive_launch.c and naive_launch.cu). */
 #ifndef LABKIT_KERNEL_H
 #define LABKIT_KERNEL_H
 
@@ -33,6 +41,21 @@ typedef void (*kernel_fn)(const void *args, void *stream);
 
 /* Queues fn(args, stream) on device d (counted as one launch). */
 status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size);
+
+/* The launchers of one single-source kernel: on_sim runs it through
+ * cuda_emulation.h's LAUNCH (on a simulated GPU's worker, or at once on the
+ * CPU); on_cuda starts it on a real GPU's stream. on_cuda is NULL in a program
+ * built without CUDA (its .cu file was not compiled). */
+typedef struct kernel_launchers {
+    const char *name; /* the kernel, for messages: "naive_matmul_kernel" */
+    kernel_fn on_sim;
+    kernel_fn on_cuda;
+} kernel_launchers;
+
+/* Queues the kernel on device d with the launcher for d's kind (counted as one
+ * launch). A launcher that is missing for that kind is an error that says why,
+ * never a crash. */
+status device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size);
 
 /* The tensor's memory on its device, to hand to a kernel. Only a kernel on the
  * tensor's own device may touch it; the host must use tensor_to_host. */

@@ -13,6 +13,7 @@
 
 #include "../backend.h"
 #include "../clock.h"
+#include "../units.h"
 #include "sim_ops.h"
 
 /* Like the CUDA driver's limit on pending launches: a host that runs far ahead
@@ -237,18 +238,21 @@ static status sim_alloc(int index, size_t bytes, void **out)
 {
     sim_device *dev = device_at(index);
     if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
-    const size_t mib = 1 << 20;
+    char asked[32], used[32], total[32];
+    bytes_text(bytes, asked, sizeof asked);
     if (bytes > capacity - dev->allocated)
         return fail(STATUS_OUT_OF_MEMORY,
-                    "sim:%d: out of memory: asked for %.1f MiB with %.1f MiB of %.1f MiB in use.\n"
+                    "sim:%d: out of memory: asked for %s with %s of its %s in use.\n"
                     "  hint: free tensors you no longer need (tensor_free), use smaller batches, or give "
                     "the simulated GPUs more memory (LABKIT_SIM_MEMORY=8G).",
-                    index, (double)bytes / mib, (double)dev->allocated / mib, (double)capacity / mib);
+                    index, asked, bytes_text(dev->allocated, used, sizeof used),
+                    bytes_text(capacity, total, sizeof total));
     size_t rounded = (bytes + 63) / 64 * 64;
     *out = aligned_alloc(64, rounded ? rounded : 64);
     if (!*out)
-        return fail(STATUS_OUT_OF_MEMORY, "sim:%d: the host has no memory left for %.1f MiB", index,
-                    (double)bytes / mib);
+        return fail(STATUS_OUT_OF_MEMORY,
+                    "sim:%d: the host has no memory left for %s (the simulated GPU's memory is host memory)",
+                    index, asked);
     dev->allocated += bytes;
     return STATUS_OK;
 }
