@@ -8,7 +8,7 @@
 /* "512 bytes", "3.0 KiB", "1.5 MiB", "4.0 GiB" into buf; returns buf. */
 static inline const char *bytes_text(size_t n, char *buf, size_t size)
 {
-    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+    static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
     if (n < 1024) {
         snprintf(buf, size, "%zu byte%s", n, n == 1 ? "" : "s");
         return buf;

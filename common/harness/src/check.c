@@ -8,6 +8,8 @@
  *       main.c:42: lab_add_across_devices(a, b, c) returned STATUS_TODO */
 #include "labkit/check.h"
 
+#include "labkit/crash.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +45,7 @@ static device checked_device;
 
 device check_device(int argc, char **argv)
 {
+    crash_report_on_fatal_signals();
     checked_device = device_cpu();
     const char *text = NULL;
     if (argc == 3 && strcmp(argv[1], "--device") == 0)
