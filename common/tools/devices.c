@@ -25,10 +25,11 @@ static void print_device(device d)
 
 static int usage(FILE *to, int code)
 {
-    fprintf(to, "usage: labkit-devices [--openblas-coretype]\n"
-                "  lists the CPU and every GPU (set LABKIT_SIM_GPUS=N to simulate N)\n"
+    fprintf(to, "usage: labkit-devices [--openblas-coretype | --cuda-count]\n"
+                "  lists the CPU and every GPU, real or simulated (LABKIT_SIM_GPUS=N simulates N)\n"
                 "  --openblas-coretype  prints the OPENBLAS_CORETYPE this CPU needs, or nothing when\n"
-                "                       OpenBLAS already chose the right kernels (./lab uses it)\n");
+                "                       OpenBLAS already chose the right kernels (./lab uses it)\n"
+                "  --cuda-count         prints how many real NVIDIA GPUs this build sees (./lab uses it)\n");
     return code;
 }
 
@@ -37,6 +38,10 @@ int main(int argc, char **argv)
     if (argc == 2 && strcmp(argv[1], "--openblas-coretype") == 0) {
         const char *better = cpu_blas_better_coretype();
         if (better) printf("%s\n", better);
+        return 0;
+    }
+    if (argc == 2 && strcmp(argv[1], "--cuda-count") == 0) {
+        printf("%d\n", device_count(DEVICE_CUDA));
         return 0;
     }
     if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return usage(stdout, 0);
@@ -56,5 +61,7 @@ int main(int argc, char **argv)
     printf("]\n");
     if (gpu_count() == 0)
         printf("no GPU here: everything runs on the CPU. LABKIT_SIM_GPUS=2 adds two simulated GPUs.\n");
+    else if (device_count(DEVICE_CUDA) > 0 && device_count(DEVICE_SIM) > 0)
+        printf("the lessons' try_gpu sees the real GPUs; the simulated ones are there by name (--device sim:0).\n");
     return 0;
 }

@@ -10,7 +10,7 @@
 #    Without CUDA, a C stand-in defines the same launcher, so that the programs
 #    link (naive_cuda_absent.c).
 if(LABKIT_HAVE_CUDA)
-  list(APPEND LAB_SOURCES ${dir}/naive_cuda.cu)
+  list(APPEND LAB_KERNEL_SOURCES ${dir}/naive_cuda.cu)
 else()
-  list(APPEND LAB_SOURCES ${dir}/naive_cuda_absent.c)
+  list(APPEND LAB_KERNEL_SOURCES ${dir}/naive_cuda_absent.c)
 endif()

@@ -1,0 +1,321 @@
+# labs.sh: one lab at a time: run it, check it, watch it, hints, progress
+# (sourced by ./lab).
+
+# Every lab present, as NN_name, in order.
+labs_present() {
+  local d
+  for d in labs/[0-9][0-9]_*/; do
+    d=${d%/}
+    printf '%s\n' "${d#labs/}"
+  done
+}
+
+labs_sentence() {
+  local list
+  list=$(labs_present | paste -sd' ' -)
+  if [[ -z "$list" ]]; then echo "labs/ has no labs yet."; else echo "labs here: $list"; fi
+}
+
+# Sets LAB (NN_name) and LAB_NN (NN) from "1", "01", "01_devices" or "labs/01_devices/".
+resolve_lab() {
+  local arg=$1 nn found=()
+  arg=${arg%/}
+  arg=${arg#./}
+  arg=${arg#labs/}
+  arg=${arg#solutions/}
+  if [[ $arg =~ ^[0-9]{1,2}$ ]]; then
+    nn=$(printf '%02d' "$((10#$arg))")
+  elif [[ $arg =~ ^([0-9]{2})_[A-Za-z0-9_]+$ ]]; then
+    nn=${BASH_REMATCH[1]}
+  else
+    usage_error "'$1' is not a lab (give its number, such as 1 or 01, or its name, such as 01_devices)"
+  fi
+  found=(labs/"$nn"_*/)
+  if ((${#found[@]} == 0)); then
+    warn "there is no lab $nn: $(labs_sentence)"
+    exit 2
+  fi
+  LAB=${found[0]%/}
+  LAB=${LAB#labs/}
+  LAB_NN=$nn
+  if [[ $arg == *_* && $arg != "$LAB" ]]; then
+    warn "there is no lab '$arg'; lab $nn is $LAB."
+    exit 2
+  fi
+}
+
+need_solution() {
+  if [[ ! -d solutions/$LAB ]]; then
+    die "lab $LAB_NN has no solution here (solutions/$LAB is absent): the student distribution has no solutions."
+  fi
+}
+
+# ---- steps: what lab.h announces, what lab.c still leaves undone ---------------
+
+# The steps of lab $LAB, from lab.h's banners ("/* ==== Step 3: ... */"), one number a line.
+lab_steps() {
+  { grep -oE '^/\* =+ Step [0-9]+' "labs/$LAB/lab.h" || true; } | grep -oE '[0-9]+$' | sort -nu || true
+}
+
+# The steps whose TODO stub is still in the student's files (todo("step 3: ...")).
+steps_left() {
+  { cat "labs/$LAB/lab.c" "labs/$LAB"/*.cuh 2>/dev/null | grep -oE 'todo\("step [0-9]+' || true; } | grep -oE '[0-9]+$' | sort -nu || true
+}
+
+# ---- run ------------------------------------------------------------------------------
+cmd_run() {
+  local lab_arg="" solution=0 args=() target exe
+  while (($# > 0)); do
+    case $1 in
+      --solution) solution=1 ;;
+      --) shift; args=("$@"); break ;;
+      -*) usage_error "run: unknown option '$1' (the program's own flags go after --: ./lab run 01 -- $1)" ;;
+      *)
+        [[ -z $lab_arg ]] || usage_error "run: one lab at a time ('$lab_arg' and '$1'); the program's arguments go after --"
+        lab_arg=$1 ;;
+    esac
+    shift
+  done
+  [[ -n $lab_arg ]] || usage_error "run: which lab? e.g. ./lab run 01 ($(labs_sentence))"
+  resolve_lab "$lab_arg"
+  target=lab$LAB_NN
+  if ((solution)); then
+    need_solution
+    target=lab$LAB_NN-solution
+  fi
+  LAB_SIM_DEFAULT=1
+  BUILD_VERDICT="lab $LAB_NN: it does not build (the first error is above)"
+  build "$PRESET" "$target"
+  exe=build/$PRESET/labs/$LAB/$target
+  [[ -x $exe ]] || die "target $target built, but $exe is not there."
+  # From the caller's directory, so that --csv and --plot paths mean what they say.
+  cd "$CALLER_DIR"
+  exec "$ROOT/$exe" "${args[@]}"
+}
+
+# ---- check ----------------------------------------------------------------------------
+
+# The devices a check runs on: the CPU, a simulated GPU where there are any,
+# and the first real GPU where there is one.
+check_devices() {
+  local devices=(cpu)
+  [[ ${LABKIT_SIM_GPUS:-0} != 0 ]] && devices+=(sim:0)
+  (($(cuda_count "$PRESET") > 0)) && devices+=(cuda:0)
+  printf '%s\n' "${devices[@]}"
+}
+
+# Runs check program $1 on device $2 into log $3; prints the outcome word.
+run_check_on() {
+  local exe=$1 device=$2 log=$3 rc=0
+  timeout --foreground 600 "$exe" --device "$device" >"$log" 2>&1 || rc=$?
+  case $rc in
+    0) echo pass ;;
+    1) if grep -q 'TODO: ' "$log"; then echo todo; else echo fail; fi ;;
+    77) echo skipped ;;
+    124) echo timeout ;;
+    *) if grep -q '^crash: ' "$log"; then echo crash; else echo "error $rc"; fi ;;
+  esac
+}
+
+# One line saying what to do next, from the first device that did not pass.
+next_step_line() {
+  local device=$1 outcome=$2 log=$3 line
+  case $outcome in
+    todo) line=$(grep -m1 -o 'TODO:.*' "$log" | sed 's/^TODO:[[:space:]]*//')
+      echo "$line; ./lab hint $LAB_NN gives a nudge" ;;
+    fail) line=$(grep -m1 '^  FAIL' "$log" | sed -e 's/^  FAIL  //' -e 's/: .*//')
+      echo "on $device: \"$line\" does not hold (below)" ;;
+    crash) line=$(grep -m1 -A1 '^where' "$log" | tail -n1 | sed 's/^ *//')
+      echo "it crashed on $device, in $line (below; ./lab check $LAB_NN --asan finds every bad access)" ;;
+    timeout) echo "on $device it ran for 10 minutes without finishing (an endless loop?)" ;;
+    *) echo "on $device the check stopped with $outcome (below)" ;;
+  esac
+}
+
+# What a device's run came to, in a few words: "PASS (28 claims hold)".
+outcome_summary() {
+  local summary
+  summary=$(grep -m1 -E ': (PASS|FAIL) \(' "$2" | sed 's/.*: //' || true)
+  case $1 in
+    todo) echo "stopped at a TODO" ;;
+    crash) echo "crashed" ;;
+    skipped) echo "skipped ($(grep -m1 -o 'does not exist here' "$2" || echo absent))" ;;
+    *) echo "${summary:-$1}" ;;
+  esac
+}
+
+cmd_check() {
+  local lab_arg="" solution=0 verbose=0 who target exe device outcome logs=() outcomes=() devices=()
+  local i verdict="" dir
+  while (($# > 0)); do
+    case $1 in
+      --solution) solution=1 ;;
+      -v|--verbose) verbose=1 ;;
+      --asan) PRESET=debug-asan ;;
+      -*) usage_error "check: unknown option '$1' (--solution, -v, --asan)" ;;
+      *)
+        [[ -z $lab_arg ]] || usage_error "check: one lab at a time ('$lab_arg' and '$1')"
+        lab_arg=$1 ;;
+    esac
+    shift
+  done
+  [[ -n $lab_arg ]] || usage_error "check: which lab? e.g. ./lab check 01 ($(labs_sentence))"
+  resolve_lab "$lab_arg"
+  who="lab $LAB_NN"
+  target=check$LAB_NN
+  if ((solution)); then
+    need_solution
+    who="lab $LAB_NN (solution)"
+    target=check$LAB_NN-solution
+  fi
+  LAB_SIM_DEFAULT=1
+  if ! try_build "$PRESET" "$target"; then
+    echo "$who: not yet — it does not build: $(first_error "$BUILD_LOG")"
+    ((verbose)) && show_failure "build" "$ROOT/$BUILD_LOG"
+    echo "  (the whole log: $BUILD_LOG)"
+    return 1
+  fi
+  exe=build/$PRESET/labs/$LAB/$target
+  dir=build/$PRESET/lab-logs
+  mkdir -p "$dir"
+  mapfile -t devices < <(check_devices)
+  for device in "${devices[@]}"; do
+    logs+=("$dir/check-$LAB-${device/:/}.log")
+    outcomes+=("$(run_check_on "$exe" "$device" "${logs[-1]}")")
+  done
+  for i in "${!devices[@]}"; do
+    case ${outcomes[i]} in pass|skipped) ;; *) verdict=$(next_step_line "${devices[i]}" "${outcomes[i]}" "${logs[i]}"); break ;; esac
+  done
+  if [[ -z $verdict ]]; then
+    echo "$who: done (every claim holds on $(printf '%s\n' "${devices[@]}" | paste -sd' ' - | sed 's/ /, /g'))"
+  else
+    echo "$who: not yet — $verdict"
+  fi
+  for i in "${!devices[@]}"; do
+    printf '\n%-7s %s\n' "${devices[i]}" "$(outcome_summary "${outcomes[i]}" "${logs[i]}")"
+    if ((verbose)); then
+      sed 's/^/  /' "${logs[i]}"
+    else
+      # The claims, and whatever a failure or a crash printed about itself.
+      grep -E '^  (ok|FAIL) |^        |^TODO: |^ *[a-z][a-z0-9_./]*\.c:[0-9]+: |^crash: |^where |^  [A-Za-z_].* at |^next: |^skipped: ' \
+        "${logs[i]}" | sed 's/^/  /' || true
+    fi
+  done
+  [[ -z $verdict ]]
+}
+
+# ---- progress -------------------------------------------------------------------------
+cmd_progress() {
+  (($# == 0)) || usage_error "progress takes no arguments"
+  local labs=() lab total left written done_count=0 status next log outcome device
+  mapfile -t labs < <(labs_present)
+  if ((${#labs[@]} == 0)); then say "$(labs_sentence)"; return 0; fi
+  LAB_SIM_DEFAULT=1
+  configure "$PRESET"
+  mkdir -p "build/$PRESET/lab-logs"
+  printf '%-20s %-26s %s\n' "lab" "status" "next"
+  for lab in "${labs[@]}"; do
+    LAB=$lab
+    LAB_NN=${lab%%_*}
+    total=$(lab_steps | wc -l)
+    left=$(steps_left | wc -l)
+    written=$((total - left))
+    next=""
+    # Each lab on its own: one that does not build does not hide the others.
+    if ! try_build "$PRESET" "check$LAB_NN"; then
+      status="does not build"
+      next=$(first_error "$BUILD_LOG")
+    elif ((written == 0)); then
+      status="not started (0 of $total steps)"
+      next="step $(steps_left | head -n1): ./lab hint $LAB_NN"
+    else
+      status="done"
+      for device in $(check_devices); do
+        log=build/$PRESET/lab-logs/progress-$lab-${device/:/}.log
+        outcome=$(run_check_on "build/$PRESET/labs/$lab/check$LAB_NN" "$device" "$log")
+        case $outcome in
+          pass|skipped) ;;
+          *) status="$written of $total steps written"; next=$(next_step_line "$device" "$outcome" "$log"); break ;;
+        esac
+      done
+      [[ $status == done ]] && done_count=$((done_count + 1))
+    fi
+    printf '%-20s %-26s %s\n' "$lab" "$status" "$next"
+  done
+  echo "${done_count} of ${#labs[@]} labs done."
+}
+
+# ---- hint -----------------------------------------------------------------------------
+
+# Hint number $2 of step $1 from labs/$LAB/hints.md ("## Step 3: ..." sections of
+# numbered items); prints nothing when there is no such hint.
+hint_text() {
+  awk -v step="$1" -v want="$2" '
+    /^## Step / { inside = ($3 + 0 == step); n = 0; next }
+    inside && /^[0-9]+\. / { n++; if (n == want) { sub(/^[0-9]+\. /, ""); printing = 1; print; next } printing = 0; next }
+    inside && printing && /^ +[^ ]/ { sub(/^ +/, ""); print; next }
+    { printing = 0 }' "labs/$LAB/hints.md"
+}
+
+hint_count() {
+  awk -v step="$1" '/^## Step / { inside = ($3 + 0 == step); next } inside && /^[0-9]+\. / { n++ } END { print n + 0 }' \
+    "labs/$LAB/hints.md"
+}
+
+cmd_hint() {
+  (($# >= 1 && $# <= 2)) || usage_error "hint: ./lab hint NN [STEP] (e.g. ./lab hint 04, ./lab hint 04 6)"
+  resolve_lab "$1"
+  local step=${2:-} count level state
+  [[ -f labs/$LAB/hints.md ]] || die "lab $LAB_NN has no hints (labs/$LAB/hints.md)."
+  if [[ -z $step ]]; then
+    step=$(steps_left | head -n1)
+    if [[ -z $step ]]; then
+      say "every step of lab $LAB_NN is written. ./lab check $LAB_NN says which claim still fails;"
+      say "./lab hint $LAB_NN STEP gives the hints of one step."
+      return 0
+    fi
+  fi
+  [[ $step =~ ^[0-9]+$ ]] || usage_error "hint: STEP is a number, e.g. ./lab hint $LAB_NN 2"
+  count=$(hint_count "$step")
+  ((count > 0)) || die "lab $LAB_NN has no hints for step $step (its steps: $(lab_steps | paste -sd' ' -))."
+  # Each call shows one more: a nudge first, then the calls to look up, never the code.
+  mkdir -p build
+  state=build/.hints-$LAB-$step
+  level=$(($(cat "$state" 2>/dev/null || echo 0) + 1))
+  ((level <= count)) || level=$count
+  echo "$level" >"$state"
+  echo "lab $LAB_NN, step $step, hint $level of $count:"
+  hint_text "$step" "$level" | fold -s -w 88 | sed 's/^/  /'
+  if ((level < count)); then
+    echo "(./lab hint $LAB_NN $step again for the next one; the README's step $step explains the idea)"
+  else
+    echo "(that was the last hint for step $step; the README's step $step and lab.h say the rest)"
+  fi
+}
+
+# ---- watch ----------------------------------------------------------------------------
+
+# The newest modification time of the student's files of lab $LAB.
+lab_files_stamp() {
+  stat -c %Y "labs/$LAB"/lab.c "labs/$LAB"/*.cuh 2>/dev/null | sort -n | tail -n1
+}
+
+cmd_watch() {
+  (($# == 1)) || usage_error "watch: ./lab watch NN (re-runs ./lab check NN whenever you save lab.c)"
+  resolve_lab "$1"
+  local last="" now
+  say "watching labs/$LAB/lab.c: every save re-runs ./lab check $LAB_NN. Ctrl-C stops."
+  while :; do
+    now=$(lab_files_stamp)
+    if [[ $now != "$last" ]]; then
+      last=$now
+      printf '\n==== %s ====\n' "$(date +%H:%M:%S)"
+      (cmd_check "$LAB_NN") || true
+    fi
+    if command -v inotifywait >/dev/null 2>&1; then
+      inotifywait -qq -t 60 -e close_write,moved_to,create "labs/$LAB" 2>/dev/null || true
+    else
+      sleep 1
+    fi
+  done
+}

@@ -1,0 +1,156 @@
+# suite.sh: the instructors' and developers' commands: the test suite, benches,
+# coverage, every slide plot, compute-sanitizer (sourced by ./lab).
+
+cmd_test() {
+  local rc=0 arg
+  # The preset already excludes the label lab, and ctest (3.25) excludes a test
+  # only when it matches every -LE given: a second one would select nonsense.
+  for arg in "$@"; do
+    case $arg in
+      -LE|--label-exclude|-LE?*|--label-exclude=*)
+        usage_error "test: $arg cannot be combined with the preset's own exclusion of the label lab (ctest excludes only what matches every -LE); choose labels with -L, e.g. ./lab test -L unit, or exclude tests by name with -E" ;;
+    esac
+  done
+  build "$PRESET"
+  ctest --preset "$PRESET" --no-tests=error "$@" || rc=$?
+  if ((rc == 0)); then say "test ($PRESET): PASS"; else say "test ($PRESET): FAIL (ctest exit status $rc)"; fi
+  return "$rc"
+}
+
+cmd_bench() {
+  (($# <= 1)) || usage_error "bench takes at most one NAME"
+  local filter=${1:-} benches=() b failed=0 ran=0
+  build "$PRESET"
+  for b in "build/$PRESET/bench/"bench_*; do
+    [[ -f $b && -x $b ]] || continue
+    [[ -z $filter || $(basename "$b") == *"$filter"* ]] || continue
+    benches+=("$b")
+  done
+  if ((${#benches[@]} == 0)); then
+    if [[ -n $filter ]]; then say "no bench matches '$filter' in build/$PRESET/bench/."
+    else say "no benches yet: build/$PRESET/bench/ has no bench_* programs."; fi
+    return 0
+  fi
+  for b in "${benches[@]}"; do
+    printf '\n==== %s ====\n' "$(basename "$b")"
+    ran=$((ran + 1))
+    "$b" || { failed=$((failed + 1)); warn "$(basename "$b") failed"; }
+  done
+  echo
+  ((failed == 0)) || die "$failed of $ran benches failed."
+  say "$ran benches ran."
+}
+
+cmd_coverage() {
+  (($# == 0)) || usage_error "coverage takes no arguments"
+  local preset=coverage dir=build/coverage rc=0 summary
+  check_preset "$preset"
+  command -v gcovr >/dev/null 2>&1 || die "gcovr is not installed: sudo apt-get install gcovr"
+  build "$preset"
+  # Counts from earlier runs would add up: start from zero.
+  find "$dir" -name '*.gcda' -delete
+  ctest --preset "$preset" -L unit --no-tests=error || rc=$?
+  ((rc == 0)) || warn "some unit tests failed; the coverage below is of the run as it went."
+  summary=$(gcovr --root . --filter 'common/core/src/kernels/' --txt "$dir/coverage.txt" --print-summary "$dir")
+  echo
+  cat "$dir/coverage.txt"
+  echo
+  printf '%s\n' "$summary" | grep '^lines:' | sed 's/^lines:/line coverage of common\/core\/src\/kernels\/:/'
+  say "written to $dir/coverage.txt"
+  return "$rc"
+}
+
+# An absolute path for a DIR the user gave, relative to where they called us from.
+abspath_from_caller() {
+  case $1 in
+    /*) printf '%s\n' "$1" ;;
+    *) printf '%s\n' "$CALLER_DIR/$1" ;;
+  esac
+}
+
+# Every lab's solution runs once; its one CSV gives the PNG, the SVG and the PDF.
+cmd_plots() {
+  (($# <= 1)) || usage_error "plots takes at most one DIR"
+  local out labs=() lab nn exe targets=() todo=() failed=0 made=0
+  if (($# == 1)); then out=$(abspath_from_caller "$1"); else out=$ROOT/plots; fi
+  mapfile -t labs < <(labs_present)
+  ((${#labs[@]} > 0)) || { say "$(labs_sentence) Nothing to plot."; return 0; }
+  for lab in "${labs[@]}"; do
+    if [[ -d solutions/$lab ]]; then
+      todo+=("$lab")
+      targets+=("lab${lab%%_*}-solution")
+    else
+      say "$lab: skipped (no solutions/$lab: the plots are drawn by the solutions)"
+    fi
+  done
+  ((${#todo[@]} > 0)) || return 0
+  LAB_SIM_DEFAULT=1
+  build "$PRESET" "${targets[@]}"
+  mkdir -p "$out"
+  for lab in "${todo[@]}"; do
+    nn=${lab%%_*}
+    exe=build/$PRESET/labs/$lab/lab$nn-solution
+    say "$lab: $out/$lab.{csv,png,svg,pdf}"
+    if "$exe" --csv "$out/$lab.csv" --plot "$out/$lab.png" --plot "$out/$lab.svg" --plot "$out/$lab.pdf"; then
+      made=$((made + 1))
+    else
+      failed=$((failed + 1))
+      warn "$lab failed"
+    fi
+  done
+  ((failed == 0)) || die "$failed of $((made + failed)) labs failed to draw their plots."
+  say "$made labs drawn in $out"
+}
+
+# ---- compute-sanitizer ---------------------------------------------------------------
+
+find_sanitizer() {
+  command -v compute-sanitizer 2>/dev/null || { [[ -x /usr/local/cuda/bin/compute-sanitizer ]] && echo /usr/local/cuda/bin/compute-sanitizer; } || true
+}
+
+# "name<TAB>command..." for every test labelled gpu.
+gpu_test_commands() {
+  ctest --preset "$PRESET" -L gpu -N -V 2>/dev/null | awk '
+    /Test command: / { sub(/^[0-9]+: Test command: /, ""); command = $0; next }
+    /^ *Test +#[0-9]+: / { sub(/^ *Test +#[0-9]+: /, ""); print $0 "\t" command }'
+}
+
+# Every gpu test under each of compute-sanitizer's tools: memcheck (with the
+# leak check), racecheck and synccheck. A table of the errors each one found.
+cmd_sanitize() {
+  local tools=(memcheck racecheck synccheck) sanitizer name command tool log errors failed=0 line dir
+  (($# == 0)) || tools=("$@")
+  sanitizer=$(find_sanitizer)
+  [[ -n $sanitizer ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
+  build "$PRESET"
+  if (($(cuda_count "$PRESET") == 0)); then
+    say "no NVIDIA GPU here (or a build without CUDA): the gpu tests that compute-sanitizer would check skip."
+    say "run ./lab sanitize on a machine with one."
+    return 0
+  fi
+  dir=build/$PRESET/lab-logs/sanitize
+  mkdir -p "$dir"
+  printf '%-30s' "test"
+  printf ' %12s' "${tools[@]}"
+  printf '\n'
+  while IFS=$'\t' read -r name command; do
+    printf '%-30s' "$name"
+    for tool in "${tools[@]}"; do
+      log=$dir/$name.$tool.log
+      local extra=()
+      [[ $tool == memcheck ]] && extra=(--leak-check full)
+      eval "set -- $command"
+      LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=1G "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 \
+        "$@" >"$log" 2>&1 || true
+      line=$(grep -E 'ERROR SUMMARY: [0-9]+' "$log" | tail -n1)
+      errors=$(sed -E 's/.*ERROR SUMMARY: ([0-9]+).*/\1/' <<<"$line")
+      if [[ -z $line ]]; then errors="no summary"; failed=$((failed + 1))
+      elif ((errors > 0)); then failed=$((failed + 1)); fi
+      printf ' %12s' "$errors"
+    done
+    printf '\n'
+  done < <(gpu_test_commands)
+  say "logs: $dir"
+  ((failed == 0)) || die "compute-sanitizer found errors in $failed runs (the logs say where)."
+  say "sanitize: no error in any gpu test under ${tools[*]}"
+}
