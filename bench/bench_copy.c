@@ -1,22 +1,77 @@
-/* bench_copy.c: how close do host <-> device copies come to memcpy?
+/* bench_copy.c: how close do host <-> device copies come to what a user would
+ * call instead?
  *
- * Copies 64 MiB host -> device and device -> host on the first GPU (sim:0
- * here), next to memcpy between host buffers, in the same run. On the machines
+ * On a simulated GPU, whose memory is host memory: 64 MiB host -> sim:0 and
+ * back, next to memcpy between host buffers, in the same run. On the machines
  * this kit is tested on, memcpy's speed depends on which buffers it copies
  * between by as much as 40%, so every measurement rotates through the same
  * PAIRS sets of buffers, and every buffer is touched beforehand so that no
- * first-touch page fault is timed. */
+ * first-touch page fault is timed. On a real GPU: 256 MiB host -> cuda:0 and
+ * back from pinned and from pageable memory, next to cudaMemcpy on the very same
+ * buffers (the aim: at least 95%). */
 #include <string.h>
 
 #include "bench_common.h"
+#ifdef BENCH_WITH_CUDA
+#include "bench_cuda.h"
+#endif
 
 #define BYTES ((size_t)64 << 20)
 #define PAIRS 4
 #define ROUNDS 5
 
+#ifdef BENCH_WITH_CUDA
+#define CUDA_BYTES ((size_t)256 << 20)
+#define CUDA_REPS 9
+
+/* Median seconds of the kit's copy of t from or to `host`. */
+static double kit_copy_seconds(tensor *t, float *host, int to_device)
+{
+    double seconds[CUDA_REPS];
+    const int64_t n = tensor_numel(t);
+    for (int r = -1; r < CUDA_REPS; ++r) {
+        const double start = wall_seconds();
+        if (to_device)
+            CHECK(tensor_copy_from_host(t, host, n));
+        else
+            CHECK(tensor_to_host(t, host, n));
+        if (r >= 0) seconds[r] = wall_seconds() - start;
+    }
+    return median_of(seconds, CUDA_REPS);
+}
+
+static void bench_cuda_copies(device gpu)
+{
+    const int64_t n = (int64_t)(CUDA_BYTES / sizeof(float));
+    tensor *t;
+    CHECK(tensor_zeros(&t, gpu, shape1(n)));
+    printf("256 MiB copies between the host and %s, median of %d, against cudaMemcpy on the same buffers\n",
+           device_name(gpu), CUDA_REPS);
+    for (int pinned = 1; pinned >= 0; --pinned) {
+        float *host = host_alloc(CUDA_BYTES, pinned);
+        memset(host, 1, CUDA_BYTES);
+        for (int to_device = 1; to_device >= 0; --to_device) {
+            const double kit = kit_copy_seconds(t, host, to_device);
+            const double direct =
+                bench_cuda_memcpy_seconds(gpu.index, tensor_data(t), host, CUDA_BYTES, to_device, CUDA_REPS);
+            const double gb = (double)CUDA_BYTES / 1e9;
+            printf("  %-8s %-13s cudaMemcpy %6.1f GB/s   kit %6.1f GB/s  %5.1f%%\n",
+                   pinned ? "pinned" : "pageable", to_device ? "host->device" : "device->host", gb / direct,
+                   gb / kit, 100 * direct / kit);
+        }
+        host_free(host, pinned);
+    }
+    tensor_free(t);
+    printf("\n");
+}
+#endif
+
 int main(void)
 {
-    device gpu = bench_gpu();
+    device gpu = bench_sim();
+#ifdef BENCH_WITH_CUDA
+    if (bench_gpu().kind == DEVICE_CUDA) bench_cuda_copies(bench_gpu());
+#endif
     const int64_t n = (int64_t)(BYTES / sizeof(float));
     float *src[PAIRS], *dst[PAIRS];
     tensor *t[PAIRS];

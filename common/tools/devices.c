@@ -62,6 +62,7 @@ int main(int argc, char **argv)
     if (gpu_count() == 0)
         printf("no GPU here: everything runs on the CPU. LABKIT_SIM_GPUS=2 adds two simulated GPUs.\n");
     else if (device_count(DEVICE_CUDA) > 0 && device_count(DEVICE_SIM) > 0)
-        printf("the lessons' try_gpu sees the real GPUs; the simulated ones are there by name (--device sim:0).\n");
+        printf("the lessons' try_gpu sees the real GPUs; the simulated ones are there by name (--device "
+               "sim:0).\n");
     return 0;
 }

@@ -26,14 +26,17 @@ static const struct {
     int number;
     const char *name, *meaning;
 } fatal_signals[] = {
-    {SIGSEGV, "SIGSEGV",
-     "a read or write outside the memory this program owns (an index past the end of an array, a NULL or "
-     "freed pointer, a device pointer used on the host?)"},
-    {SIGBUS, "SIGBUS", "a read or write at an address that cannot exist (a misaligned or truncated mapping?)"},
-    {SIGFPE, "SIGFPE", "an integer division by zero (or another arithmetic trap)"},
-    {SIGILL, "SIGILL", "an illegal instruction (memory overwritten with garbage, or a CPU without an instruction "
-                       "this build uses)"},
-    {SIGABRT, "SIGABRT", "the program aborted itself (a failed assert, or the C library found its heap corrupted)"},
+    { SIGSEGV, "SIGSEGV",
+      "a read or write outside the memory this program owns (an index past the end of an array, a NULL or "
+      "freed pointer, a device pointer used on the host?)" },
+    { SIGBUS, "SIGBUS",
+      "a read or write at an address that cannot exist (a misaligned or truncated mapping?)" },
+    { SIGFPE, "SIGFPE", "an integer division by zero (or another arithmetic trap)" },
+    { SIGILL, "SIGILL",
+      "an illegal instruction (memory overwritten with garbage, or a CPU without an instruction "
+      "this build uses)" },
+    { SIGABRT, "SIGABRT",
+      "the program aborted itself (a failed assert, or the C library found its heap corrupted)" },
 };
 
 static void *program_base; /* where the program itself was loaded (dli_fbase) */
@@ -80,7 +83,8 @@ static void print_locations(int from)
     static char text[16384];
     size_t used = 0;
     ssize_t got;
-    while (used < sizeof text - 1 && (got = read(from, text + used, sizeof text - 1 - used)) > 0) used += (size_t)got;
+    while (used < sizeof text - 1 && (got = read(from, text + used, sizeof text - 1 - used)) > 0)
+        used += (size_t)got;
     text[used] = '\0';
     const size_t root = strlen(LABKIT_SOURCE_ROOT);
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -105,7 +109,7 @@ static bool describe_frames(char addresses[][24], int n)
     int out[2];
     if (length <= 0 || n == 0 || pipe(out) != 0) return false;
     exe[length] = '\0';
-    char *argv[MAX_FRAMES + 8] = {"addr2line", "-f", "-i", "-C", "-p", "-e", exe};
+    char *argv[MAX_FRAMES + 8] = { "addr2line", "-f", "-i", "-C", "-p", "-e", exe };
     int argc = 7;
     for (int i = 0; i < n; ++i) argv[argc++] = addresses[i];
     argv[argc] = NULL;
@@ -129,7 +133,8 @@ static void on_fatal_signal(int number, siginfo_t *info, void *context)
     (void)info;
     const char *name = "a fatal signal", *meaning = "";
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; ++i)
-        if (fatal_signals[i].number == number) name = fatal_signals[i].name, meaning = fatal_signals[i].meaning;
+        if (fatal_signals[i].number == number)
+            name = fatal_signals[i].name, meaning = fatal_signals[i].meaning;
     fflush(stdout);
     say("\ncrash: ");
     say(name);
@@ -141,8 +146,10 @@ static void on_fatal_signal(int number, siginfo_t *info, void *context)
     const int n = program_frames(frames, backtrace(frames, MAX_FRAMES), faulting_pc(context), addresses);
     if (!describe_frames(addresses, n))
         say("  (no location: addr2line, from binutils, could not read this program's debug information)\n");
-    say("next: fix the line above. An index past an array's end does not always crash, so other lines may be wrong "
-        "too: LABKIT_PRESET=debug-asan ./lab check NN builds your lab with AddressSanitizer, which stops at the "
+    say("next: fix the line above. An index past an array's end does not always crash, so other lines may be "
+        "wrong "
+        "too: LABKIT_PRESET=debug-asan ./lab check NN builds your lab with AddressSanitizer, which stops at "
+        "the "
         "first bad access.\n");
     signal(number, SIG_DFL); /* die of the same signal: the exit status stays what it was */
     raise(number);

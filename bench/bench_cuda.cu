@@ -1,0 +1,94 @@
+// bench_cuda.cu: cuBLAS, cudaMemcpy and a bare kernel launch called directly,
+// the baselines of the benches on a real GPU (bench_cuda.h).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "bench_cuda.h"
+
+namespace {
+
+double now_seconds()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void check(cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess) return;
+    std::fprintf(stderr, "bench_cuda: %s failed: %s\n", what, cudaGetErrorString(err));
+    std::exit(1);
+}
+
+__global__ void empty_kernel() {}
+
+} // namespace
+
+extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const float *b, float *c, int n, int reps)
+{
+    check(cudaSetDevice(index), "cudaSetDevice");
+    cublasHandle_t handle;
+    cudaStream_t stream;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
+        std::fprintf(stderr, "bench_cuda: cublasCreate failed\n");
+        std::exit(1);
+    }
+    const float one = 1.0f, zero = 0.0f;
+    std::vector<double> times;
+    for (int r = -1; r < reps; ++r) { // r = -1: a warm-up
+        const double start = now_seconds();
+        // Row-major c = a b is column-major c^T = b^T a^T: swap the operands.
+        cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero, c, n);
+        check(cudaStreamSynchronize(stream), "cublasSgemm");
+        if (r >= 0) times.push_back(now_seconds() - start);
+    }
+    cublasDestroy(handle);
+    cudaStreamDestroy(stream);
+    return median(times);
+}
+
+extern "C" double bench_cuda_memcpy_seconds(int index, void *device_ptr, void *host, size_t bytes, int to_device,
+                                            int reps)
+{
+    check(cudaSetDevice(index), "cudaSetDevice");
+    std::vector<double> times;
+    for (int r = -1; r < reps; ++r) {
+        const double start = now_seconds();
+        if (to_device)
+            check(cudaMemcpy(device_ptr, host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+        else
+            check(cudaMemcpy(host, device_ptr, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (r >= 0) times.push_back(now_seconds() - start);
+    }
+    return median(times);
+}
+
+extern "C" double bench_cuda_launch_seconds(int index, int launches)
+{
+    check(cudaSetDevice(index), "cudaSetDevice");
+    cudaStream_t stream;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    std::vector<double> times;
+    for (int i = 0; i < launches; ++i) {
+        if (i % 256 == 0) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        const double start = now_seconds();
+        empty_kernel<<<1, 1, 0, stream>>>();
+        times.push_back(now_seconds() - start);
+    }
+    check(cudaStreamSynchronize(stream), "empty_kernel");
+    cudaStreamDestroy(stream);
+    return median(times);
+}
