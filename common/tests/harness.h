@@ -268,6 +268,27 @@ static inline int test_device_or_skip(const char *name, device *out)
     return 1;
 }
 
+/* A second GPU beside the GPU `d`, for the tests that need two: another GPU of
+ * the same kind if there is one (cuda:1 beside cuda:0, sim:1 beside sim:0),
+ * else a simulated one beside a real GPU (sim:0 beside cuda:0). CTest runs every
+ * device test with LABKIT_SIM_GPUS=2, so there is always one. Writes `d` itself
+ * and returns false where there is none. */
+static inline bool test_second_gpu(device d, device *out)
+{
+    *out = d;
+    const int same_kind = device_count(d.kind);
+    if (device_is_gpu(d) && same_kind > 1) {
+        out->index = d.index == 0 ? 1 : 0;
+        return true;
+    }
+    if (d.kind == DEVICE_CUDA && device_count(DEVICE_SIM) > 0) {
+        out->kind = DEVICE_SIM;
+        out->index = 0;
+        return true;
+    }
+    return false;
+}
+
 /* ---- the tests' own clock (the core has no public one) ---------------------- */
 
 /* Seconds on CLOCK_MONOTONIC; only differences mean anything. */
