@@ -14,7 +14,8 @@
 void add_index_on_cuda(const void *args, void *stream)
 {
     const vector_args *a = static_cast<const vector_args *>(args);
-    add_index_kernel<<<dim3(a->grid_x), dim3(a->block_x), 0, static_cast<cudaStream_t>(stream)>>>(a->out, a->n);
+    add_index_kernel<<<dim3(a->grid_x), dim3(a->block_x), 0, static_cast<cudaStream_t>(stream)>>>(a->out,
+                                                                                                  a->n);
 }
 
 void cell_id_on_cuda(const void *args, void *stream)
