@@ -254,18 +254,41 @@ static inline int harness_finish(void)
 }
 
 /* Parses the device a test program was asked to run on. Returns 0 and writes
- * *out when it exists; HARNESS_SKIPPED (77) when it is well-formed but absent
- * here (a GPU test on a machine without one); 1 when the name is malformed. */
+ * *out when it exists; HARNESS_SKIPPED (77) when it is a real GPU absent here
+ * (a gpu test on a machine without one); 1 when the name is malformed, or names
+ * a simulated GPU that the environment did not ask for (those exist wherever
+ * they are asked for, so their absence is an error of the test's setup). */
 static inline int test_device_or_skip(const char *name, device *out)
 {
     status s = device_parse(name, out);
     if (s == STATUS_OK) return 0;
-    if (s == STATUS_WRONG_DEVICE) {
+    if (s == STATUS_WRONG_DEVICE && strncmp(name, "cuda", 4) == 0) {
         printf("SKIP: device \"%s\" is not present here (%s)\n", name, last_error());
         return HARNESS_SKIPPED;
     }
     fprintf(stderr, "bad device \"%s\": %s: %s\n", name ? name : "(null)", status_name(s), last_error());
     return 1;
+}
+
+/* A second GPU beside the GPU `d`, for the tests that need two: another GPU of
+ * the same kind if there is one (cuda:1 beside cuda:0, sim:1 beside sim:0),
+ * else a simulated one beside a real GPU (sim:0 beside cuda:0). CTest runs every
+ * device test with LABKIT_SIM_GPUS=2, so there is always one. Writes `d` itself
+ * and returns false where there is none. */
+static inline bool test_second_gpu(device d, device *out)
+{
+    *out = d;
+    const int same_kind = device_count(d.kind);
+    if (device_is_gpu(d) && same_kind > 1) {
+        out->index = d.index == 0 ? 1 : 0;
+        return true;
+    }
+    if (d.kind == DEVICE_CUDA && device_count(DEVICE_SIM) > 0) {
+        out->kind = DEVICE_SIM;
+        out->index = 0;
+        return true;
+    }
+    return false;
 }
 
 /* ---- the tests' own clock (the core has no public one) ---------------------- */

@@ -1,11 +1,17 @@
 /* test_devices.c: the device registry, the strict parser, the lessons' helpers
- * (try_gpu, try_all_gpus) and device properties.
+ * (try_gpu, try_all_gpus) and device properties, on whatever machine it runs.
  *
- *   test_devices expect N [BYTES]   the environment gives N GPUs (simulated here,
- *                                   where no real one exists), each of BYTES bytes
+ *   test_devices expect S [BYTES]   the environment asks for S simulated GPUs,
+ *                                   each of BYTES bytes
  *   test_devices bad-env VARIABLE   VARIABLE holds a bad value: devices_init()
- *                                   fails naming it and the kit runs as if there
- *                                   were no GPU
+ *                                   fails naming it and the kit runs without
+ *                                   simulated GPUs
+ *
+ * The machine has R real GPUs, R = device_count(DEVICE_CUDA): 0 in a build
+ * without CUDA (LABKIT_TEST_BUILT_WITH_CUDA unset), whatever cudart counts in
+ * one with it. Every expectation follows from S and R: the lessons' helpers see
+ * the real GPUs where R > 0 and the simulated ones otherwise; device_list() is
+ * cpu, cuda:0..R-1, sim:0..S-1; sim:i exists whatever R is.
  *
  * CTest runs it once per environment (LABKIT_SIM_GPUS unset, 0, 2, 8, bad ...). */
 #include <limits.h>
@@ -22,7 +28,8 @@
 #include "labkit/properties.h"
 #include "labkit/tensor.h"
 
-static int expected_gpus;         /* from argv */
+static int sim_gpus;              /* S: from argv, what LABKIT_SIM_GPUS asks for */
+static int real_gpus;             /* R: device_count(DEVICE_CUDA), checked against the build */
 static size_t expected_sim_bytes; /* 0: not checked */
 static const char *bad_variable;  /* bad-env mode: the variable with a bad value */
 
@@ -38,6 +45,12 @@ static device cuda(int i)
     return d;
 }
 
+/* What the lessons' helpers see: the real GPUs where there is one, else the
+ * simulated ones. */
+static int lesson_gpus(void) { return real_gpus > 0 ? real_gpus : sim_gpus; }
+
+static device lesson_gpu(int i) { return real_gpus > 0 ? cuda(i) : sim(i); }
+
 #define EXPECT_DEVICE(got, want)                                                                           \
     do {                                                                                                   \
         device got_d_ = (got), want_d_ = (want);                                                           \
@@ -45,6 +58,23 @@ static device cuda(int i)
             harness_fail(__FILE__, __LINE__, "%s is {kind %d, index %d}, want %s", #got, (int)got_d_.kind, \
                          got_d_.index, device_name(want_d_));                                              \
     } while (0)
+
+/* The message names the CPU and every GPU present, real and simulated. */
+static void expect_names_every_present_device(const char *what, const char *msg, int line)
+{
+    if (strstr(msg, "cpu") == NULL)
+        harness_fail(__FILE__, line, "%s: the message does not name cpu: \"%s\"", what, msg);
+    for (int i = 0; i < real_gpus; i++)
+        if (strstr(msg, device_name(cuda(i))) == NULL)
+            harness_fail(__FILE__, line, "%s: the message does not name %s: \"%s\"", what,
+                         device_name(cuda(i)), msg);
+    for (int i = 0; i < sim_gpus; i++)
+        if (strstr(msg, device_name(sim(i))) == NULL)
+            harness_fail(__FILE__, line, "%s: the message does not name %s: \"%s\"", what,
+                         device_name(sim(i)), msg);
+}
+
+#define EXPECT_NAMES_PRESENT(what, msg) expect_names_every_present_device((what), (msg), __LINE__)
 
 /* ============================================================================
  * the registry and the lessons' helpers
@@ -56,29 +86,52 @@ static void test_devices_init_succeeds_every_time(void)
     EXPECT_OK(devices_init());
 }
 
-static void test_gpu_count_matches_the_environment(void) { EXPECT_EQ_I64(gpu_count(), expected_gpus); }
+/* Real GPUs come from cudart, so a build without CUDA never has one. */
+static void test_real_gpus_exist_only_in_a_build_with_cuda(void)
+{
+#ifdef LABKIT_TEST_BUILT_WITH_CUDA
+    EXPECT_MSG(real_gpus >= 0 && real_gpus <= LABKIT_MAX_CUDA_DEVICES, "%d real GPUs counted", real_gpus);
+#else
+    EXPECT_EQ_I64(real_gpus, 0);
+#endif
+}
+
+static void test_device_count_gives_each_kind(void)
+{
+    EXPECT_EQ_I64(device_count(DEVICE_CPU), 1);
+    EXPECT_EQ_I64(device_count(DEVICE_SIM), sim_gpus);
+    EXPECT_EQ_I64(device_count(DEVICE_CUDA), real_gpus);
+    EXPECT_EQ_I64(device_count((device_kind)42), 0);
+}
+
+static void test_gpu_count_is_the_real_gpus_or_else_the_simulated_ones(void)
+{
+    EXPECT_EQ_I64(gpu_count(), lesson_gpus());
+}
 
 static void test_try_gpu_gives_gpu_i_or_else_the_cpu(void)
 {
-    for (int i = 0; i < expected_gpus; i++) EXPECT_DEVICE(try_gpu(i), sim(i));
-    EXPECT_DEVICE(try_gpu(expected_gpus), device_cpu());
-    EXPECT_DEVICE(try_gpu(expected_gpus + 1), device_cpu());
+    const int n = lesson_gpus();
+    for (int i = 0; i < n; i++) EXPECT_DEVICE(try_gpu(i), lesson_gpu(i));
+    EXPECT_DEVICE(try_gpu(n), device_cpu());
+    EXPECT_DEVICE(try_gpu(n + 1), device_cpu());
     EXPECT_DEVICE(try_gpu(-1), device_cpu());
     EXPECT_DEVICE(try_gpu(INT_MAX), device_cpu());
 }
 
 static void test_try_all_gpus_lists_every_gpu_or_just_the_cpu(void)
 {
+    const int gpus = lesson_gpus();
     device out[LABKIT_MAX_DEVICES + 1];
     const device guard = { DEVICE_CUDA, 12345 };
     for (int i = 0; i <= LABKIT_MAX_DEVICES; i++) out[i] = guard;
     int n = try_all_gpus(out, LABKIT_MAX_DEVICES);
-    if (expected_gpus == 0) {
+    if (gpus == 0) {
         EXPECT_EQ_I64(n, 1);
         EXPECT_DEVICE(out[0], device_cpu());
     } else {
-        EXPECT_EQ_I64(n, expected_gpus);
-        for (int i = 0; i < expected_gpus && i < n; i++) EXPECT_DEVICE(out[i], sim(i));
+        EXPECT_EQ_I64(n, gpus);
+        for (int i = 0; i < gpus && i < n; i++) EXPECT_DEVICE(out[i], lesson_gpu(i));
     }
     EXPECT_DEVICE(out[n > 0 ? n : 0], guard);
 
@@ -86,7 +139,7 @@ static void test_try_all_gpus_lists_every_gpu_or_just_the_cpu(void)
     for (int i = 0; i <= LABKIT_MAX_DEVICES; i++) out[i] = guard;
     n = try_all_gpus(out, 1);
     EXPECT_EQ_I64(n, 1);
-    EXPECT_DEVICE(out[0], expected_gpus > 0 ? sim(0) : device_cpu());
+    EXPECT_DEVICE(out[0], gpus > 0 ? lesson_gpu(0) : device_cpu());
     EXPECT_DEVICE(out[1], guard);
     out[0] = guard;
     n = try_all_gpus(out, 0);
@@ -94,15 +147,30 @@ static void test_try_all_gpus_lists_every_gpu_or_just_the_cpu(void)
     EXPECT_DEVICE(out[0], guard);
 }
 
-static void test_device_list_is_the_cpu_then_every_gpu(void)
+static void test_device_list_is_the_cpu_then_the_real_then_the_simulated_gpus(void)
 {
-    device out[LABKIT_MAX_DEVICES];
+    device out[LABKIT_MAX_DEVICES + 1];
+    const device guard = { DEVICE_CUDA, 12345 };
+    for (int i = 0; i <= LABKIT_MAX_DEVICES; i++) out[i] = guard;
     int n = device_list(out, LABKIT_MAX_DEVICES);
-    EXPECT_EQ_I64(n, 1 + expected_gpus);
+    EXPECT_EQ_I64(n, 1 + real_gpus + sim_gpus);
     if (n < 1) return;
     EXPECT_DEVICE(out[0], device_cpu());
-    for (int i = 0; i < expected_gpus && i + 1 < n; i++) EXPECT_DEVICE(out[i + 1], sim(i));
+    for (int i = 0; i < real_gpus && 1 + i < n; i++) EXPECT_DEVICE(out[1 + i], cuda(i));
+    for (int i = 0; i < sim_gpus && 1 + real_gpus + i < n; i++) EXPECT_DEVICE(out[1 + real_gpus + i], sim(i));
+    EXPECT_DEVICE(out[n], guard);
+
+    /* at most `capacity` written: the CPU first, then the real GPUs */
+    for (int i = 0; i <= LABKIT_MAX_DEVICES; i++) out[i] = guard;
     EXPECT_EQ_I64(device_list(out, 1), 1);
+    EXPECT_DEVICE(out[0], device_cpu());
+    EXPECT_DEVICE(out[1], guard);
+    if (real_gpus > 0) {
+        EXPECT_EQ_I64(device_list(out, 1 + real_gpus), 1 + real_gpus);
+        EXPECT_DEVICE(out[real_gpus], cuda(real_gpus - 1));
+        EXPECT_DEVICE(out[1 + real_gpus], guard);
+    }
+    EXPECT_EQ_I64(device_list(out, 0), 0);
 }
 
 static void test_device_predicates_agree_with_the_registry(void)
@@ -117,24 +185,33 @@ static void test_device_predicates_agree_with_the_registry(void)
     EXPECT(!device_equal(sim(1), sim(0)));
     EXPECT(!device_equal(sim(0), cuda(0)));
     EXPECT(!device_equal(c, sim(0)));
-    for (int i = 0; i < expected_gpus; i++) {
+    /* simulated GPUs exist as asked, beside real ones or not */
+    for (int i = 0; i < sim_gpus; i++) {
         EXPECT(device_exists(sim(i)));
         EXPECT_OK(device_check(sim(i)));
     }
-    EXPECT(!device_exists(sim(expected_gpus)));
+    for (int i = 0; i < real_gpus; i++) {
+        EXPECT(device_exists(cuda(i)));
+        EXPECT_OK(device_check(cuda(i)));
+    }
+    EXPECT(!device_exists(sim(sim_gpus)));
     EXPECT(!device_exists(sim(-1)));
-    EXPECT(!device_exists(cuda(0))); /* never a real GPU on the test machines */
+    EXPECT(!device_exists(cuda(real_gpus)));
+    EXPECT(!device_exists(cuda(-1)));
     EXPECT_OK(device_check(c));
-    EXPECT_REFUSED(device_check(sim(expected_gpus)), STATUS_WRONG_DEVICE);
-    EXPECT_CONTAINS(last_error(), "cpu");
-    for (int i = 0; i < expected_gpus; i++) EXPECT_CONTAINS(last_error(), device_name(sim(i)));
+    EXPECT_REFUSED(device_check(sim(sim_gpus)), STATUS_WRONG_DEVICE);
+    EXPECT_NAMES_PRESENT("device_check(absent sim)", last_error());
+    EXPECT_REFUSED(device_check(cuda(real_gpus)), STATUS_WRONG_DEVICE);
+    EXPECT_NAMES_PRESENT("device_check(absent cuda)", last_error());
 }
 
 static void test_synchronize_is_fine_on_present_devices_only(void)
 {
     EXPECT_OK(device_synchronize(device_cpu()));
-    for (int i = 0; i < expected_gpus; i++) EXPECT_OK(device_synchronize(sim(i)));
-    EXPECT_REFUSED(device_synchronize(sim(expected_gpus)), STATUS_WRONG_DEVICE);
+    for (int i = 0; i < real_gpus; i++) EXPECT_OK(device_synchronize(cuda(i)));
+    for (int i = 0; i < sim_gpus; i++) EXPECT_OK(device_synchronize(sim(i)));
+    EXPECT_REFUSED(device_synchronize(sim(sim_gpus)), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_synchronize(cuda(real_gpus)), STATUS_WRONG_DEVICE);
 }
 
 static void test_memory_info_reports_the_capacity(void)
@@ -143,14 +220,22 @@ static void test_memory_info_reports_the_capacity(void)
     EXPECT_OK(device_memory_info(device_cpu(), &free_bytes, &total_bytes));
     EXPECT(total_bytes > 0);
     EXPECT(free_bytes <= total_bytes);
-    for (int i = 0; i < expected_gpus; i++) {
+    for (int i = 0; i < sim_gpus; i++) {
         free_bytes = total_bytes = 0;
         EXPECT_OK(device_memory_info(sim(i), &free_bytes, &total_bytes));
         EXPECT(total_bytes > 0);
         EXPECT(free_bytes <= total_bytes);
         if (expected_sim_bytes > 0) EXPECT_EQ_I64(total_bytes, expected_sim_bytes);
     }
-    EXPECT_REFUSED(device_memory_info(sim(expected_gpus), &free_bytes, &total_bytes), STATUS_WRONG_DEVICE);
+    for (int i = 0; i < real_gpus; i++) {
+        free_bytes = total_bytes = 0;
+        EXPECT_OK(device_memory_info(cuda(i), &free_bytes, &total_bytes));
+        EXPECT(total_bytes > 0);
+        EXPECT(free_bytes <= total_bytes);
+    }
+    EXPECT_REFUSED(device_memory_info(sim(sim_gpus), &free_bytes, &total_bytes), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_memory_info(cuda(real_gpus), &free_bytes, &total_bytes), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_memory_info(device_cpu(), NULL, &total_bytes), STATUS_BAD_ARGUMENT);
 }
 
 /* ============================================================================
@@ -177,12 +262,24 @@ static void test_parser_accepts_the_documented_forms_of_present_devices(void)
     device d = { DEVICE_CUDA, 99 };
     EXPECT_OK(device_parse("cpu", &d));
     EXPECT_DEVICE(d, device_cpu());
-    for (int i = 0; i < expected_gpus; i++) {
+    for (int i = 0; i < sim_gpus; i++) {
         char text[16];
         snprintf(text, sizeof text, "sim:%d", i);
         d = cuda(99);
         EXPECT_OK(device_parse(text, &d));
         EXPECT_DEVICE(d, sim(i));
+    }
+    for (int i = 0; i < real_gpus; i++) {
+        char text[16];
+        snprintf(text, sizeof text, "cuda:%d", i);
+        d = sim(99);
+        EXPECT_OK(device_parse(text, &d));
+        EXPECT_DEVICE(d, cuda(i));
+    }
+    if (real_gpus > 0) { /* "cuda" is cuda:0 */
+        d = sim(99);
+        EXPECT_OK(device_parse("cuda", &d));
+        EXPECT_DEVICE(d, cuda(0));
     }
 }
 
@@ -221,13 +318,17 @@ static void test_parser_refuses_indices_too_large_for_any_device(void)
 
 static void test_parser_refuses_absent_devices_naming_those_present(void)
 {
-    char absent_sim[16], far_sim[16];
-    snprintf(absent_sim, sizeof absent_sim, "sim:%d", expected_gpus);
-    snprintf(far_sim, sizeof far_sim, "sim:%d", LABKIT_MAX_SIM_DEVICES - 1);
-    const char *absent[] = { "cuda", "cuda:0", "cuda:3", absent_sim,
-                             expected_gpus < LABKIT_MAX_SIM_DEVICES ? far_sim : "cuda:1" };
+    char absent_sim[24], far_sim[24], absent_cuda[24], far_cuda[24];
+    snprintf(absent_sim, sizeof absent_sim, "sim:%d", sim_gpus);
+    snprintf(far_sim, sizeof far_sim, "sim:%d",
+             sim_gpus < LABKIT_MAX_SIM_DEVICES ? LABKIT_MAX_SIM_DEVICES - 1 : LABKIT_MAX_SIM_DEVICES);
+    snprintf(absent_cuda, sizeof absent_cuda, "cuda:%d", real_gpus);
+    snprintf(far_cuda, sizeof far_cuda, "cuda:%d", real_gpus + 3);
+    /* "cuda" is cuda:0: absent only where there is no real GPU */
+    const char *absent[] = { absent_cuda, far_cuda, absent_sim, far_sim,
+                             real_gpus == 0 ? "cuda" : absent_sim };
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
-        device d;
+        device d = device_cpu();
         clear_error();
         status s = device_parse(absent[i], &d);
         EXPECT_MSG(s == STATUS_WRONG_DEVICE,
@@ -235,15 +336,11 @@ static void test_parser_refuses_absent_devices_naming_those_present(void)
                    "STATUS_WRONG_DEVICE (message: \"%s\")",
                    absent[i], status_name(s), last_error());
         const char *msg = last_error();
-        EXPECT_MSG(strstr(msg, "cpu") != NULL,
-                   "device_parse(\"%s\"): the message does not "
-                   "name the devices present: \"%s\"",
-                   absent[i], msg);
-        for (int g = 0; g < expected_gpus; g++)
-            EXPECT_MSG(strstr(msg, device_name(sim(g))) != NULL,
-                       "device_parse(\"%s\"): the "
-                       "message does not name %s: \"%s\"",
-                       absent[i], device_name(sim(g)), msg);
+        EXPECT_NAMES_PRESENT(absent[i], msg);
+        /* and, where a kind has no device at all, why */
+        if (strncmp(absent[i], "sim", 3) == 0 && sim_gpus == 0) EXPECT_CONTAINS(msg, "LABKIT_SIM_GPUS");
+        if (strncmp(absent[i], "cuda", 4) == 0 && real_gpus == 0) EXPECT_CONTAINS(msg, "no NVIDIA GPU");
+        EXPECT_DEVICE(d, device_cpu()); /* untouched */
     }
 }
 
@@ -297,7 +394,7 @@ cleanup:
 
 static void test_sim_properties_are_consistent(void)
 {
-    if (expected_gpus == 0) {
+    if (sim_gpus == 0) {
         harness_skip("no simulated GPU in this environment");
         return;
     }
@@ -319,11 +416,40 @@ cleanup:
     return;
 }
 
+/* A real GPU reports what cudart says of it; the kit's table gives its cores. */
+static void test_real_gpu_properties_are_plausible_and_consistent(void)
+{
+    if (real_gpus == 0) {
+        harness_skip("no real GPU on this machine");
+        return;
+    }
+    for (int i = 0; i < real_gpus; i++) {
+        device_properties p;
+        size_t free_bytes = 0, total_bytes = 0;
+        memset(&p, 0x5a, sizeof p);
+        REQUIRE_OK(device_get_properties(cuda(i), &p));
+        REQUIRE_OK(device_memory_info(cuda(i), &free_bytes, &total_bytes));
+        expect_string_terminated("name", p.name, sizeof p.name);
+        expect_string_terminated("notes", p.notes, sizeof p.notes);
+        EXPECT(p.name[0] != '\0');
+        EXPECT(p.memory_bytes > 0);
+        EXPECT(total_bytes > 0 && free_bytes <= total_bytes);
+        EXPECT(p.multiprocessors > 0);
+        EXPECT_MSG(p.cc_major >= 1, "cuda:%d: compute capability %d.%d", i, p.cc_major, p.cc_minor);
+        EXPECT_EQ_I64(p.cores_per_mp, fp32_cores_per_multiprocessor(p.cc_major, p.cc_minor));
+        EXPECT(p.clock_ghz > 0.0 && p.clock_ghz < 10.0);
+        EXPECT_NEAR(p.peak_gflops, peak_fp32_gflops(p.multiprocessors, p.cores_per_mp, p.clock_ghz), 0.0,
+                    1e-12);
+    }
+cleanup:
+    return;
+}
+
 static void test_properties_refuse_absent_devices_and_null(void)
 {
     device_properties p;
-    EXPECT_REFUSED(device_get_properties(sim(expected_gpus), &p), STATUS_WRONG_DEVICE);
-    EXPECT_REFUSED(device_get_properties(cuda(0), &p), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_get_properties(sim(sim_gpus), &p), STATUS_WRONG_DEVICE);
+    EXPECT_REFUSED(device_get_properties(cuda(real_gpus), &p), STATUS_WRONG_DEVICE);
     EXPECT_REFUSED(device_get_properties(device_cpu(), NULL), STATUS_BAD_ARGUMENT);
 }
 
@@ -373,25 +499,27 @@ static void test_peak_is_sms_times_cores_times_clock_times_two(void)
 
 static void test_bad_setting_is_an_error_naming_the_variable(void)
 {
-    /* the first use (here gpu_count) initialises lazily; devices_init() still
-     * reports the setting afterwards, as often as asked */
-    EXPECT_EQ_I64(gpu_count(), 0);
+    /* the first use (device_count, in main) initialises lazily; devices_init()
+     * still reports the setting afterwards, as often as asked */
+    EXPECT_EQ_I64(gpu_count(), real_gpus);
     EXPECT_REFUSED(devices_init(), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), bad_variable);
     EXPECT_REFUSED(devices_init(), STATUS_BAD_ARGUMENT);
 }
 
-static void test_after_a_bad_setting_the_kit_runs_without_gpus(void)
+/* Without simulated GPUs, that is: the real ones, counted by cudart, stay. */
+static void test_after_a_bad_setting_the_kit_runs_without_simulated_gpus(void)
 {
-    device out[4];
+    device out[LABKIT_MAX_DEVICES];
     device d = device_cpu();
     tensor *a = NULL, *b = NULL, *sum = NULL;
     float value = 0.0f;
-    EXPECT_EQ_I64(gpu_count(), 0);
-    EXPECT_DEVICE(try_gpu(0), device_cpu());
-    EXPECT_EQ_I64(try_all_gpus(out, 4), 1);
-    EXPECT_DEVICE(out[0], device_cpu());
-    EXPECT_EQ_I64(device_list(out, 4), 1);
+    EXPECT_EQ_I64(device_count(DEVICE_SIM), 0);
+    EXPECT_EQ_I64(gpu_count(), real_gpus);
+    EXPECT_DEVICE(try_gpu(0), real_gpus > 0 ? cuda(0) : device_cpu());
+    EXPECT_EQ_I64(try_all_gpus(out, LABKIT_MAX_DEVICES), real_gpus > 0 ? real_gpus : 1);
+    EXPECT_DEVICE(out[0], real_gpus > 0 ? cuda(0) : device_cpu());
+    EXPECT_EQ_I64(device_list(out, LABKIT_MAX_DEVICES), 1 + real_gpus);
     EXPECT_REFUSED(device_parse("sim:0", &d), STATUS_WRONG_DEVICE);
     EXPECT(!device_exists(sim(0)));
     /* the CPU still works */
@@ -412,33 +540,39 @@ cleanup:
 
 static int usage(const char *program)
 {
-    fprintf(stderr, "usage: %s expect N [BYTES] | %s bad-env VARIABLE\n", program, program);
+    fprintf(stderr, "usage: %s expect S [BYTES] | %s bad-env VARIABLE\n", program, program);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
+    /* R: what cudart counts, checked against the build by a test below */
+    real_gpus = device_count(DEVICE_CUDA);
     if (argc >= 3 && strcmp(argv[1], "bad-env") == 0) {
         bad_variable = argv[2];
         const char *value = getenv(bad_variable);
-        printf("%s=\"%s\" must be refused\n", bad_variable, value ? value : "(unset)");
+        printf("%s=\"%s\" must be refused (%d real GPU(s) here)\n", bad_variable, value ? value : "(unset)",
+               real_gpus);
         RUN_TEST(test_bad_setting_is_an_error_naming_the_variable);
-        RUN_TEST(test_after_a_bad_setting_the_kit_runs_without_gpus);
+        RUN_TEST(test_after_a_bad_setting_the_kit_runs_without_simulated_gpus);
+        RUN_TEST(test_real_gpus_exist_only_in_a_build_with_cuda);
         RUN_TEST(test_fp32_cores_per_multiprocessor_follow_nvidias_table);
         return harness_finish();
     }
     if (argc < 3 || argc > 4 || strcmp(argv[1], "expect") != 0) return usage(argv[0]);
     char *end = NULL;
-    expected_gpus = (int)strtol(argv[2], &end, 10);
-    if (*end != '\0' || expected_gpus < 0 || expected_gpus > LABKIT_MAX_SIM_DEVICES) return usage(argv[0]);
+    sim_gpus = (int)strtol(argv[2], &end, 10);
+    if (*end != '\0' || sim_gpus < 0 || sim_gpus > LABKIT_MAX_SIM_DEVICES) return usage(argv[0]);
     if (argc == 4) expected_sim_bytes = (size_t)strtoull(argv[3], NULL, 10);
-    printf("expecting %d simulated GPU(s)\n", expected_gpus);
+    printf("expecting %d simulated GPU(s) beside %d real one(s)\n", sim_gpus, real_gpus);
 
     RUN_TEST(test_devices_init_succeeds_every_time);
-    RUN_TEST(test_gpu_count_matches_the_environment);
+    RUN_TEST(test_real_gpus_exist_only_in_a_build_with_cuda);
+    RUN_TEST(test_device_count_gives_each_kind);
+    RUN_TEST(test_gpu_count_is_the_real_gpus_or_else_the_simulated_ones);
     RUN_TEST(test_try_gpu_gives_gpu_i_or_else_the_cpu);
     RUN_TEST(test_try_all_gpus_lists_every_gpu_or_just_the_cpu);
-    RUN_TEST(test_device_list_is_the_cpu_then_every_gpu);
+    RUN_TEST(test_device_list_is_the_cpu_then_the_real_then_the_simulated_gpus);
     RUN_TEST(test_device_predicates_agree_with_the_registry);
     RUN_TEST(test_synchronize_is_fine_on_present_devices_only);
     RUN_TEST(test_memory_info_reports_the_capacity);
@@ -449,6 +583,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_device_names_round_trip_through_the_parser);
     RUN_TEST(test_cpu_properties_are_plausible_and_consistent);
     RUN_TEST(test_sim_properties_are_consistent);
+    RUN_TEST(test_real_gpu_properties_are_plausible_and_consistent);
     RUN_TEST(test_properties_refuse_absent_devices_and_null);
     RUN_TEST(test_fp32_cores_per_multiprocessor_follow_nvidias_table);
     RUN_TEST(test_peak_is_sms_times_cores_times_clock_times_two);

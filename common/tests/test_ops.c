@@ -7,7 +7,7 @@
  * output is poisoned with NaN before the call, so an element the operation forgets
  * to write shows up as a mismatch. Tolerances are atol + rtol*|ref|.
  * The refusals (two devices, shapes, NULLs, dtypes) need a second device: the CPU
- * when testing a GPU, else GPU 0 (CTest sets LABKIT_SIM_GPUS=1 for the cpu run). */
+ * when testing a GPU, else GPU 0 (CTest sets LABKIT_SIM_GPUS=2 for every run). */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,8 +1,15 @@
 /* test_tensor.c: creating, shaping, moving and freeing tensors (tensor.h), and
- * what the device counters say about it (counters.h).
+ * what the device counters say about it (counters.h), on the GPU given as
+ * argv[1], beside the CPU and a second GPU.
  *
- * Runs with LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=64M (set by CTest): it needs
- * sim:0 and sim:1 beside the CPU, each simulated GPU holding 64 MiB. */
+ *   test_tensor sim:0 | cuda:0      (exits 77 when the device is absent)
+ *
+ * Runs with LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=64M (set by CTest): the second
+ * GPU is another of the same kind where there is one (sim:1 beside sim:0), else
+ * sim:0 beside cuda:0 (harness.h, test_second_gpu), and copies between a real
+ * and a simulated GPU are tested wherever a real one is. Each simulated GPU
+ * holds 64 MiB, so that running out of its memory is quick to test; a real GPU
+ * runs out on an absurd size instead. */
 #include <float.h>
 #include <math.h>
 #include <stdbool.h>
@@ -19,7 +26,9 @@
 
 #define SIM_CAPACITY ((size_t)64 << 20) /* LABKIT_SIM_MEMORY=64M */
 
-static device cpu, sim0, sim1;
+/* the GPU under test (argv[1]); a second GPU, of the same kind where there is
+ * one; a simulated GPU other than dev (sim:0 beside cuda:N, else peer) */
+static device cpu, dev, peer, sim_peer;
 
 /* ============================================================================
  * helpers
@@ -97,8 +106,8 @@ static void expect_copies(device d, uint64_t h2d, uint64_t h2d_bytes, uint64_t d
 
 static bool reset_all_counters(void)
 {
-    return counters_reset(cpu) == STATUS_OK && counters_reset(sim0) == STATUS_OK &&
-           counters_reset(sim1) == STATUS_OK;
+    return counters_reset(cpu) == STATUS_OK && counters_reset(dev) == STATUS_OK &&
+           counters_reset(peer) == STATUS_OK && counters_reset(sim_peer) == STATUS_OK;
 }
 
 /* ============================================================================
@@ -136,7 +145,7 @@ static void test_shape_helpers_count_and_format(void)
 
 static void test_creators_write_exact_values_on_every_device(void)
 {
-    const device devices[] = { cpu, sim0, sim1 };
+    const device devices[] = { cpu, dev, peer };
     const shape s = shape2(37, 53);
     const int64_t n = shape_numel(s);
     float *data = random_floats(n, 1001), *want = test_malloc((size_t)n * sizeof(float));
@@ -177,7 +186,7 @@ cleanup:
 static void test_int32_tensors_keep_their_values(void)
 {
     const int32_t values[7] = { 0, 1, -1, 12345, -98765, INT32_MAX, INT32_MIN };
-    const device devices[] = { cpu, sim0 };
+    const device devices[] = { cpu, dev };
     for (size_t k = 0; k < 2; k++) {
         int32_t got[7] = { 0 };
         tensor *t = NULL;
@@ -194,9 +203,9 @@ static void test_int32_tensors_keep_their_values(void)
 static void test_empty_has_the_asked_shape_dtype_and_size(void)
 {
     tensor *t = NULL, *i = NULL;
-    REQUIRE_OK(tensor_empty(&t, sim0, DTYPE_F32, shape4(2, 3, 5, 7)));
+    REQUIRE_OK(tensor_empty(&t, dev, DTYPE_F32, shape4(2, 3, 5, 7)));
     REQUIRE_OK(tensor_empty(&i, cpu, DTYPE_I32, shape2(37, 53)));
-    EXPECT(device_equal(tensor_device(t), sim0));
+    EXPECT(device_equal(tensor_device(t), dev));
     EXPECT(tensor_dtype(t) == DTYPE_F32);
     EXPECT_EQ_I64(tensor_shape(t).ndim, 4);
     EXPECT_EQ_I64(tensor_dim(t, 0), 2);
@@ -219,10 +228,12 @@ static void test_describe_names_dtype_shape_and_device(void)
 {
     char buf[96];
     tensor *a = NULL, *b = NULL, *l = NULL;
-    REQUIRE_OK(tensor_zeros(&a, sim0, shape2(37, 53)));
+    REQUIRE_OK(tensor_zeros(&a, dev, shape2(37, 53)));
     REQUIRE_OK(tensor_zeros(&b, cpu, shape1(5)));
-    REQUIRE_OK(tensor_empty(&l, sim1, DTYPE_I32, shape1(37)));
-    EXPECT_STREQ(tensor_describe(a, buf, sizeof buf), "f32[37, 53] on sim:0");
+    REQUIRE_OK(tensor_empty(&l, peer, DTYPE_I32, shape1(37)));
+    char want[64];
+    snprintf(want, sizeof want, "f32[37, 53] on %s", device_name(dev));
+    EXPECT_STREQ(tensor_describe(a, buf, sizeof buf), want);
     EXPECT_STREQ(tensor_describe(b, buf, sizeof buf), "f32[5] on cpu");
     EXPECT(tensor_describe(b, buf, sizeof buf) == buf);
     /* a short buffer gets a terminated prefix, never an overflow */
@@ -233,7 +244,7 @@ static void test_describe_names_dtype_shape_and_device(void)
     tensor_describe(l, buf, sizeof buf);
     EXPECT_CONTAINS(buf, "i32");
     EXPECT_CONTAINS(buf, "[37]");
-    EXPECT_CONTAINS(buf, "sim:1");
+    EXPECT_CONTAINS(buf, device_name(peer));
 cleanup:
     tensor_free(a);
     tensor_free(b);
@@ -253,10 +264,10 @@ static void test_creators_refuse_bad_shapes_devices_and_nulls(void)
     EXPECT_REFUSED(tensor_zeros(&t, cpu, shape2(-1, 3)), STATUS_BAD_ARGUMENT);
     EXPECT(t == NULL);
     t = SENTINEL;
-    EXPECT_REFUSED(tensor_empty(&t, sim0, DTYPE_F32, shape2(37, -53)), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_empty(&t, dev, DTYPE_F32, shape2(37, -53)), STATUS_BAD_ARGUMENT);
     EXPECT(t == NULL);
     t = SENTINEL;
-    EXPECT_REFUSED(tensor_empty(&t, sim0, DTYPE_F32, five_dims), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_empty(&t, dev, DTYPE_F32, five_dims), STATUS_BAD_ARGUMENT);
     EXPECT(t == NULL);
     t = SENTINEL;
     EXPECT_REFUSED(tensor_ones(&t, cpu, no_dims), STATUS_BAD_ARGUMENT);
@@ -266,12 +277,12 @@ static void test_creators_refuse_bad_shapes_devices_and_nulls(void)
     EXPECT_CONTAINS(last_error(), "sim:5");
     EXPECT(t == NULL);
     t = SENTINEL;
-    EXPECT_REFUSED(tensor_from_host(&t, sim0, shape1(1), NULL), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_from_host(&t, dev, shape1(1), NULL), STATUS_BAD_ARGUMENT);
     EXPECT(t == NULL);
     t = SENTINEL;
-    EXPECT_REFUSED(tensor_from_host_i32(&t, sim0, shape1(1), NULL), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_from_host_i32(&t, dev, shape1(1), NULL), STATUS_BAD_ARGUMENT);
     EXPECT(t == NULL);
-    EXPECT_REFUSED(tensor_from_host(NULL, sim0, shape1(1), &one), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_from_host(NULL, dev, shape1(1), &one), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(tensor_zeros(NULL, cpu, shape1(1)), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(tensor_uniform(NULL, cpu, shape1(1), 0.0f, 1.0f, 1), STATUS_BAD_ARGUMENT);
     if (t != NULL && t != SENTINEL) tensor_free(t);
@@ -279,9 +290,9 @@ static void test_creators_refuse_bad_shapes_devices_and_nulls(void)
 
 static void test_free_of_null_is_harmless(void)
 {
-    size_t before = memory_in_use(sim0);
+    size_t before = memory_in_use(dev);
     tensor_free(NULL);
-    EXPECT_EQ_I64(memory_in_use(sim0), before);
+    EXPECT_EQ_I64(memory_in_use(dev), before);
 }
 
 static void test_host_alloc_gives_writable_memory(void)
@@ -308,15 +319,15 @@ static void test_reshape_shares_memory_and_adds_no_bytes(void)
     float *data = random_floats(n, 1101), *sevens = NULL;
     tensor *t = NULL, *v = NULL, *bad = SENTINEL;
     REQUIRE(data != NULL);
-    const size_t before = memory_in_use(sim0);
-    REQUIRE_OK(tensor_from_host(&t, sim0, shape2(37, 53), data));
-    EXPECT_EQ_I64(memory_in_use(sim0), before + (size_t)n * 4);
+    const size_t before = memory_in_use(dev);
+    REQUIRE_OK(tensor_from_host(&t, dev, shape2(37, 53), data));
+    EXPECT_EQ_I64(memory_in_use(dev), before + (size_t)n * 4);
     REQUIRE_OK(tensor_reshape(t, shape3(53, 37, 1), &v));
-    EXPECT_EQ_I64(memory_in_use(sim0), before + (size_t)n * 4);
+    EXPECT_EQ_I64(memory_in_use(dev), before + (size_t)n * 4);
     EXPECT_EQ_I64(tensor_dim(v, 0), 53);
     EXPECT_EQ_I64(tensor_dim(v, 1), 37);
     EXPECT_EQ_I64(tensor_dim(v, 2), 1);
-    EXPECT(device_equal(tensor_device(v), sim0));
+    EXPECT(device_equal(tensor_device(v), dev));
     expect_tensor_bits("reshaped values", v, data, n);
 
     /* a write through the view shows in the original */
@@ -328,14 +339,14 @@ static void test_reshape_shares_memory_and_adds_no_bytes(void)
     /* the view outlives the original; the bytes go when both are gone */
     tensor_free(t);
     t = NULL;
-    EXPECT_EQ_I64(memory_in_use(sim0), before + (size_t)n * 4);
+    EXPECT_EQ_I64(memory_in_use(dev), before + (size_t)n * 4);
     expect_tensor_bits("view after freeing the original", v, sevens, n);
     tensor_free(v);
     v = NULL;
-    EXPECT_EQ_I64(memory_in_use(sim0), before);
+    EXPECT_EQ_I64(memory_in_use(dev), before);
 
     /* another element count is refused, naming both shapes */
-    REQUIRE_OK(tensor_from_host(&t, sim0, shape2(37, 53), data));
+    REQUIRE_OK(tensor_from_host(&t, dev, shape2(37, 53), data));
     EXPECT_REFUSED(tensor_reshape(t, shape2(37, 52), &bad), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "[37, 52]");
     EXPECT_CONTAINS(last_error(), "[37, 53]");
@@ -350,7 +361,7 @@ cleanup:
 
 static void test_to_same_device_returns_the_same_tensor_and_copies_nothing(void)
 {
-    const device devices[] = { cpu, sim0 };
+    const device devices[] = { cpu, dev };
     const int64_t n = 37 * 53;
     float *data = random_floats(n, 1201);
     REQUIRE(data != NULL);
@@ -383,102 +394,207 @@ static void test_transfers_count_exactly_one_copy_with_its_bytes(void)
     const int64_t n = 37 * 53;
     const uint64_t bytes = (uint64_t)n * 4;
     float *data = random_floats(n, 1301), *back = NULL;
-    tensor *on_cpu = NULL, *on_sim0 = NULL, *on_sim1 = NULL, *again_cpu = NULL;
+    tensor *on_cpu = NULL, *on_dev = NULL, *on_peer = NULL, *again_cpu = NULL;
     REQUIRE(data != NULL);
     REQUIRE((back = test_malloc((size_t)n * sizeof(float))));
 
-    /* host memory -> sim:0: one host-to-device copy on sim:0 */
+    /* host memory -> the GPU: one host-to-device copy there, which first waited
+     * for its queue (one synchronisation) */
     REQUIRE(reset_all_counters());
-    REQUIRE_OK(tensor_from_host(&on_sim0, sim0, shape2(37, 53), data));
-    EXPECT_COPIES(sim0, 1, bytes, 0, 0, 0, 0);
-    EXPECT_NO_COPIES(sim1);
-    /* sim:0 -> host memory: one device-to-host copy on sim:0 */
+    REQUIRE_OK(tensor_from_host(&on_dev, dev, shape2(37, 53), data));
+    EXPECT_COPIES(dev, 1, bytes, 0, 0, 0, 0);
+    EXPECT_EQ_I64(counters_of(dev).syncs, 1);
+    EXPECT_NO_COPIES(peer);
+    /* the GPU -> host memory: one device-to-host copy there, and its wait */
     REQUIRE(reset_all_counters());
-    REQUIRE_OK(tensor_to_host(on_sim0, back, n));
-    EXPECT_COPIES(sim0, 0, 0, 1, bytes, 0, 0);
-    EXPECT_BITWISE_EQUAL("to_host from sim:0", back, data, n);
-    tensor_free(on_sim0);
-    on_sim0 = NULL;
+    REQUIRE_OK(tensor_to_host(on_dev, back, n));
+    EXPECT_COPIES(dev, 0, 0, 1, bytes, 0, 0);
+    EXPECT_EQ_I64(counters_of(dev).syncs, 1);
+    EXPECT_BITWISE_EQUAL("to_host from the GPU", back, data, n);
+    tensor_free(on_dev);
+    on_dev = NULL;
 
-    /* host memory <-> the CPU device: device-to-device on the CPU (counters.h) */
+    /* host memory <-> the CPU device: device-to-device on the CPU (counters.h),
+     * which never waits */
     REQUIRE(reset_all_counters());
     REQUIRE_OK(tensor_from_host(&on_cpu, cpu, shape2(37, 53), data));
     EXPECT_COPIES(cpu, 0, 0, 0, 0, 1, bytes);
     REQUIRE(reset_all_counters());
     REQUIRE_OK(tensor_to_host(on_cpu, back, n));
     EXPECT_COPIES(cpu, 0, 0, 0, 0, 1, bytes);
+    EXPECT_EQ_I64(counters_of(cpu).syncs, 0);
 
-    /* cpu -> sim:0: one host-to-device copy on sim:0 */
+    /* cpu -> the GPU: one host-to-device copy there */
     REQUIRE(reset_all_counters());
-    const size_t sim0_before = memory_in_use(sim0);
-    REQUIRE_OK(tensor_to(on_cpu, sim0, &on_sim0));
-    EXPECT(on_sim0 != on_cpu);
-    EXPECT(device_equal(tensor_device(on_sim0), sim0));
-    EXPECT_EQ_I64(memory_in_use(sim0), sim0_before + bytes);
-    EXPECT_COPIES(sim0, 1, bytes, 0, 0, 0, 0);
-    EXPECT_NO_COPIES(sim1);
+    const size_t dev_before = memory_in_use(dev);
+    REQUIRE_OK(tensor_to(on_cpu, dev, &on_dev));
+    EXPECT(on_dev != on_cpu);
+    EXPECT(device_equal(tensor_device(on_dev), dev));
+    EXPECT_EQ_I64(memory_in_use(dev), dev_before + bytes);
+    EXPECT_COPIES(dev, 1, bytes, 0, 0, 0, 0);
+    EXPECT_NO_COPIES(peer);
 
-    /* sim:0 -> sim:1: device-to-device on both */
+    /* the GPU -> the second one: device-to-device on both */
     REQUIRE(reset_all_counters());
-    REQUIRE_OK(tensor_to(on_sim0, sim1, &on_sim1));
-    EXPECT(device_equal(tensor_device(on_sim1), sim1));
-    REQUIRE_OK(device_synchronize(sim1));
-    EXPECT_COPIES(sim0, 0, 0, 0, 0, 1, bytes);
-    EXPECT_COPIES(sim1, 0, 0, 0, 0, 1, bytes);
+    REQUIRE_OK(tensor_to(on_dev, peer, &on_peer));
+    EXPECT(device_equal(tensor_device(on_peer), peer));
+    REQUIRE_OK(device_synchronize(peer));
+    EXPECT_COPIES(dev, 0, 0, 0, 0, 1, bytes);
+    EXPECT_COPIES(peer, 0, 0, 0, 0, 1, bytes);
 
-    /* sim:1 -> cpu: one device-to-host copy on sim:1 */
+    /* the second GPU -> cpu: one device-to-host copy there */
     REQUIRE(reset_all_counters());
-    REQUIRE_OK(tensor_to(on_sim1, cpu, &again_cpu));
+    REQUIRE_OK(tensor_to(on_peer, cpu, &again_cpu));
     EXPECT(device_equal(tensor_device(again_cpu), cpu));
-    EXPECT_COPIES(sim1, 0, 0, 1, bytes, 0, 0);
-    EXPECT_NO_COPIES(sim0);
-    expect_tensor_bits("cpu -> sim:0 -> sim:1 -> cpu", again_cpu, data, n);
+    EXPECT_COPIES(peer, 0, 0, 1, bytes, 0, 0);
+    EXPECT_NO_COPIES(dev);
+    expect_tensor_bits("cpu -> dev -> peer -> cpu", again_cpu, data, n);
 cleanup:
     tensor_free(on_cpu);
-    tensor_free(on_sim0);
-    tensor_free(on_sim1);
+    tensor_free(on_dev);
+    tensor_free(on_peer);
     tensor_free(again_cpu);
     free(data);
     free(back);
 }
 
-/* Random bit patterns, NaNs with payloads, infinities, signed zeros and
- * subnormals: cpu -> sim:0 -> cpu must give back every bit. */
-static void test_round_trip_cpu_sim_cpu_is_bit_exact(void)
+/* n values of random bit patterns, led by NaNs with payloads, infinities,
+ * signed zeros and subnormals: what a copy must give back bit for bit. */
+static float *every_kind_of_float(int64_t n, uint64_t seed)
 {
-    const int64_t n = 4099;
-    uint32_t *bits = test_malloc((size_t)n * sizeof(uint32_t));
-    float *values = test_malloc((size_t)n * sizeof(float));
-    tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL;
-    REQUIRE(bits != NULL && values != NULL);
-    test_rng rng = test_rng_seeded(1401);
-    for (int64_t i = 0; i < n; i++) bits[i] = (uint32_t)test_rng_next(&rng);
     const uint32_t special[] = { 0x7fc00001u, 0xffc12345u, 0x7fa00000u /* signalling */,
                                  0x7f800000u, 0xff800000u, 0x80000000u,
                                  0x00000001u, 0x807fffffu, 0x7f7fffffu,
                                  0x00800000u };
-    memcpy(bits, special, sizeof special);
-    memcpy(values, bits, (size_t)n * sizeof(float));
+    const int64_t n_special = (int64_t)(sizeof special / sizeof special[0]);
+    float *values = test_malloc((size_t)n * sizeof(float));
+    if (values == NULL) return NULL;
+    test_rng rng = test_rng_seeded(seed);
+    for (int64_t i = 0; i < n; i++) {
+        const uint32_t bits = i < n_special ? special[i] : (uint32_t)test_rng_next(&rng);
+        memcpy(&values[i], &bits, sizeof bits);
+    }
+    return values;
+}
+
+/* cpu -> the GPU -> cpu, and the GPU -> the second GPU, give back every bit. */
+static void test_round_trip_cpu_gpu_cpu_is_bit_exact(void)
+{
+    const int64_t n = 4099;
+    float *values = every_kind_of_float(n, 1401);
+    tensor *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    REQUIRE(values != NULL);
     REQUIRE_OK(tensor_from_host(&a, cpu, shape1(n), values));
-    REQUIRE_OK(tensor_to(a, sim0, &b));
+    REQUIRE_OK(tensor_to(a, dev, &b));
     REQUIRE_OK(tensor_to(b, cpu, &c));
-    expect_tensor_bits("cpu -> sim:0 -> cpu", c, values, n);
-    /* and through tensor_copy, sim:0 -> sim:1 */
-    REQUIRE_OK(tensor_empty(&d, sim1, DTYPE_F32, shape1(n)));
+    expect_tensor_bits("cpu -> dev -> cpu", c, values, n);
+    /* and through tensor_copy, dev -> peer */
+    REQUIRE_OK(tensor_empty(&d, peer, DTYPE_F32, shape1(n)));
     REQUIRE_OK(tensor_copy(d, b));
-    expect_tensor_bits("tensor_copy sim:0 -> sim:1", d, values, n);
+    expect_tensor_bits("tensor_copy dev -> peer", d, values, n);
 cleanup:
     tensor_free(a);
     tensor_free(b);
     tensor_free(c);
     tensor_free(d);
-    free(bits);
     free(values);
+}
+
+/* The GPU -> a simulated GPU -> the GPU gives back every bit, and each copy is
+ * one device-to-device copy counted on both GPUs (counters.h), none on the
+ * host's side. On sim:0 the other is sim:1; on cuda:0 it is sim:0, and the copy
+ * crosses from one backend to the other through the simulated GPU's host
+ * memory (tensor_copy.c). */
+static void test_a_round_trip_through_a_simulated_gpu_is_bit_exact_and_counted_on_both(void)
+{
+    const int64_t n = 4099;
+    const uint64_t bytes = (uint64_t)n * 4;
+    float *values = every_kind_of_float(n, 1451);
+    tensor *a = NULL, *b = NULL, *c = NULL;
+    char what[64];
+    REQUIRE(values != NULL);
+    REQUIRE(!device_equal(dev, sim_peer));
+    REQUIRE_OK(tensor_from_host(&a, dev, shape1(n), values));
+    REQUIRE_OK(tensor_empty(&c, dev, DTYPE_F32, shape1(n)));
+    REQUIRE(reset_all_counters());
+    /* there, by tensor_to */
+    REQUIRE_OK(tensor_to(a, sim_peer, &b));
+    EXPECT(device_equal(tensor_device(b), sim_peer));
+    EXPECT_COPIES(dev, 0, 0, 0, 0, 1, bytes);
+    EXPECT_COPIES(sim_peer, 0, 0, 0, 0, 1, bytes);
+    EXPECT_NO_COPIES(cpu);
+    /* and back, by tensor_copy into a tensor that waits for it */
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_copy(c, b));
+    EXPECT_COPIES(dev, 0, 0, 0, 0, 1, bytes);
+    EXPECT_COPIES(sim_peer, 0, 0, 0, 0, 1, bytes);
+    EXPECT_NO_COPIES(cpu);
+    snprintf(what, sizeof what, "%s -> %s", device_name(dev), device_name(sim_peer));
+    expect_tensor_bits(what, b, values, n);
+    snprintf(what, sizeof what, "%s -> %s -> %s", device_name(dev), device_name(sim_peer), device_name(dev));
+    expect_tensor_bits(what, c, values, n);
+cleanup:
+    tensor_free(a);
+    tensor_free(b);
+    tensor_free(c);
+    free(values);
+}
+
+/* A copy between two GPUs takes its source after the work queued on the source
+ * GPU before it, and overwrites its destination after the work queued on the
+ * destination GPU before it (which still reads the old values). Products
+ * queued first on both keep them busy while the copy is asked for. */
+static void check_copy_follows_both_queues(device from, device to)
+{
+    const int64_t n = 37 * 53;
+    float *data = random_floats(n, 1471);
+    tensor *x = NULL, *y = NULL, *z = NULL, *busy[2][3] = { { NULL } };
+    const device both[2] = { from, to };
+    char what[96];
+    REQUIRE(data != NULL);
+    for (int k = 0; k < 2; k++) {
+        REQUIRE_OK(tensor_full(&busy[k][0], both[k], shape2(512, 512), 0.5f));
+        REQUIRE_OK(tensor_full(&busy[k][1], both[k], shape2(512, 512), 0.25f));
+        REQUIRE_OK(tensor_empty(&busy[k][2], both[k], DTYPE_F32, shape2(512, 512)));
+    }
+    REQUIRE_OK(tensor_from_host(&x, from, shape2(37, 53), data));
+    REQUIRE_OK(tensor_full(&y, to, shape2(37, 53), 3.0f));
+    REQUIRE_OK(tensor_empty(&z, to, DTYPE_F32, shape2(37, 53)));
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 4; i++)
+            REQUIRE_OK(op_matmul(busy[k][0], false, busy[k][1], false, NULL, busy[k][2]));
+    REQUIRE_OK(op_scale(x, 2.0f, x)); /* x = 2 data, queued on from */
+    REQUIRE_OK(op_scale(y, 1.0f, z)); /* z = y = 3, queued on to */
+    REQUIRE_OK(tensor_copy(y, x));
+    for (int64_t i = 0; i < n; i++) data[i] *= 2.0f; /* exact */
+    snprintf(what, sizeof what, "%s -> %s after 2x queued on %s", device_name(from), device_name(to),
+             device_name(from));
+    expect_tensor_bits(what, y, data, n);
+    for (int64_t i = 0; i < n; i++) data[i] = 3.0f;
+    snprintf(what, sizeof what, "what %s read before the copy overwrote it", device_name(to));
+    expect_tensor_bits(what, z, data, n);
+cleanup:
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3; i++) tensor_free(busy[k][i]);
+    tensor_free(x);
+    tensor_free(y);
+    tensor_free(z);
+    free(data);
+}
+
+static void test_a_copy_between_two_gpus_follows_the_work_queued_on_both(void)
+{
+    check_copy_follows_both_queues(dev, peer);
+    check_copy_follows_both_queues(peer, dev);
+    if (!device_equal(peer, sim_peer)) {
+        check_copy_follows_both_queues(dev, sim_peer);
+        check_copy_follows_both_queues(sim_peer, dev);
+    }
 }
 
 static void test_copy_works_between_any_two_devices_and_checks_its_operands(void)
 {
-    const device devices[] = { cpu, sim0, sim1 };
+    const device devices[] = { cpu, dev, peer };
     const int64_t n = 29 * 31;
     float *data = random_floats(n, 1501);
     tensor *src = NULL, *dst = NULL, *wrong_shape = NULL, *wrong_dtype = NULL;
@@ -497,16 +613,16 @@ static void test_copy_works_between_any_two_devices_and_checks_its_operands(void
             src = dst = NULL;
         }
     }
-    /* a copy from cpu into sim:0 is one host-to-device copy on sim:0 */
+    /* a copy from cpu into the GPU is one host-to-device copy there */
     REQUIRE_OK(tensor_from_host(&src, cpu, shape2(29, 31), data));
-    REQUIRE_OK(tensor_empty(&dst, sim0, DTYPE_F32, shape2(29, 31)));
+    REQUIRE_OK(tensor_empty(&dst, dev, DTYPE_F32, shape2(29, 31)));
     REQUIRE(reset_all_counters());
     REQUIRE_OK(tensor_copy(dst, src));
-    EXPECT_COPIES(sim0, 1, (uint64_t)n * 4, 0, 0, 0, 0);
+    EXPECT_COPIES(dev, 1, (uint64_t)n * 4, 0, 0, 0, 0);
 
     /* same count, other shape; other dtype; NULLs */
-    REQUIRE_OK(tensor_empty(&wrong_shape, sim0, DTYPE_F32, shape2(31, 29)));
-    REQUIRE_OK(tensor_empty(&wrong_dtype, sim0, DTYPE_I32, shape2(29, 31)));
+    REQUIRE_OK(tensor_empty(&wrong_shape, dev, DTYPE_F32, shape2(31, 29)));
+    REQUIRE_OK(tensor_empty(&wrong_dtype, dev, DTYPE_I32, shape2(29, 31)));
     EXPECT_REFUSED(tensor_copy(wrong_shape, src), STATUS_BAD_ARGUMENT);
     EXPECT_CONTAINS(last_error(), "[31, 29]");
     EXPECT_CONTAINS(last_error(), "[29, 31]");
@@ -523,7 +639,7 @@ cleanup:
 
 static void test_copy_slice_moves_a_run_of_elements_within_a_device(void)
 {
-    const device devices[] = { cpu, sim0 };
+    const device devices[] = { cpu, dev };
     const int64_t n = 37 * 53;
     float *data = random_floats(n, 1551), want[100];
     REQUIRE(data != NULL);
@@ -558,10 +674,10 @@ cleanup:
 static void test_copy_slice_refuses_ranges_outside_and_other_devices(void)
 {
     tensor *src = NULL, *dst = NULL, *elsewhere = NULL, *ints = NULL;
-    REQUIRE_OK(tensor_zeros(&src, sim0, shape2(3, 5)));
-    REQUIRE_OK(tensor_zeros(&dst, sim0, shape1(10)));
+    REQUIRE_OK(tensor_zeros(&src, dev, shape2(3, 5)));
+    REQUIRE_OK(tensor_zeros(&dst, dev, shape1(10)));
     REQUIRE_OK(tensor_zeros(&elsewhere, cpu, shape1(10)));
-    REQUIRE_OK(tensor_empty(&ints, sim0, DTYPE_I32, shape1(10)));
+    REQUIRE_OK(tensor_empty(&ints, dev, DTYPE_I32, shape1(10)));
     EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 10, 6), STATUS_BAD_ARGUMENT); /* past src */
     EXPECT_REFUSED(tensor_copy_slice(dst, 5, src, 0, 6), STATUS_BAD_ARGUMENT);  /* past dst */
     EXPECT_REFUSED(tensor_copy_slice(dst, -1, src, 0, 2), STATUS_BAD_ARGUMENT);
@@ -572,7 +688,7 @@ static void test_copy_slice_refuses_ranges_outside_and_other_devices(void)
     EXPECT_REFUSED(tensor_copy_slice(ints, 0, src, 0, 2), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(tensor_copy_slice(elsewhere, 0, src, 0, 2), STATUS_WRONG_DEVICE);
     EXPECT_CONTAINS(last_error(), "cpu");
-    EXPECT_CONTAINS(last_error(), "sim:0");
+    EXPECT_CONTAINS(last_error(), device_name(dev));
     EXPECT_REFUSED(tensor_copy_slice(NULL, 0, src, 0, 2), STATUS_BAD_ARGUMENT);
     EXPECT_REFUSED(tensor_copy_slice(dst, 0, NULL, 0, 2), STATUS_BAD_ARGUMENT);
 cleanup:
@@ -589,10 +705,15 @@ static void test_to_an_absent_device_is_refused_naming_those_present(void)
     REQUIRE_OK(tensor_zeros(&t, cpu, shape1(3)));
     EXPECT_REFUSED(tensor_to(t, absent, &u), STATUS_WRONG_DEVICE);
     EXPECT_CONTAINS(last_error(), "sim:5");
+    /* the devices present: the cpu and every GPU, real and simulated */
+    EXPECT_CONTAINS(last_error(), "cpu");
+    EXPECT_CONTAINS(last_error(), device_name(dev));
+    EXPECT_CONTAINS(last_error(), device_name(peer));
+    EXPECT_CONTAINS(last_error(), device_name(sim_peer));
     EXPECT_CONTAINS(last_error(), "sim:1");
     EXPECT(u == NULL);
-    EXPECT_REFUSED(tensor_to(NULL, sim0, &u), STATUS_BAD_ARGUMENT);
-    EXPECT_REFUSED(tensor_to(t, sim0, NULL), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to(NULL, dev, &u), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to(t, dev, NULL), STATUS_BAD_ARGUMENT);
 cleanup:
     tensor_free(t);
     if (u != NULL && u != SENTINEL) tensor_free(u);
@@ -607,10 +728,10 @@ static void test_item_reads_one_element_and_refuses_more(void)
     const int32_t one_int = 4;
     float value = NAN;
     tensor *one = NULL, *one4 = NULL, *six = NULL, *ints = NULL;
-    REQUIRE_OK(tensor_full(&one, sim0, shape1(1), 3.5f));
+    REQUIRE_OK(tensor_full(&one, dev, shape1(1), 3.5f));
     REQUIRE_OK(tensor_full(&one4, cpu, shape4(1, 1, 1, 1), -0.75f));
-    REQUIRE_OK(tensor_zeros(&six, sim0, shape2(2, 3)));
-    REQUIRE_OK(tensor_from_host_i32(&ints, sim0, shape1(1), &one_int));
+    REQUIRE_OK(tensor_zeros(&six, dev, shape2(2, 3)));
+    REQUIRE_OK(tensor_from_host_i32(&ints, dev, shape1(1), &one_int));
     EXPECT_OK(tensor_item(one, &value));
     EXPECT(value == 3.5f);
     EXPECT_OK(tensor_item(one4, &value));
@@ -636,8 +757,8 @@ static void test_to_host_refuses_a_buffer_too_small_and_writes_nothing(void)
     REQUIRE(data != NULL);
     REQUIRE((dst = test_malloc((size_t)(n + 8) * sizeof(float))));
     REQUIRE((idst = test_malloc((size_t)n * sizeof(int32_t))));
-    REQUIRE_OK(tensor_from_host(&t, sim0, shape2(37, 53), data));
-    REQUIRE_OK(tensor_empty(&ints, sim0, DTYPE_I32, shape2(37, 53)));
+    REQUIRE_OK(tensor_from_host(&t, dev, shape2(37, 53), data));
+    REQUIRE_OK(tensor_empty(&ints, dev, DTYPE_I32, shape2(37, 53)));
 
     for (int64_t i = 0; i < n + 8; i++) dst[i] = -123.0f;
     EXPECT_REFUSED(tensor_to_host(t, dst, n - 1), STATUS_BAD_ARGUMENT);
@@ -668,7 +789,7 @@ cleanup:
 
 static void test_seeded_random_tensors_are_equal_on_every_device(void)
 {
-    const device devices[] = { cpu, sim0, sim1 };
+    const device devices[] = { cpu, dev, peer };
     const shape s = shape2(37, 53);
     const int64_t n = shape_numel(s);
     float *u[3] = { NULL, NULL, NULL }, *g[3] = { NULL, NULL, NULL };
@@ -684,10 +805,10 @@ static void test_seeded_random_tensors_are_equal_on_every_device(void)
         tensor_free(t);
         t = NULL;
     }
-    EXPECT_BITWISE_EQUAL("uniform seed 42: sim:0 vs cpu", u[1], u[0], n);
-    EXPECT_BITWISE_EQUAL("uniform seed 42: sim:1 vs cpu", u[2], u[0], n);
-    EXPECT_BITWISE_EQUAL("normal seed 42: sim:0 vs cpu", g[1], g[0], n);
-    EXPECT_BITWISE_EQUAL("normal seed 42: sim:1 vs cpu", g[2], g[0], n);
+    EXPECT_BITWISE_EQUAL("uniform seed 42: dev vs cpu", u[1], u[0], n);
+    EXPECT_BITWISE_EQUAL("uniform seed 42: peer vs cpu", u[2], u[0], n);
+    EXPECT_BITWISE_EQUAL("normal seed 42: dev vs cpu", g[1], g[0], n);
+    EXPECT_BITWISE_EQUAL("normal seed 42: peer vs cpu", g[2], g[0], n);
 
     /* within [low, high], and not all the same */
     int64_t outside = 0, equal_neighbours = 0;
@@ -700,11 +821,11 @@ static void test_seeded_random_tensors_are_equal_on_every_device(void)
                (long long)equal_neighbours);
 
     /* another seed, other values */
-    REQUIRE_OK(tensor_uniform(&t, sim0, s, -2.0f, 3.0f, 43));
+    REQUIRE_OK(tensor_uniform(&t, dev, s, -2.0f, 3.0f, 43));
     REQUIRE((u_other = download(t)));
     tensor_free(t);
     t = NULL;
-    REQUIRE_OK(tensor_normal(&t, sim0, s, 1.0f, 0.5f, 43));
+    REQUIRE_OK(tensor_normal(&t, dev, s, 1.0f, 0.5f, 43));
     REQUIRE((g_other = download(t)));
     int64_t same_u = 0, same_g = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -734,7 +855,7 @@ static void test_random_tensors_have_the_asked_distribution(void)
     float *x = NULL;
     tensor *t = NULL;
 
-    REQUIRE_OK(tensor_normal(&t, sim0, s, 2.0f, 3.0f, 7));
+    REQUIRE_OK(tensor_normal(&t, dev, s, 2.0f, 3.0f, 7));
     REQUIRE((x = download(t)));
     double sum = 0.0, squares = 0.0;
     for (int64_t i = 0; i < n; i++) sum += x[i];
@@ -768,15 +889,15 @@ static void test_random_tensor_on_a_gpu_is_one_host_to_device_copy(void)
     const shape s = shape2(37, 53);
     tensor *t = NULL;
     REQUIRE(reset_all_counters());
-    REQUIRE_OK(tensor_uniform(&t, sim0, s, 0.0f, 1.0f, 5));
-    REQUIRE_OK(device_synchronize(sim0));
-    EXPECT_COPIES(sim0, 1, (uint64_t)shape_numel(s) * 4, 0, 0, 0, 0);
+    REQUIRE_OK(tensor_uniform(&t, dev, s, 0.0f, 1.0f, 5));
+    REQUIRE_OK(device_synchronize(dev));
+    EXPECT_COPIES(dev, 1, (uint64_t)shape_numel(s) * 4, 0, 0, 0, 0);
     tensor_free(t);
     t = NULL;
     REQUIRE(reset_all_counters());
-    REQUIRE_OK(tensor_normal(&t, sim1, s, 0.0f, 1.0f, 5));
-    REQUIRE_OK(device_synchronize(sim1));
-    EXPECT_COPIES(sim1, 1, (uint64_t)shape_numel(s) * 4, 0, 0, 0, 0);
+    REQUIRE_OK(tensor_normal(&t, peer, s, 0.0f, 1.0f, 5));
+    REQUIRE_OK(device_synchronize(peer));
+    EXPECT_COPIES(peer, 1, (uint64_t)shape_numel(s) * 4, 0, 0, 0, 0);
 cleanup:
     tensor_free(t);
 }
@@ -790,26 +911,26 @@ static void test_operands_on_two_devices_are_refused_and_nothing_is_copied(void)
     tensor *a = NULL, *b = NULL, *c = NULL, *out = NULL, *b_on_cpu = NULL;
     float *sum = NULL;
     REQUIRE_OK(tensor_ones(&a, cpu, shape2(37, 53)));
-    REQUIRE_OK(tensor_ones(&b, sim0, shape2(37, 53)));
-    REQUIRE_OK(tensor_ones(&c, sim1, shape2(37, 53)));
+    REQUIRE_OK(tensor_ones(&b, dev, shape2(37, 53)));
+    REQUIRE_OK(tensor_ones(&c, peer, shape2(37, 53)));
     REQUIRE_OK(tensor_zeros(&out, cpu, shape2(37, 53)));
-    REQUIRE_OK(device_synchronize(sim0));
-    REQUIRE_OK(device_synchronize(sim1));
+    REQUIRE_OK(device_synchronize(dev));
+    REQUIRE_OK(device_synchronize(peer));
     REQUIRE(reset_all_counters());
 
     EXPECT_REFUSED(op_add(a, b, out), STATUS_WRONG_DEVICE);
     EXPECT_CONTAINS(last_error(), "cpu");
-    EXPECT_CONTAINS(last_error(), "sim:0");
+    EXPECT_CONTAINS(last_error(), device_name(dev));
     /* says how to fix it: move one operand with tensor_to */
     EXPECT_CONTAINS(last_error(), "to(");
 
     EXPECT_REFUSED(op_mul(b, c, b), STATUS_WRONG_DEVICE);
-    EXPECT_CONTAINS(last_error(), "sim:0");
-    EXPECT_CONTAINS(last_error(), "sim:1");
+    EXPECT_CONTAINS(last_error(), device_name(dev));
+    EXPECT_CONTAINS(last_error(), device_name(peer));
 
     EXPECT_NO_COPIES(cpu);
-    EXPECT_NO_COPIES(sim0);
-    EXPECT_NO_COPIES(sim1);
+    EXPECT_NO_COPIES(dev);
+    EXPECT_NO_COPIES(peer);
 
     /* the fix the message suggests works */
     REQUIRE_OK(tensor_to(b, cpu, &b_on_cpu));
@@ -874,60 +995,64 @@ cleanup:
 
 static void test_peak_memory_is_exact_after_a_reset(void)
 {
-    check_peak_is_exact(sim0);
+    check_peak_is_exact(dev);
     check_peak_is_exact(cpu);
 }
 
 static void test_out_of_memory_on_a_simulated_gpu_fails_cleanly(void)
 {
+    if (dev.kind != DEVICE_SIM) {
+        harness_skip("LABKIT_SIM_MEMORY sets the memory of simulated GPUs only");
+        return;
+    }
     size_t free_bytes = 0, total_bytes = 0, free_after = 0;
     tensor *big = SENTINEL, *first = NULL, *second = SENTINEL, *host_side = NULL, *moved = SENTINEL,
            *small = NULL;
     const int64_t forty_mib = (int64_t)(40 << 20) / 4; /* elements */
     const int64_t thirty_mib = (int64_t)(30 << 20) / 4;
 
-    REQUIRE_OK(device_synchronize(sim0));
-    REQUIRE_OK(device_memory_info(sim0, &free_bytes, &total_bytes));
+    REQUIRE_OK(device_synchronize(dev));
+    REQUIRE_OK(device_memory_info(dev, &free_bytes, &total_bytes));
     EXPECT_EQ_I64(total_bytes, SIM_CAPACITY);
-    const size_t base = memory_in_use(sim0);
+    const size_t base = memory_in_use(dev);
     EXPECT_EQ_I64(free_bytes, SIM_CAPACITY - base);
 
     /* one tensor larger than the whole device */
-    EXPECT_REFUSED(tensor_empty(&big, sim0, DTYPE_F32, shape1((int64_t)(SIM_CAPACITY / 4) + 1)),
+    EXPECT_REFUSED(tensor_empty(&big, dev, DTYPE_F32, shape1((int64_t)(SIM_CAPACITY / 4) + 1)),
                    STATUS_OUT_OF_MEMORY);
     EXPECT_MSG(strstr(last_error(), "LABKIT_SIM_MEMORY") != NULL ||
                    strstr(last_error(), "67108864") != NULL || strstr(last_error(), "64") != NULL,
                "the message names neither the capacity nor LABKIT_SIM_MEMORY: \"%s\"", last_error());
     EXPECT(big == NULL);
-    EXPECT_EQ_I64(memory_in_use(sim0), base);
+    EXPECT_EQ_I64(memory_in_use(dev), base);
 
     /* two that fit alone but not together */
-    REQUIRE_OK(tensor_zeros(&first, sim0, shape1(forty_mib)));
-    EXPECT_OK(device_memory_info(sim0, &free_after, &total_bytes));
+    REQUIRE_OK(tensor_zeros(&first, dev, shape1(forty_mib)));
+    EXPECT_OK(device_memory_info(dev, &free_after, &total_bytes));
     EXPECT_EQ_I64(free_after, SIM_CAPACITY - base - (size_t)(40 << 20));
-    EXPECT_REFUSED(tensor_zeros(&second, sim0, shape1(forty_mib)), STATUS_OUT_OF_MEMORY);
+    EXPECT_REFUSED(tensor_zeros(&second, dev, shape1(forty_mib)), STATUS_OUT_OF_MEMORY);
     EXPECT(second == NULL);
-    EXPECT_EQ_I64(memory_in_use(sim0), base + (size_t)(40 << 20));
-    EXPECT_REFUSED(tensor_uniform(&big, sim0, shape1(forty_mib), 0.0f, 1.0f, 3), STATUS_OUT_OF_MEMORY);
+    EXPECT_EQ_I64(memory_in_use(dev), base + (size_t)(40 << 20));
+    EXPECT_REFUSED(tensor_uniform(&big, dev, shape1(forty_mib), 0.0f, 1.0f, 3), STATUS_OUT_OF_MEMORY);
     EXPECT(big == NULL);
 
     /* a copy that does not fit: refused before anything is copied */
     REQUIRE_OK(tensor_zeros(&host_side, cpu, shape1(thirty_mib)));
     REQUIRE(reset_all_counters());
-    EXPECT_REFUSED(tensor_to(host_side, sim0, &moved), STATUS_OUT_OF_MEMORY);
+    EXPECT_REFUSED(tensor_to(host_side, dev, &moved), STATUS_OUT_OF_MEMORY);
     EXPECT(moved == NULL);
-    EXPECT_NO_COPIES(sim0);
-    EXPECT_EQ_I64(memory_in_use(sim0), base + (size_t)(40 << 20));
+    EXPECT_NO_COPIES(dev);
+    EXPECT_EQ_I64(memory_in_use(dev), base + (size_t)(40 << 20));
 
     /* smaller allocations still work, and the room comes back on free */
-    EXPECT_OK(tensor_ones(&small, sim0, shape2(37, 53)));
+    EXPECT_OK(tensor_ones(&small, dev, shape2(37, 53)));
     tensor_free(small);
     small = NULL;
     tensor_free(first);
     first = NULL;
-    EXPECT_EQ_I64(memory_in_use(sim0), base);
+    EXPECT_EQ_I64(memory_in_use(dev), base);
     REQUIRE(second == NULL);
-    EXPECT_OK(tensor_zeros(&second, sim0, shape1(forty_mib)));
+    EXPECT_OK(tensor_zeros(&second, dev, shape1(forty_mib)));
 cleanup:
     if (big != SENTINEL) tensor_free(big); /* NULL unless a refusal failed */
     if (second != SENTINEL) tensor_free(second);
@@ -937,34 +1062,72 @@ cleanup:
     tensor_free(small);
 }
 
+/* A real GPU's memory is what it is: an absurd size (4 TiB, the most a tensor
+ * may hold) is refused as out of memory, with a hint, nothing is counted, and
+ * the device works on: a program that catches the error and asks for less
+ * carries on. */
+static void test_out_of_memory_on_a_real_gpu_fails_cleanly_and_the_device_works_on(void)
+{
+    if (dev.kind != DEVICE_CUDA) {
+        harness_skip("a real GPU's own memory: tested where there is one");
+        return;
+    }
+    const int64_t n = 37 * 53;
+    tensor *big = SENTINEL, *small = NULL;
+    float *got = NULL;
+    REQUIRE_OK(device_synchronize(dev));
+    const size_t base = memory_in_use(dev);
+    EXPECT_REFUSED(tensor_empty(&big, dev, DTYPE_F32, shape1((int64_t)1 << 40)), STATUS_OUT_OF_MEMORY);
+    EXPECT_CONTAINS(last_error(), "out of memory");
+    EXPECT_CONTAINS(last_error(), "tensor_free");
+    EXPECT(big == NULL);
+    EXPECT_EQ_I64(memory_in_use(dev), base);
+    /* what comes next is not refused for it */
+    EXPECT_OK(tensor_full(&small, dev, shape2(37, 53), 2.5f));
+    REQUIRE(small != NULL);
+    EXPECT_OK(op_scale(small, 2.0f, small));
+    REQUIRE((got = download(small)));
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; i++) wrong += got[i] != 5.0f;
+    EXPECT_EQ_I64(wrong, 0);
+cleanup:
+    if (big != SENTINEL) tensor_free(big); /* NULL unless the refusal failed */
+    tensor_free(small);
+    free(got);
+}
+
 static void test_counters_refuse_absent_devices_and_null(void)
 {
     const device absent = { DEVICE_SIM, 5 };
     device_counters c;
     EXPECT_REFUSED(counters_read(absent, &c), STATUS_WRONG_DEVICE);
     EXPECT_REFUSED(counters_reset(absent), STATUS_WRONG_DEVICE);
-    EXPECT_REFUSED(counters_read(sim0, NULL), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(counters_read(dev, NULL), STATUS_BAD_ARGUMENT);
 }
 
 /* ============================================================================ */
 
-static int require_device(const char *name, device *out)
+int main(int argc, char **argv)
 {
-    status s = device_parse(name, out);
-    if (s != STATUS_OK) {
-        fprintf(stderr,
-                "test_tensor needs %s (run it with LABKIT_SIM_GPUS=2 "
-                "LABKIT_SIM_MEMORY=64M): %s\n",
-                name, last_error());
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s GPU   (sim:0, cuda:0, ...)\n", argv[0]);
+        return 2;
+    }
+    int rc = test_device_or_skip(argv[1], &dev);
+    if (rc != 0) return rc;
+    cpu = device_cpu();
+    if (!device_is_gpu(dev)) {
+        fprintf(stderr, "test_tensor tests a GPU beside the cpu, not %s\n", device_name(dev));
+        return 2;
+    }
+    if (!test_second_gpu(dev, &peer)) {
+        fprintf(stderr, "test_tensor needs a second GPU beside %s: run it with LABKIT_SIM_GPUS=2\n",
+                device_name(dev));
         return 1;
     }
-    return 0;
-}
-
-int main(void)
-{
-    if (require_device("cpu", &cpu) || require_device("sim:0", &sim0) || require_device("sim:1", &sim1))
-        return 1;
+    sim_peer = dev.kind == DEVICE_SIM ? peer : (device){ DEVICE_SIM, 0 };
+    printf("testing tensors on %s, beside cpu, %s and %s\n", device_name(dev), device_name(peer),
+           device_name(sim_peer));
 
     RUN_TEST(test_shape_helpers_count_and_format);
     RUN_TEST(test_creators_write_exact_values_on_every_device);
@@ -977,7 +1140,9 @@ int main(void)
     RUN_TEST(test_reshape_shares_memory_and_adds_no_bytes);
     RUN_TEST(test_to_same_device_returns_the_same_tensor_and_copies_nothing);
     RUN_TEST(test_transfers_count_exactly_one_copy_with_its_bytes);
-    RUN_TEST(test_round_trip_cpu_sim_cpu_is_bit_exact);
+    RUN_TEST(test_round_trip_cpu_gpu_cpu_is_bit_exact);
+    RUN_TEST(test_a_round_trip_through_a_simulated_gpu_is_bit_exact_and_counted_on_both);
+    RUN_TEST(test_a_copy_between_two_gpus_follows_the_work_queued_on_both);
     RUN_TEST(test_copy_works_between_any_two_devices_and_checks_its_operands);
     RUN_TEST(test_copy_slice_moves_a_run_of_elements_within_a_device);
     RUN_TEST(test_copy_slice_refuses_ranges_outside_and_other_devices);
@@ -990,6 +1155,7 @@ int main(void)
     RUN_TEST(test_operands_on_two_devices_are_refused_and_nothing_is_copied);
     RUN_TEST(test_peak_memory_is_exact_after_a_reset);
     RUN_TEST(test_out_of_memory_on_a_simulated_gpu_fails_cleanly);
+    RUN_TEST(test_out_of_memory_on_a_real_gpu_fails_cleanly_and_the_device_works_on);
     RUN_TEST(test_counters_refuse_absent_devices_and_null);
     return harness_finish();
 }
