@@ -11,7 +11,8 @@
 
 #include "bench_cuda.h"
 
-namespace {
+namespace
+{
 
 double now_seconds()
 {
@@ -36,13 +37,15 @@ __global__ void empty_kernel() {}
 
 } // namespace
 
-extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const float *b, float *c, int n, int reps)
+extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const float *b, float *c, int n,
+                                           int reps)
 {
     check(cudaSetDevice(index), "cudaSetDevice");
     cublasHandle_t handle;
     cudaStream_t stream;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS || cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
         std::fprintf(stderr, "bench_cuda: cublasCreate failed\n");
         std::exit(1);
     }
@@ -60,8 +63,8 @@ extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const floa
     return median(times);
 }
 
-extern "C" double bench_cuda_memcpy_seconds(int index, void *device_ptr, void *host, size_t bytes, int to_device,
-                                            int reps)
+extern "C" double bench_cuda_memcpy_seconds(int index, void *device_ptr, void *host, size_t bytes,
+                                            int to_device, int reps)
 {
     check(cudaSetDevice(index), "cudaSetDevice");
     std::vector<double> times;

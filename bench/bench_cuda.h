@@ -18,7 +18,8 @@ double bench_cuda_sgemm_seconds(int index, const float *a, const float *b, float
 
 /* Median seconds of `reps` cudaMemcpy of `bytes`, host -> device (to_device)
  * or back, between host buffer `host` and device pointer `device_ptr`. */
-double bench_cuda_memcpy_seconds(int index, void *device_ptr, void *host, size_t bytes, int to_device, int reps);
+double bench_cuda_memcpy_seconds(int index, void *device_ptr, void *host, size_t bytes, int to_device,
+                                 int reps);
 
 /* Median host seconds of one launch of an empty kernel <<<1, 1>>> on a stream
  * of GPU `index`, over `launches` launches (synchronised every 256). */

@@ -28,13 +28,21 @@ status device_launch(device d, const kernel_launchers *k, const void *args, size
     const char *name = k->name ? k->name : "the kernel";
     status s = device_check(d);
     if (s != STATUS_OK) return s;
-    if (d.kind == DEVICE_CUDA && !k->on_cuda)
-        return fail(STATUS_BACKEND_FAILED,
-                    "device_launch: %s has no launcher for %s: this program was built without CUDA, so "
-                    "nvcc never compiled it.\n"
-                    "  hint: install a CUDA toolkit, then configure again (rm -rf build; README, \"CUDA\"); "
-                    "or run it on sim:N",
-                    name, device_name(d));
+    if (d.kind == DEVICE_CUDA && !k->on_cuda) {
+#ifdef LABKIT_WITH_CUDA
+        const char *why = "its kernel_launchers has no on_cuda",
+                   *hint = "give it the launcher of its .cu file";
+#else
+        const char *why = "the kit was built without CUDA",
+                   *hint = "install a CUDA toolkit, then configure again (rm -rf build; README, \"CUDA\"); "
+                           "or run it on sim:N";
+#endif
+        return fail(
+            STATUS_BACKEND_FAILED,
+            "device_launch: %s has no launcher for %s: nvcc never compiled it for this program (%s).\n"
+            "  hint: %s",
+            name, device_name(d), why, hint);
+    }
     kernel_fn fn = d.kind == DEVICE_CUDA ? k->on_cuda : k->on_sim;
     if (!fn)
         return fail(STATUS_BAD_ARGUMENT, "device_launch: %s has no launcher for %s (on_sim is NULL)", name,

@@ -37,7 +37,8 @@ typedef struct device {
 
 /* Reads the environment (LABKIT_SIM_GPUS, LABKIT_SIM_MEMORY) and counts the real
  * GPUs. Every other function calls it on first use; call it yourself to see a bad
- * setting as an error. After a failure the kit behaves as if there were no GPU. */
+ * setting as an error. After a failure the kit carries on without simulated GPUs
+ * (the real ones stay). */
 status devices_init(void);
 
 device device_cpu(void);

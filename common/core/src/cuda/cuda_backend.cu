@@ -27,9 +27,12 @@ pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 bool exit_handler_set;
 
 // Every runtime call is checked, in the style of the CUDA samples: the call,
-// the error's name and where it happened.
+// the error's name and where it happened. A failed call also leaves its error
+// as the runtime's "last error", which the next launch's check would read as
+// its own: it is cleared here, once reported.
 status cuda_failure(const char *call, cudaError_t err, const char *file, int line)
 {
+    cudaGetLastError();
     const status s = err == cudaErrorMemoryAllocation ? STATUS_OUT_OF_MEMORY : STATUS_BACKEND_FAILED;
     const char *hint = err == cudaErrorMemoryAllocation
                            ? "\n  hint: free tensors you no longer need (tensor_free) or use smaller batches"
