@@ -1,12 +1,21 @@
-# The unit tests of the harness: its clock helpers, CSV files, plots and the
-# command line. Included by CMakeLists.txt in this directory.
+# The unit tests of the harness: its clock helpers, CSV files, plots, the
+# command line, files read and written safely, results tables and figures, and
+# progress lines. Included by CMakeLists.txt in this directory.
 #
 # Each test runs in this directory's build folder, makes its own temporary
-# directory there (mkdtemp) and removes it when done. test_plot draws real
-# figures when gnuplot is installed and skips only that part when it is not.
-foreach(io_test timer csv plot cli)
+# directory there (mkdtemp) and removes it when done. test_plot and
+# test_results draw real figures when gnuplot is installed and skip only that
+# part when it is not.
+foreach(io_test timer csv plot cli file_safety results progress)
   add_executable(test_${io_test} ${CMAKE_CURRENT_LIST_DIR}/test_${io_test}.c)
   target_link_libraries(test_${io_test} PRIVATE labkit)
   add_test(NAME unit.${io_test} COMMAND test_${io_test})
   set_tests_properties(unit.${io_test} PROPERTIES LABELS unit)
 endforeach()
+
+# test_results draws with a lab-style script of its own and the shared style,
+# as a lab program does (labs/CMakeLists.txt), and names a simulated GPU.
+target_compile_definitions(test_results PRIVATE
+  LAB_PLOT_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/plot_example.gp"
+  LABKIT_PLOT_STYLE="${LABKIT_PLOT_STYLE}")
+set_tests_properties(unit.results PROPERTIES ENVIRONMENT "LABKIT_SIM_GPUS=1;LABKIT_SIM_MEMORY=64M")

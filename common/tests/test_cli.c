@@ -1,19 +1,28 @@
 /* test_cli.c: cli.h reads every shared flag and every kind of extra option, in
  * both "--flag value" and "--flag=value" forms, and turns each mistake into
- * exit code 2 with a message and the usage.
+ * exit code 2 with a message and the usage: a malformed number, a flag given
+ * twice, and an output path that must not be written (checked before the
+ * program starts its work, and left as it was).
  *
  * Only "cpu" is used as a valid device (it exists everywhere); "CPU" and "gpu"
- * are the invalid ones. */
-#define _POSIX_C_SOURCE 200809L /* test_files.h: dup, dup2, fileno: POSIX, not C17 */
+ * are the invalid ones. The test runs inside a scratch directory of its own
+ * (mkdtemp in the build folder), where the output paths it names are made. */
+#define _POSIX_C_SOURCE 200809L /* test_files.h: dup, dup2, fileno; mkdtemp, mkfifo: POSIX */
+#define _DEFAULT_SOURCE         /* mknod, makedev */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "labkit/cli.h"
 #include "labkit/device.h"
+#include "labkit/files.h"
 #include "labkit/status.h"
 #include "test_files.h"
 
@@ -152,8 +161,12 @@ static void test_each_kind_of_extra_option_is_read(void)
     EXPECT(strcmp(l.values.name, "abc") == 0);
     EXPECT(l.values.offset == -10); /* a value may start with one dash */
 
-    o = PARSE(&l, "--epochs", "100", "--epochs", "1", "--lr", "10");
-    EXPECT(o.code == -1 && l.values.epochs == 1 && l.values.lr == 10); /* the last one wins */
+    o = PARSE(&l, "--epochs", "100", "--lr", "10", "--offset", "-0");
+    EXPECT(o.code == -1 && l.values.epochs == 100 && l.values.lr == 10 && l.values.offset == 0);
+    o = PARSE(&l, "--lr", ".5");
+    EXPECT(o.code == -1 && l.values.lr == 0.5);
+    o = PARSE(&l, "--lr", "1e+0");
+    EXPECT(o.code == -1 && l.values.lr == 1);
 }
 
 /* Every bad command line exits 2, names the program, and prints the usage to
@@ -192,16 +205,22 @@ static void test_malformed_values_exit_with_2(void)
 {
     lab l;
     lab_init(&l);
-    const char *bad_ints[] = { "5x", "", " 5", "1.5", "0x10", "99999999999", "ten" };
-    for (int i = 0; i < 7; i++) {
+    const char *bad_ints[] = { "5x", "", " 5", "5 ", "1.5", "0x10", "99999999999", "ten", "+12", "-", "1e3" };
+    for (size_t i = 0; i < sizeof bad_ints / sizeof bad_ints[0]; i++) {
         outcome o = PARSE(&l, "--epochs", bad_ints[i]);
         expect_refused(&l, &o, "--epochs");
     }
-    const char *bad_doubles[] = { "abc", "nan", "inf", "1e999", "0.5.1", "" };
-    for (int i = 0; i < 6; i++) {
+    outcome plus = PARSE(&l, "--epochs", "+12");
+    expect_refused(&l, &plus, "is not a whole number (digits, with a '-' in front if negative)");
+    const char *bad_doubles[] = { "abc", "nan", "inf", "-inf", "infinity", "1e999", "0.5.1",
+                                  "",    " 1",  "1 ",  "+1.5", "0x1p3",    "0x10",  "1e",
+                                  ".",   "-",   "e3",  "1e+",  "NaN" };
+    for (size_t i = 0; i < sizeof bad_doubles / sizeof bad_doubles[0]; i++) {
         outcome o = PARSE(&l, "--lr", bad_doubles[i]);
         expect_refused(&l, &o, "--lr");
     }
+    outcome hex = PARSE(&l, "--lr", "0x1p-2");
+    expect_refused(&l, &hex, "is not a decimal number");
     outcome o = PARSE(&l, "--name=");
     expect_refused(&l, &o, "empty");
     o = PARSE(&l, "--csv=");
@@ -265,6 +284,8 @@ static void test_help_prints_the_usage_to_stdout_and_exits_0(void)
         "--quick",
         "--csv FILE",
         "--plot FILE",
+        "- writes them to standard output",
+        "up to 3 times",
         "--help, -h",
         "--epochs N",
         "passes over the data (1 to 100, default 10)",
@@ -314,8 +335,162 @@ static void test_a_broken_program_description_is_refused(void)
     EXPECT_CONTAINS(err, "cli_parse");
 }
 
+static void test_a_flag_given_twice_is_refused_naming_both_values(void)
+{
+    lab l;
+    lab_init(&l);
+    outcome o = PARSE(&l, "--epochs", "5", "--epochs=7");
+    expect_refused(&l, &o, "--epochs given twice (5 and 7)");
+    o = PARSE(&l, "--quick", "--quick");
+    expect_refused(&l, &o, "--quick given twice");
+    o = PARSE(&l, "--device", "cpu", "--device=cpu");
+    expect_refused(&l, &o, "--device given twice (cpu and cpu)");
+    o = PARSE(&l, "--csv", "a.csv", "--csv", "b.csv");
+    expect_refused(&l, &o, "--csv given twice (a.csv and b.csv)");
+    o = PARSE(&l, "--verbose", "--verbose");
+    expect_refused(&l, &o, "--verbose given twice");
+    o = PARSE(&l, "--name", "a", "--lr", "1", "--name=b");
+    expect_refused(&l, &o, "--name given twice (a and b)");
+}
+
+static void test_plot_may_be_given_once_per_format(void)
+{
+    lab l;
+    lab_init(&l);
+    outcome o = PARSE(&l, "--plot", "f.png", "--plot=f.svg", "--plot", "plots/f.pdf");
+    EXPECT(o.code == -1);
+    EXPECT(o.args.nplots == 3);
+    EXPECT_STREQ(o.args.plot_paths[0], "f.png");
+    EXPECT_STREQ(o.args.plot_paths[1], "f.svg");
+    EXPECT_STREQ(o.args.plot_paths[2], "plots/f.pdf");
+    EXPECT_STREQ(o.args.plot_path, "f.png"); /* the first, for a lab that draws one */
+
+    o = PARSE(&l, "--plot", "f.png", "--plot", "f.png");
+    expect_refused(&l, &o, "--plot f.png given twice");
+    o = PARSE(&l, "--plot", "a.png", "--plot", "b.png", "--plot", "c.png", "--plot", "d.png");
+    expect_refused(&l, &o, "more than 3 times");
+
+    /* The command line is kept for the record (results.h writes it in the CSV). */
+    o = PARSE(&l, "--quick");
+    EXPECT(o.args.argc == 2 && strcmp(o.args.argv[1], "--quick") == 0);
+    EXPECT_STREQ(o.args.program_name, "test_lab");
+}
+
+/* An output refused before any work: exit code 2, one message naming the
+ * program, the flag and the path, no usage, and nothing on stdout. */
+static void expect_output_refused(const outcome *o, const char *part)
+{
+    EXPECT(o->code == 2);
+    EXPECT(strncmp(o->err, "test_lab: ", 10) == 0);
+    EXPECT_CONTAINS(o->err, part);
+    EXPECT(strstr(o->err, "usage:") == NULL);
+    EXPECT(o->out[0] == '\0');
+}
+
+static bool same_file(const char *path, const struct stat *before)
+{
+    struct stat after;
+    return lstat(path, &after) == 0 && after.st_ino == before->st_ino && after.st_mode == before->st_mode &&
+           after.st_rdev == before->st_rdev && after.st_size == before->st_size;
+}
+
+static void test_output_paths_are_checked_before_the_work(void)
+{
+    lab l;
+    lab_init(&l);
+    struct stat before;
+
+    /* --plot x.png where x.png is an empty directory: refused, and it stays. */
+    REQUIRE(mkdir("x.png", 0755) == 0);
+    lstat("x.png", &before);
+    outcome o = PARSE(&l, "--plot", "x.png");
+    expect_output_refused(&o, "--plot x.png: is a directory, not a regular file");
+    EXPECT(same_file("x.png", &before));
+
+    REQUIRE(mkfifo("fifo.csv", 0644) == 0);
+    lstat("fifo.csv", &before);
+    o = PARSE(&l, "--csv", "fifo.csv");
+    expect_output_refused(&o, "--csv fifo.csv: is a FIFO (named pipe)");
+    EXPECT(same_file("fifo.csv", &before));
+
+    REQUIRE(symlink("/proc/self/fd/1", "stdout.csv") == 0);
+    lstat("stdout.csv", &before);
+    o = PARSE(&l, "--csv", "stdout.csv");
+    expect_output_refused(&o, "give the file itself");
+    EXPECT(same_file("stdout.csv", &before));
+
+    if (mknod("null.csv", S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        lstat("null.csv", &before);
+        o = PARSE(&l, "--csv", "null.csv");
+        expect_output_refused(&o, "--csv null.csv: is a character device");
+        EXPECT(same_file("null.csv", &before));
+    } else {
+        printf("  note: cannot make a device node here (%s): that case is skipped\n", strerror(errno));
+    }
+
+    o = PARSE(&l, "--csv", "missing/r.csv");
+    expect_output_refused(&o, "mkdir -p missing");
+
+    /* Without --csv a figure is drawn from FIG.csv beside it: checked too. */
+    REQUIRE(mkdir("fig.csv", 0755) == 0);
+    o = PARSE(&l, "--plot", "fig.png");
+    expect_output_refused(&o, "--plot fig.png draws from its data in fig.csv: is a directory");
+    o = PARSE(&l, "--plot", "fig.png", "--csv", "data.csv");
+    EXPECT(o.code == -1);
+
+    o = PARSE(&l, "--csv", "same.png", "--plot", "same.png");
+    expect_output_refused(&o, "--csv and --plot both name same.png");
+cleanup:
+    rmdir("x.png"), unlink("fifo.csv"), unlink("stdout.csv"), unlink("null.csv"), rmdir("fig.csv");
+}
+
+static void test_csv_dash_means_standard_output(void)
+{
+    /* In a child: --csv - sends the program's own output to stderr for good. */
+    int out[2], err[2];
+    REQUIRE(pipe(out) == 0 && pipe(err) == 0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        dup2(err[1], STDERR_FILENO);
+        close(out[0]), close(err[0]), close(out[1]), close(err[1]);
+        lab l;
+        lab_init(&l);
+        char *argv[] = { "test_lab", "--csv", "-", NULL };
+        cli_args args;
+        if (cli_parse(&l.program, 3, argv, &args) != -1 || strcmp(args.csv_path, "-") != 0) _exit(3);
+        printf("the table\n");
+        fflush(stdout);
+        fputs("n,x\n", output_stdout());
+        fflush(output_stdout());
+        _exit(0);
+    }
+    close(out[1]), close(err[1]);
+    char got_out[256] = "", got_err[256] = "";
+    ssize_t n = read(out[0], got_out, sizeof got_out - 1);
+    got_out[n > 0 ? n : 0] = '\0';
+    n = read(err[0], got_err, sizeof got_err - 1);
+    got_err[n > 0 ? n : 0] = '\0';
+    close(out[0]), close(err[0]);
+    int wait_status = 0;
+    waitpid(pid, &wait_status, 0);
+    EXPECT(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
+    EXPECT_STREQ(got_out, "n,x\n");
+    EXPECT_STREQ(got_err, "the table\n");
+cleanup:
+    return;
+}
+
+static char scratch[] = "test_cli_XXXXXX";
+
 int main(void)
 {
+    if (!mkdtemp(scratch) || chdir(scratch) != 0 || mkdir("plots", 0755) != 0) {
+        perror("test_cli: scratch directory");
+        return 1;
+    }
     RUN_TEST(test_defaults_are_kept_when_nothing_is_given);
     RUN_TEST(test_each_shared_flag_is_read);
     RUN_TEST(test_values_may_follow_an_equals_sign);
@@ -326,5 +501,10 @@ int main(void)
     RUN_TEST(test_unknown_flags_and_missing_values_exit_with_2);
     RUN_TEST(test_help_prints_the_usage_to_stdout_and_exits_0);
     RUN_TEST(test_a_broken_program_description_is_refused);
+    RUN_TEST(test_a_flag_given_twice_is_refused_naming_both_values);
+    RUN_TEST(test_plot_may_be_given_once_per_format);
+    RUN_TEST(test_output_paths_are_checked_before_the_work);
+    RUN_TEST(test_csv_dash_means_standard_output);
+    if (chdir("..") == 0) remove_tree(scratch);
     return harness_finish();
 }

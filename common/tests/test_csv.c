@@ -190,21 +190,73 @@ static void test_a_missing_directory_is_an_io_error_naming_the_path(void)
 
 static void test_a_failed_rename_is_an_io_error_and_removes_the_temporary(void)
 {
-    /* The destination is a directory: the rows can be written beside it, but
-     * the final rename onto it fails. */
+    /* The destination becomes a directory while the rows are written: the
+     * final rename would replace it, so the close refuses. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/taken.csv", dir);
+    const char *columns[] = { "a" };
+    csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
+    EXPECT_STATUS(csv_row(f, (const double[]){ 1 }, 1), STATUS_OK);
+    EXPECT(mkdir(path, 0755) == 0);
+    EXPECT(count_entries(dir) == 2);
+    EXPECT_STATUS(csv_close(f), STATUS_IO_FAILED);
+    EXPECT_CONTAINS(last_error(), "became a directory");
+    EXPECT_CONTAINS(last_error(), "taken.csv");
+    EXPECT(count_entries(dir) == 1); /* only the directory: no temporary left */
+    rmdir(path);
+}
+
+static void test_a_directory_or_a_link_is_refused_before_anything_is_written(void)
+{
     char path[512];
     snprintf(path, sizeof path, "%s/taken.csv", dir);
     EXPECT(mkdir(path, 0755) == 0);
     const char *columns[] = { "a" };
     csv_file *f = NULL;
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "is a directory");
+    EXPECT(f == NULL && count_entries(dir) == 1);
+    rmdir(path);
+    EXPECT(symlink("/proc/self/fd/1", path) == 0);
+    EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "symbolic link");
+    EXPECT(f == NULL && count_entries(dir) == 1);
+    unlink(path);
+}
+
+static void test_a_250_character_name_is_written(void)
+{
+    char name[256], path[512], content[64] = "";
+    memset(name, 'n', 246);
+    memcpy(name + 246, ".csv", 5);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    const char *columns[] = { "a" };
+    csv_file *f = NULL;
     EXPECT_STATUS(csv_open(&f, path, columns, 1), STATUS_OK);
     EXPECT_STATUS(csv_row(f, (const double[]){ 1 }, 1), STATUS_OK);
-    EXPECT(count_entries(dir) == 2);
-    EXPECT_STATUS(csv_close(f), STATUS_IO_FAILED);
-    EXPECT_CONTAINS(last_error(), "rename");
-    EXPECT_CONTAINS(last_error(), "taken.csv");
-    EXPECT(count_entries(dir) == 1); /* only the directory: no temporary left */
-    rmdir(path);
+    EXPECT_STATUS(csv_close(f), STATUS_OK);
+    read_file(path, content, sizeof content);
+    EXPECT_STREQ(content, "a\n1\n");
+    remove(path);
+}
+
+static void test_dash_writes_to_standard_output(void)
+{
+    const char *columns[] = { "a", "b" };
+    csv_file *f = NULL;
+    capture c;
+    char out[256];
+    capture_begin(&c, STDOUT_FILENO);
+    status opened = csv_open(&f, "-", columns, 2);
+    if (opened == STATUS_OK) {
+        csv_row(f, (const double[]){ 1, 2 }, 2);
+        csv_close(f);
+    }
+    capture_end(&c, out, sizeof out);
+    EXPECT_STATUS(opened, STATUS_OK);
+    EXPECT_STREQ(out, "a,b\n1,2\n");
+    EXPECT(count_entries(dir) == 0);
 }
 
 int main(void)
@@ -222,6 +274,9 @@ int main(void)
     RUN_TEST(test_bad_arguments_are_refused);
     RUN_TEST(test_a_missing_directory_is_an_io_error_naming_the_path);
     RUN_TEST(test_a_failed_rename_is_an_io_error_and_removes_the_temporary);
+    RUN_TEST(test_a_directory_or_a_link_is_refused_before_anything_is_written);
+    RUN_TEST(test_a_250_character_name_is_written);
+    RUN_TEST(test_dash_writes_to_standard_output);
     remove_tree(dir);
     return harness_finish();
 }

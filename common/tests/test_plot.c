@@ -315,6 +315,22 @@ static void test_a_failing_gnuplot_is_a_backend_error_with_its_output(void)
     unsetenv("LABKIT_GNUPLOT");
 }
 
+static void test_a_directory_in_place_of_the_figure_is_refused_and_kept(void)
+{
+    /* An empty directory named like the figure was once removed to make room. */
+    char figure[PATH_MAX];
+    snprintf(figure, sizeof figure, "%s/taken.png", dir);
+    EXPECT(mkdir(figure, 0755) == 0);
+    plot lines = line_plot();
+    EXPECT_STATUS(plot_draw(&lines, figure), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "is a directory");
+    struct stat info;
+    EXPECT(stat(figure, &info) == 0 && S_ISDIR(info.st_mode));
+    figure_files files = figure_files_for("taken", "png");
+    EXPECT(!file_exists(files.csv) && !file_exists(files.script)); /* nothing else was written */
+    rmdir(figure);
+}
+
 int main(void)
 {
     unsetenv("LABKIT_GNUPLOT"); /* the tests choose it themselves */
@@ -335,6 +351,7 @@ int main(void)
     RUN_TEST(test_the_data_and_script_say_what_the_figure_shows);
     RUN_TEST(test_without_gnuplot_the_data_stays_and_one_line_says_why);
     RUN_TEST(test_a_failing_gnuplot_is_a_backend_error_with_its_output);
+    RUN_TEST(test_a_directory_in_place_of_the_figure_is_refused_and_kept);
     remove_tree(top);
     return harness_finish();
 }

@@ -5,15 +5,26 @@
  * is read twice: once to check all of it, once to store it. Nothing is stored
  * unless everything is right, so the usage printed after a mistake (or after
  * --help) shows the program's own defaults, and a caller that goes on after an
- * error still has its defaults. */
+ * error still has its defaults.
+ *
+ * A flag given twice is a mistake too (which one did the user mean?), except
+ * --plot, which draws one figure per format from the same data. And every path
+ * the program will write is checked before it starts its work: a run of ten
+ * minutes that ends in "cannot write" teaches nothing, and a path that names a
+ * device or a directory must never be replaced. */
 #include "labkit/cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "labkit/crash.h"
+#include "labkit/figure.h"
+#include "labkit/files.h"
 
 /* The exit codes cli_parse returns; -1 means "go on". */
 enum { CLI_GO_ON = -1, CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 2 };
@@ -33,8 +44,12 @@ static const shared_flag_info shared_flags[] = {
                       "cpu, cuda, cuda:N or sim:N (default: GPU 0 if there is "
                       "one, else cpu)" },
     [FLAG_QUICK] = { "quick", NULL, "a smaller run that finishes in seconds" },
-    [FLAG_CSV] = { "csv", "FILE", "write the results as CSV" },
-    [FLAG_PLOT] = { "plot", "FILE", "draw the figure: FILE ends in .png, .svg or .pdf" },
+    [FLAG_CSV] = { "csv", "FILE",
+                   "write the results as CSV; - writes them to standard output (and all else "
+                   "to standard error)" },
+    [FLAG_PLOT] = { "plot", "FILE",
+                    "draw the figure: FILE ends in .png, .svg or .pdf; up to 3 times, one per "
+                    "format" },
 };
 
 static shared_flag find_shared_flag(const char *name, size_t length)
@@ -70,12 +85,42 @@ static const char *program_name(const cli_program *program)
 
 static bool has_range(const cli_option *option) { return option->min < option->max; }
 
+/* An optional '-', then digits: what a person writes for a whole number.
+ * strtol would also take " 5", "+5" and (with base 0) "0x10". */
+static bool is_plain_integer(const char *text)
+{
+    const char *digits = text[0] == '-' ? text + 1 : text;
+    return digits[0] != '\0' && strspn(digits, "0123456789") == strlen(digits);
+}
+
+/* An optional '-', digits with at most one '.', at least one digit, then an
+ * optional exponent: "2.5", "-.5", "1e-3". strtod would also take " 1", "+1",
+ * "0x1p3", "inf" and "nan". */
+static bool is_plain_decimal(const char *text)
+{
+    const char *c = text[0] == '-' ? text + 1 : text;
+    size_t whole = strspn(c, "0123456789");
+    c += whole;
+    size_t fraction = 0;
+    if (*c == '.') {
+        fraction = strspn(c + 1, "0123456789");
+        c += 1 + fraction;
+    }
+    if (whole + fraction == 0) return false;
+    if (*c == 'e' || *c == 'E') {
+        c++;
+        if (*c == '-' || *c == '+') c++;
+        size_t exponent = strspn(c, "0123456789");
+        if (exponent == 0) return false;
+        c += exponent;
+    }
+    return *c == '\0';
+}
+
 static const char *parse_int(const cli_option *option, const char *text, int *value)
 {
-    /* strtol skips leading spaces and stops at the first bad character; refuse
-     * both, so that " 5" and "5x" are errors rather than 5. */
-    if (text[0] == '\0' || text[0] == ' ' || text[0] == '\t') {
-        return "is not a whole number";
+    if (!is_plain_integer(text)) {
+        return "is not a whole number (digits, with a '-' in front if negative)";
     }
     char *end = NULL;
     errno = 0;
@@ -95,8 +140,8 @@ static const char *parse_int(const cli_option *option, const char *text, int *va
 
 static const char *parse_double(const cli_option *option, const char *text, double *value)
 {
-    if (text[0] == '\0' || text[0] == ' ' || text[0] == '\t') {
-        return "is not a number";
+    if (!is_plain_decimal(text)) {
+        return "is not a decimal number (such as 0.5, -2 or 1e-3)";
     }
     char *end = NULL;
     errno = 0;
@@ -117,16 +162,6 @@ static const char *parse_double(const cli_option *option, const char *text, doub
     return NULL;
 }
 
-/* "fig.png", "plots/fig.svg": a name, then one of the extensions plot_draw knows. */
-static bool has_figure_extension(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    const char *base = slash != NULL ? slash + 1 : path;
-    const char *dot = strrchr(base, '.');
-    return dot != NULL && dot != base &&
-           (strcmp(dot, ".png") == 0 || strcmp(dot, ".svg") == 0 || strcmp(dot, ".pdf") == 0);
-}
-
 /* ---- one argument ---------------------------------------------------------------- */
 
 /* Where the parse stands: what was read so far, and whether to store it. */
@@ -134,6 +169,10 @@ typedef struct parse_state {
     const cli_program *program;
     cli_args *args;
     bool store; /* false on the checking pass */
+    /* The value each flag was given (shared flags first, then the program's
+     * options; "" for a flag without a value), NULL while not seen: a flag
+     * given twice is refused, naming both values. */
+    const char **seen;
 } parse_state;
 
 /* Prints "NAME: <problem>" and the usage to stderr; returns the exit code 2. */
@@ -177,8 +216,52 @@ static int bad_option_value(const parse_state *state, const cli_option *option, 
     return CLI_EXIT_USAGE;
 }
 
+/* --plot FILE once more: each a new file, at most CLI_MAX_PLOTS of them. */
+static int add_plot(parse_state *state, const char *value)
+{
+    cli_args *args = state->args;
+    if (!figure_has_format(value)) {
+        return usage_error(state,
+                           "--plot '%s': the figure's name must end in .png, .svg "
+                           "or .pdf (the format follows it)",
+                           value);
+    }
+    for (int i = 0; i < args->nplots; i++) {
+        if (strcmp(args->plot_paths[i], value) == 0) {
+            return usage_error(state, "--plot %s given twice; give each figure once", value);
+        }
+    }
+    if (args->nplots == CLI_MAX_PLOTS) {
+        return usage_error(state, "--plot given more than %d times; draw at most one figure per format",
+                           CLI_MAX_PLOTS);
+    }
+    args->plot_paths[args->nplots++] = value;
+    args->plot_path = args->plot_paths[0];
+    return CLI_GO_ON;
+}
+
+/* Records that flag number `index` (of `seen`) was given `value`; refuses a second time. */
+static int note_given(parse_state *state, int index, const char *name, const char *value)
+{
+    const char *before = state->seen[index];
+    state->seen[index] = value != NULL ? value : "";
+    if (before == NULL) {
+        return CLI_GO_ON;
+    }
+    if (value == NULL) {
+        return usage_error(state, "--%s given twice; give it once", name);
+    }
+    return usage_error(state, "--%s given twice (%s and %s); give it once", name, before, value);
+}
+
 static int apply_shared(parse_state *state, shared_flag flag, const char *value)
 {
+    if (flag != FLAG_PLOT) {
+        int code = note_given(state, (int)flag, shared_flags[flag].name, value);
+        if (code != CLI_GO_ON) {
+            return code;
+        }
+    }
     cli_args *args = state->args;
     switch (flag) {
     case FLAG_DEVICE: {
@@ -197,15 +280,7 @@ static int apply_shared(parse_state *state, shared_flag flag, const char *value)
         }
         args->csv_path = value;
         break;
-    case FLAG_PLOT:
-        if (!has_figure_extension(value)) {
-            return usage_error(state,
-                               "--plot '%s': the figure's name must end in .png, .svg "
-                               "or .pdf (the format follows it)",
-                               value);
-        }
-        args->plot_path = value;
-        break;
+    case FLAG_PLOT: return add_plot(state, value);
     case FLAG_NONE: break;
     }
     return CLI_GO_ON;
@@ -213,6 +288,11 @@ static int apply_shared(parse_state *state, shared_flag flag, const char *value)
 
 static int apply_option(parse_state *state, const cli_option *option, const char *value)
 {
+    int index = FLAG_NONE + (int)(option - state->program->options);
+    int code = note_given(state, index, option->name, option->type == CLI_FLAG ? NULL : value);
+    if (code != CLI_GO_ON) {
+        return code;
+    }
     const char *problem = NULL;
     switch (option->type) {
     case CLI_FLAG:
@@ -342,8 +422,60 @@ static const char *check_program(const cli_program *program)
 
 /* ---- the public functions ------------------------------------------------------ */
 
+/* One reading of the whole command line, storing the values or not. */
+static int parse_pass(const cli_program *program, int argc, char **argv, cli_args *args, bool store)
+{
+    const char **seen = calloc((size_t)FLAG_NONE + (size_t)program->noptions, sizeof *seen);
+    if (seen == NULL) {
+        fprintf(stderr, "%s: out of host memory reading the command line\n", program_name(program));
+        return CLI_EXIT_USAGE;
+    }
+    parse_state state = { .program = program, .args = args, .store = store, .seen = seen };
+    int code = parse_all(&state, argc, argv);
+    free(seen);
+    return code;
+}
+
+/* Prints "NAME: <why the output cannot be written>"; returns the exit code 2. */
+static int bad_output(const cli_program *program)
+{
+    fprintf(stderr, "%s: %s\n", program_name(program), last_error());
+    return CLI_EXIT_USAGE;
+}
+
+/* Every path the program will write, checked before it starts its work: --csv,
+ * each --plot, and the CSV each figure is drawn from when --csv names no file. */
+static int check_outputs(const cli_program *program, cli_args *args)
+{
+    if (args->csv_path != NULL && output_check(args->csv_path, "--csv") != STATUS_OK) {
+        return bad_output(program);
+    }
+    bool csv_is_file = args->csv_path != NULL && !output_is_stdout(args->csv_path);
+    for (int i = 0; i < args->nplots; i++) {
+        const char *figure = args->plot_paths[i];
+        if (output_check(figure, "--plot") != STATUS_OK) {
+            return bad_output(program);
+        }
+        if (csv_is_file && strcmp(args->csv_path, figure) == 0) {
+            fail(STATUS_BAD_ARGUMENT, "--csv and --plot both name %s; give them two files", figure);
+            return bad_output(program);
+        }
+        char data[4096], flag[4200];
+        snprintf(flag, sizeof flag, "--plot %s draws from its data in", figure);
+        if (!csv_is_file && figure_data_path(figure, data, sizeof data) &&
+            output_check(data, flag) != STATUS_OK) {
+            return bad_output(program);
+        }
+    }
+    if (args->csv_path != NULL && output_is_stdout(args->csv_path) && output_claim_stdout() != STATUS_OK) {
+        return bad_output(program);
+    }
+    return CLI_GO_ON;
+}
+
 int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
 {
+    crash_report_on_fatal_signals(); /* every lab program parses its command line first */
     const char *mistake = NULL;
     if (program == NULL || argv == NULL || out == NULL || argc < 0) {
         mistake = "program, argv and out must not be NULL and argc must not be negative";
@@ -360,14 +492,19 @@ int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
     /* Plain values until the parse succeeds, so that `out` is never left unset. */
     *out = (cli_args){ .dev = { DEVICE_CPU, 0 } };
     cli_args scratch = *out;
-    parse_state state = { .program = program, .args = &scratch, .store = false };
-    int code = parse_all(&state, argc, argv);
+    int code = parse_pass(program, argc, argv, &scratch, false);
     if (code != CLI_GO_ON) {
         return code;
     }
     /* Everything is right: read it again, storing this time. */
-    state = (parse_state){ .program = program, .args = out, .store = true };
-    parse_all(&state, argc, argv);
+    parse_pass(program, argc, argv, out, true);
+    out->program_name = program_name(program);
+    out->argc = argc;
+    out->argv = argv;
+    code = check_outputs(program, out);
+    if (code != CLI_GO_ON) {
+        return code;
+    }
     if (!out->device_given) {
         out->dev = try_gpu(0); /* asked only now: --help and mistakes need no device */
     }
@@ -453,7 +590,7 @@ void cli_print_usage(const cli_program *program, FILE *to)
         return;
     }
     bool has_options = program->options != NULL && program->noptions > 0 && check_program(program) == NULL;
-    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]%s\n", program_name(program),
+    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]...%s\n", program_name(program),
             has_options ? " [options]" : "");
     if (program->summary != NULL) {
         fprintf(to, "%s\n", program->summary);

@@ -1,17 +1,19 @@
 /* csv.c: results as comma-separated values, written under a temporary name.
  *
- * The rows go to "<path>.tmp.<pid>" beside the destination; csv_close renames
+ * The rows go to a temporary file beside the destination (files.h: a short
+ * ".labkit-XXXXXX", so a long destination name still fits); csv_close renames
  * that file onto the destination. A rename within one directory is atomic, so a
  * reader (a plotting script, a spreadsheet) sees the old file or the whole new
- * one, never half of it, even when the program crashes halfway.
+ * one, never half of it, even when the program crashes halfway. The destination
+ * must be absent or a regular file (output_check): a device, a FIFO, a
+ * directory or a symbolic link is refused before anything is written. "-"
+ * writes to standard output.
  *
  * Numbers are written with "%.9g": nine significant digits hold every float32
  * exactly, and the labs measure nothing more precisely than that. Text cells
  * follow RFC 4180: a cell holding a comma, a double quote or a line break is
  * put in double quotes, and a double quote inside it is doubled. Lines end
  * with "\n", which every tool on Linux (and pandas, and gnuplot) reads. */
-#define _POSIX_C_SOURCE 200809L /* getpid and strdup are POSIX, not C17 */
-
 #include "labkit/csv.h"
 
 #include <errno.h>
@@ -19,12 +21,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "labkit/files.h"
 
 struct csv_file {
-    FILE *stream;    /* open on temp_path */
-    char *path;      /* the destination */
-    char *temp_path; /* "<path>.tmp.<pid>" */
+    output_file out; /* the stream, the destination and the temporary file */
+    FILE *stream;    /* out.stream, or standard output for "-" */
     int ncolumns;
 };
 
@@ -98,44 +100,22 @@ static status check_row(const char *function, const csv_file *f, const void *cel
         return fail(STATUS_BAD_ARGUMENT,
                     "%s: the row has %d %s but %s has %d columns; give one per column "
                     "(nothing was written)",
-                    function, ncells, what, f->path, f->ncolumns);
+                    function, ncells, what, f->out.path, f->ncolumns);
     }
     if (cells == NULL) {
         return fail(STATUS_BAD_ARGUMENT, "%s: the %s pointer is NULL (writing to %s)", function, what,
-                    f->path);
+                    f->out.path);
     }
     return STATUS_OK;
 }
 
 static status write_failed(const char *function, const csv_file *f)
 {
-    return fail(STATUS_IO_FAILED, "%s: cannot write to %s: %s (is the disk full?)", function, f->temp_path,
-                strerror(errno));
+    return fail(STATUS_IO_FAILED, "%s: cannot write to %s: %s (is the disk full?)", function,
+                f->out.temp_path ? f->out.temp_path : "standard output", strerror(errno));
 }
 
 /* ---- the public functions ------------------------------------------------------ */
-
-static void free_file(csv_file *f)
-{
-    if (f == NULL) {
-        return;
-    }
-    free(f->path);
-    free(f->temp_path);
-    free(f);
-}
-
-/* "<path>.tmp.<pid>": beside the destination, so that the final rename stays
- * within one file system (and is therefore atomic), and distinct per process. */
-static char *temp_path_for(const char *path)
-{
-    size_t size = strlen(path) + sizeof ".tmp." + 20;
-    char *temp = malloc(size);
-    if (temp != NULL) {
-        snprintf(temp, size, "%s.tmp.%ld", path, (long)getpid());
-    }
-    return temp;
-}
 
 status csv_open(csv_file **out, const char *path, const char *const *columns, int ncolumns)
 {
@@ -162,25 +142,16 @@ status csv_open(csv_file **out, const char *path, const char *const *columns, in
     }
 
     csv_file *f = calloc(1, sizeof *f);
-    if (f != NULL) {
-        f->path = strdup(path);
-        f->temp_path = temp_path_for(path);
-    }
-    if (f == NULL || f->path == NULL || f->temp_path == NULL) {
-        free_file(f);
+    if (f == NULL) {
         return fail(STATUS_OUT_OF_MEMORY, "csv_open(%s): out of host memory", path);
     }
     f->ncolumns = ncolumns;
-
-    f->stream = fopen(f->temp_path, "w");
-    if (f->stream == NULL) {
-        status s = fail(STATUS_IO_FAILED,
-                        "csv_open: cannot create %s (for %s): %s; "
-                        "does its directory exist, and can you write there?",
-                        f->temp_path, path, strerror(errno));
-        free_file(f);
-        return s;
+    status opened = output_begin(&f->out, path);
+    if (opened != STATUS_OK) {
+        free(f);
+        return opened;
     }
+    f->stream = f->out.stream != NULL ? f->out.stream : output_stdout();
     if (!write_text_row(f->stream, columns, ncolumns)) {
         status s = write_failed("csv_open", f);
         csv_discard(f);
@@ -213,7 +184,7 @@ status csv_row_text(csv_file *f, const char *const *cells, int ncells)
         return fail(STATUS_BAD_ARGUMENT,
                     "csv_row_text: cell %d is NULL (writing to %s); "
                     "use \"\" for an empty cell (nothing was written)",
-                    missing, f->path);
+                    missing, f->out.path);
     }
     if (!write_text_row(f->stream, cells, ncells)) {
         return write_failed("csv_row_text", f);
@@ -226,31 +197,10 @@ status csv_close(csv_file *f)
     if (f == NULL) {
         return fail(STATUS_BAD_ARGUMENT, "csv_close: the file is NULL; open it with csv_open");
     }
-    /* ferror catches a write that failed earlier (and was reported then); fflush
-     * and fclose catch the last buffer that could not be written. Either way the
-     * file is incomplete, and an incomplete file must not replace the destination. */
-    const char *why = NULL;
-    if (fflush(f->stream) != 0) {
-        why = strerror(errno);
-    } else if (ferror(f->stream)) {
-        why = "an earlier write failed";
-    }
-    if (fclose(f->stream) != 0 && why == NULL) {
-        why = strerror(errno);
-    }
-    status s = STATUS_OK;
-    if (why != NULL) {
-        s = fail(STATUS_IO_FAILED,
-                 "csv_close: writing %s failed: %s; it was removed and %s "
-                 "was left as it was",
-                 f->temp_path, why, f->path);
-        remove(f->temp_path);
-    } else if (rename(f->temp_path, f->path) != 0) {
-        s = fail(STATUS_IO_FAILED, "csv_close: cannot rename %s to %s: %s", f->temp_path, f->path,
-                 strerror(errno));
-        remove(f->temp_path);
-    }
-    free_file(f);
+    /* output_commit catches a write that failed earlier and the last buffer that
+     * could not be written; an incomplete file never replaces the destination. */
+    status s = output_commit(&f->out);
+    free(f);
     return s;
 }
 
@@ -259,7 +209,6 @@ void csv_discard(csv_file *f)
     if (f == NULL) {
         return;
     }
-    fclose(f->stream);
-    remove(f->temp_path);
-    free_file(f);
+    output_discard(&f->out);
+    free(f);
 }

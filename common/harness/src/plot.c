@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 
 #include "labkit/csv.h"
+#include "labkit/files.h"
 
 /* ---- the files of a figure ------------------------------------------------- */
 
@@ -648,7 +649,15 @@ status plot_draw(const plot *p, const char *path)
     if (s != STATUS_OK) {
         return s;
     }
-    s = write_data(p, &files);
+    /* Only a new file or a regular file is ever written or removed: never a
+     * directory, a device or what a symbolic link points to. */
+    s = output_check(path, NULL);
+    if (s == STATUS_OK) {
+        s = output_check(files.script_path, NULL);
+    }
+    if (s == STATUS_OK) {
+        s = write_data(p, &files);
+    }
     if (s == STATUS_OK) {
         s = write_script(p, &files);
     }

@@ -1,7 +1,10 @@
 /* csv.h: results as comma-separated values.
  *
  * The file is written under a temporary name beside its destination and renamed
- * when closed, so a crash or an error never leaves half a file behind. */
+ * when closed, so a crash or an error never leaves half a file behind. The
+ * destination must be absent or a regular file (files.h, output_check); "-"
+ * writes to standard output. results.h builds on files.h directly: new code
+ * describes its results there. */
 #ifndef LABKIT_CSV_H
 #define LABKIT_CSV_H
 
