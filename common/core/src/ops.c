@@ -41,12 +41,19 @@ static status require_one_device(const char *op, const operand *xs, int n)
     return STATUS_OK;
 }
 
+static bool is_16_bit_float(dtype type) { return type == DTYPE_BF16 || type == DTYPE_F16; }
+
 static status require_dtype(const char *op, operand x, dtype type)
 {
     if (x.t->type == type) return STATUS_OK;
     char what[128];
-    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be %s", op, x.name,
-                describe(x.t, what, sizeof what),
+    describe(x.t, what, sizeof what);
+    if (type == DTYPE_F32 && is_16_bit_float(x.t->type))
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: %s is %s; this operation computes in float32 only: convert it to f32 with "
+                    "tensor_convert first (only op_matmul takes %s inputs)",
+                    op, x.name, what, dtype_name(x.t->type));
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be %s", op, x.name, what,
                 type == DTYPE_F32 ? "float32 (DTYPE_F32)" : "int32 (DTYPE_I32)");
 }
 
@@ -111,6 +118,7 @@ status op_fill(tensor *out, float value)
 {
     operand xs[] = { { "out", out } };
     status s = require_present("op_fill", xs, 1);
+    if (s == STATUS_OK && out->type != DTYPE_I32) s = require_dtype("op_fill", xs[0], DTYPE_F32);
     if (s != STATUS_OK) return s;
     /* Filling with a float's bits works for int32 tensors too, for 0 only. */
     if (out->type == DTYPE_I32 && value != 0.0f)
