@@ -169,8 +169,8 @@ static void test_f16_rounds_every_halfway_case_to_even(void)
     try_around(65520.0f, check_f16, &t);
     finish(&t);
     /* the classic ones, by hand */
-    EXPECT_EQ_I64(float_to_f16(1.0f + 0x1p-11f), 0x3c00);        /* halfway, 1.0 is even: down */
-    EXPECT_EQ_I64(float_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02);    /* halfway, 1+2^-10 is odd: up */
+    EXPECT_EQ_I64(float_to_f16(1.0f + 0x1p-11f), 0x3c00);     /* halfway, 1.0 is even: down */
+    EXPECT_EQ_I64(float_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02); /* halfway, 1+2^-10 is odd: up */
     EXPECT_EQ_I64(float_to_f16(nextafterf(1.0f + 0x1p-11f, 2.0f)), 0x3c01);
     EXPECT_EQ_I64(float_to_f16(2047.0f / 1024.0f + 0x1p-11f), 0x4000); /* carries into the exponent */
 }
@@ -185,20 +185,20 @@ static void test_f16_is_exact_on_every_f16_value_and_random_floats(void)
 
 static void test_f16_subnormals_overflow_zeros_and_nan(void)
 {
-    EXPECT_EQ_I64(float_to_f16(0x1p-24f), 0x0001);             /* the smallest subnormal */
-    EXPECT_EQ_I64(float_to_f16(0x1p-25f), 0x0000);             /* half of it: ties to even, 0 */
+    EXPECT_EQ_I64(float_to_f16(0x1p-24f), 0x0001); /* the smallest subnormal */
+    EXPECT_EQ_I64(float_to_f16(0x1p-25f), 0x0000); /* half of it: ties to even, 0 */
     EXPECT_EQ_I64(float_to_f16(nextafterf(0x1p-25f, 1)), 0x0001);
-    EXPECT_EQ_I64(float_to_f16(3 * 0x1p-25f), 0x0002);         /* 1.5 units: to even, 2 */
-    EXPECT_EQ_I64(float_to_f16(0x1p-14f - 0x1p-25f), 0x0400);  /* rounds up into the normals */
-    EXPECT_EQ_I64(float_to_f16(1023 * 0x1p-24f), 0x03ff);      /* the largest subnormal */
+    EXPECT_EQ_I64(float_to_f16(3 * 0x1p-25f), 0x0002);        /* 1.5 units: to even, 2 */
+    EXPECT_EQ_I64(float_to_f16(0x1p-14f - 0x1p-25f), 0x0400); /* rounds up into the normals */
+    EXPECT_EQ_I64(float_to_f16(1023 * 0x1p-24f), 0x03ff);     /* the largest subnormal */
     EXPECT_EQ_I64(float_to_f16(-0x1p-24f), 0x8001);
-    EXPECT_EQ_I64(float_to_f16(FLT_MIN), 0x0000);              /* float32's smallest normal */
-    EXPECT_EQ_I64(float_to_f16(-0x1p-149f), 0x8000);           /* a float32 subnormal: -0 */
+    EXPECT_EQ_I64(float_to_f16(FLT_MIN), 0x0000);    /* float32's smallest normal */
+    EXPECT_EQ_I64(float_to_f16(-0x1p-149f), 0x8000); /* a float32 subnormal: -0 */
     EXPECT_EQ_I64(float_to_f16(0.0f), 0x0000);
     EXPECT_EQ_I64(float_to_f16(-0.0f), 0x8000);
-    EXPECT_EQ_I64(float_to_f16(65504.0f), 0x7bff);             /* the largest finite */
+    EXPECT_EQ_I64(float_to_f16(65504.0f), 0x7bff); /* the largest finite */
     EXPECT_EQ_I64(float_to_f16(nextafterf(65520.0f, 0)), 0x7bff);
-    EXPECT_EQ_I64(float_to_f16(65520.0f), 0x7c00);             /* halfway to 65536: overflows */
+    EXPECT_EQ_I64(float_to_f16(65520.0f), 0x7c00); /* halfway to 65536: overflows */
     EXPECT_EQ_I64(float_to_f16(-1e6f), 0xfc00);
     EXPECT_EQ_I64(float_to_f16(FLT_MAX), 0x7c00);
     EXPECT_EQ_I64(float_to_f16(INFINITY), 0x7c00);
@@ -206,10 +206,10 @@ static void test_f16_subnormals_overflow_zeros_and_nan(void)
     const float nans[] = { NAN, -NAN, float_from(0x7f800001u), float_from(0xffbfffffu) };
     for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
         const uint16_t h = float_to_f16(nans[i]);
-        EXPECT_MSG((h & 0x7c00) == 0x7c00 && (h & 0x03ff) != 0, "float_to_f16(NaN 0x%08x) = 0x%04x: not a NaN",
+        EXPECT_MSG((h & 0x7c00) == 0x7c00 && (h & 0x03ff) != 0,
+                   "float_to_f16(NaN 0x%08x) = 0x%04x: not a NaN", (unsigned)bits_of(nans[i]), (unsigned)h);
+        EXPECT_MSG(h & 0x0200, "float_to_f16(NaN 0x%08x) = 0x%04x: not a quiet NaN",
                    (unsigned)bits_of(nans[i]), (unsigned)h);
-        EXPECT_MSG(h & 0x0200, "float_to_f16(NaN 0x%08x) = 0x%04x: not a quiet NaN", (unsigned)bits_of(nans[i]),
-                   (unsigned)h);
     }
 }
 
@@ -229,8 +229,8 @@ static void test_f16_widens_every_pattern_exactly_and_rounds_back_to_it(void)
             ok = (double)x == f16_value((uint16_t)h) && (signbit(x) != 0) == ((h & 0x8000) != 0);
         if (ok && !nan) ok = float_to_f16(x) == h;
         if (!ok && wrong++ < HARNESS_MISMATCHES_SHOWN)
-            fprintf(stderr, "    f16 0x%04x: widened to %.9g, rounded back to 0x%04x\n", (unsigned)h, (double)x,
-                    (unsigned)float_to_f16(x));
+            fprintf(stderr, "    f16 0x%04x: widened to %.9g, rounded back to 0x%04x\n", (unsigned)h,
+                    (double)x, (unsigned)float_to_f16(x));
     }
     EXPECT_MSG(wrong == 0, "%ld of 65536 f16 patterns do not widen exactly and round back", wrong);
     EXPECT(f16_to_float(0x0001) == 0x1p-24f);
@@ -257,10 +257,10 @@ static void test_bf16_rounds_every_halfway_case_to_even(void)
 
 static void test_bf16_subnormals_overflow_zeros_and_nan(void)
 {
-    EXPECT_EQ_I64(float_to_bf16(0x1p-133f), 0x0001);           /* bf16's smallest subnormal */
-    EXPECT_EQ_I64(float_to_bf16(0x1p-134f), 0x0000);           /* half of it: ties to even */
+    EXPECT_EQ_I64(float_to_bf16(0x1p-133f), 0x0001); /* bf16's smallest subnormal */
+    EXPECT_EQ_I64(float_to_bf16(0x1p-134f), 0x0000); /* half of it: ties to even */
     EXPECT_EQ_I64(float_to_bf16(3 * 0x1p-134f), 0x0002);
-    EXPECT_EQ_I64(float_to_bf16(-0x1p-149f), 0x8000);          /* float32's smallest: -0 */
+    EXPECT_EQ_I64(float_to_bf16(-0x1p-149f), 0x8000); /* float32's smallest: -0 */
     EXPECT_EQ_I64(float_to_bf16(0.0f), 0x0000);
     EXPECT_EQ_I64(float_to_bf16(-0.0f), 0x8000);
     EXPECT_EQ_I64(float_to_bf16(float_from(0x7f7f0000u)), 0x7f7f); /* the largest finite */
@@ -270,11 +270,12 @@ static void test_bf16_subnormals_overflow_zeros_and_nan(void)
     EXPECT_EQ_I64(float_to_bf16(-FLT_MAX), 0xff80);
     EXPECT_EQ_I64(float_to_bf16(INFINITY), 0x7f80);
     EXPECT_EQ_I64(float_to_bf16(-INFINITY), 0xff80);
-    const float nans[] = { NAN, -NAN, float_from(0x7f800001u), float_from(0xffbfffffu), float_from(0x7fff8000u) };
+    const float nans[] = { NAN, -NAN, float_from(0x7f800001u), float_from(0xffbfffffu),
+                           float_from(0x7fff8000u) };
     for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
         const uint16_t h = float_to_bf16(nans[i]);
-        EXPECT_MSG((h & 0x7f80) == 0x7f80 && (h & 0x007f) != 0, "float_to_bf16(NaN 0x%08x) = 0x%04x: not a NaN",
-                   (unsigned)bits_of(nans[i]), (unsigned)h);
+        EXPECT_MSG((h & 0x7f80) == 0x7f80 && (h & 0x007f) != 0,
+                   "float_to_bf16(NaN 0x%08x) = 0x%04x: not a NaN", (unsigned)bits_of(nans[i]), (unsigned)h);
         EXPECT_MSG(h & 0x0040, "float_to_bf16(NaN 0x%08x) = 0x%04x: not a quiet NaN",
                    (unsigned)bits_of(nans[i]), (unsigned)h);
     }

@@ -77,6 +77,14 @@ status tensor_to(tensor *t, device d, tensor **out);
 /* Copies src into dst (same shape and dtype; any two devices). */
 status tensor_copy(tensor *dst, const tensor *src);
 
+/* dst = src converted element by element: float32 to bf16 or f16 (rounded to
+ * nearest, ties to even; overflow to infinity, NaN kept: labkit/precision.h),
+ * or bf16 or f16 back to float32 (exact). Same shape, one device; queued there
+ * like an operation, and done by the same single-source kernel on every GPU
+ * (a plain loop through the same functions on the CPU). Other pairs are
+ * refused: bf16 <-> f16 goes through f32, and f32 -> f32 is tensor_copy. */
+status tensor_convert(const tensor *src, tensor *dst);
+
 /* Copies `count` elements of src starting at element src_offset into dst at
  * dst_offset (flat, row-major positions), both tensors on one device. Queued
  * there like an operation: how a step writes its loss into slot i of a log that

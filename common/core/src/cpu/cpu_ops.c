@@ -7,6 +7,7 @@
 
 #include "../backend.h"
 #include "cpu_ops.h"
+#include "labkit/precision.h"
 
 /* ---- element-wise -------------------------------------------------------- */
 
@@ -71,6 +72,27 @@ static void matmul(const op_call *op)
     if (!op->c) return;
     for (int64_t r = 0; r < op->m; ++r)
         for (int64_t c = 0; c < op->cols; ++c) op->out[r * op->cols + c] += op->c[c];
+}
+
+/* ---- conversions: the functions of labkit/precision.h, element by element ---- */
+
+static void convert(const op_call *op)
+{
+    const int64_t n = op->n;
+    switch (op->out_type) {
+    case DTYPE_BF16:
+        for (int64_t i = 0; i < n; ++i) op->out16[i] = float_to_bf16(op->a[i]);
+        break;
+    case DTYPE_F16:
+        for (int64_t i = 0; i < n; ++i) op->out16[i] = float_to_f16(op->a[i]);
+        break;
+    default:
+        if (op->in_type == DTYPE_BF16)
+            for (int64_t i = 0; i < n; ++i) op->out[i] = bf16_to_float(op->a16[i]);
+        else
+            for (int64_t i = 0; i < n; ++i) op->out[i] = f16_to_float(op->a16[i]);
+        break;
+    }
 }
 
 /* ---- row-wise ---------------------------------------------------------------- */
@@ -172,6 +194,7 @@ void cpu_run_op(const op_call *op)
     case OP_COLUMN_SUM: column_sum(op); break;
     case OP_ARGMAX:
     case OP_ACCURACY: argmax_and_accuracy(op); break;
+    case OP_CONVERT: convert(op); break;
     default: elementwise(op); break;
     }
 }

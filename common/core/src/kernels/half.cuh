@@ -66,7 +66,10 @@ static __host__ __device__ inline uint16_t bf16_bits_from_float(float x)
     return (uint16_t)round_off_low_bits(u, 16);
 }
 
-static __host__ __device__ inline float float_from_bf16_bits(uint16_t h) { return float_of_bits((uint32_t)h << 16); }
+static __host__ __device__ inline float float_from_bf16_bits(uint16_t h)
+{
+    return float_of_bits((uint32_t)h << 16);
+}
 
 /* ---- f16: 5 exponent bits, so a smaller range and subnormals ---------------------- */
 
