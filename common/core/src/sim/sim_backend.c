@@ -421,6 +421,11 @@ static status sim_properties(int index, device_properties *out)
     out->memory_bytes = capacity;
     snprintf(out->notes, sizeof out->notes,
              "a worker thread on the CPU; matrix products use OpenBLAS, so its peak is the CPU's");
+    snprintf(
+        out->tensor_notes, sizeof out->tensor_notes,
+        "no tensor cores (a simulated GPU): bf16, f16 and TF32 inputs are widened to float32 by the GPU "
+        "kernels and multiplied by OpenBLAS: tensor cores' rounding and float32 accumulation, at the CPU's "
+        "float32 speed");
     return STATUS_OK;
 }
 
