@@ -493,6 +493,126 @@ static void test_peak_is_sms_times_cores_times_clock_times_two(void)
     EXPECT(peak_fp32_gflops(68, 0, 1.5) == 0.0);
 }
 
+/* ---- tensor cores ----------------------------------------------------------- */
+
+static void test_cpu_and_sim_have_no_tensor_cores_and_say_so(void)
+{
+    device_properties p;
+    memset(&p, 0x5a, sizeof p);
+    REQUIRE_OK(device_get_properties(device_cpu(), &p));
+    expect_string_terminated("tensor_notes", p.tensor_notes, sizeof p.tensor_notes);
+    EXPECT(!p.tensor_cores);
+    EXPECT(p.peak_tf32_gflops == 0.0 && p.peak_fp16_gflops == 0.0 && p.peak_bf16_gflops == 0.0);
+    EXPECT_CONTAINS(p.tensor_notes, "no tensor cores");
+    if (sim_gpus == 0) return;
+    memset(&p, 0x5a, sizeof p);
+    REQUIRE_OK(device_get_properties(sim(0), &p));
+    expect_string_terminated("tensor_notes", p.tensor_notes, sizeof p.tensor_notes);
+    EXPECT(!p.tensor_cores);
+    EXPECT(p.peak_tf32_gflops == 0.0 && p.peak_fp16_gflops == 0.0 && p.peak_bf16_gflops == 0.0);
+    EXPECT_CONTAINS(p.tensor_notes, "no tensor cores");
+cleanup:
+    return;
+}
+
+static void test_tensor_rates_follow_the_architectures(void)
+{
+    const struct {
+        int major, minor, tf32, fp16, bf16;
+    } table[] = {
+        { 7, 0, 0, 1024, 0 },        /* Volta: FP16 only */
+        { 7, 5, 0, 1024, 0 },        /* Turing: FP16 only */
+        { 8, 0, 1024, 2048, 2048 },  /* A100 */
+        { 8, 6, 512, 1024, 1024 },   /* GA10x */
+        { 8, 9, 512, 1024, 1024 },   /* Ada */
+        { 9, 0, 2048, 4096, 4096 },  /* Hopper */
+        { 10, 0, 4096, 8192, 8192 }, /* B200 */
+        { 6, 1, 0, 0, 0 },           /* Pascal: none */
+        { 13, 0, 0, 0, 0 },          /* unknown: 0, never a guess */
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        const tensor_rates r = tensor_flops_per_clock(table[i].major, table[i].minor);
+        EXPECT_MSG(r.tf32 == table[i].tf32 && r.fp16 == table[i].fp16 && r.bf16 == table[i].bf16,
+                   "tensor_flops_per_clock(%d, %d) is {%d, %d, %d}, want {%d, %d, %d}", table[i].major,
+                   table[i].minor, r.tf32, r.fp16, r.bf16, table[i].tf32, table[i].fp16, table[i].bf16);
+    }
+    EXPECT_NEAR(peak_tensor_gflops(108, 2048, 1.41), 108.0 * 2048 * 1.41, 0.0, 1e-12);
+    EXPECT(peak_tensor_gflops(0, 2048, 1.41) == 0.0);
+    EXPECT(peak_tensor_gflops(108, 0, 1.41) == 0.0);
+    EXPECT(peak_tensor_gflops(108, 2048, 0.0) == 0.0);
+}
+
+/* A GPU as cudart would describe it, with its tensor fields filled in. */
+static device_properties described_gpu(const char *name, int major, int minor, int sms, double clock_ghz)
+{
+    device_properties p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "%s", name);
+    p.cc_major = major, p.cc_minor = minor, p.multiprocessors = sms, p.clock_ghz = clock_ghz;
+    status s = tensor_core_properties(&p);
+    if (s != STATUS_OK)
+        harness_fail(__FILE__, __LINE__, "tensor_core_properties(%s): %s", name, last_error());
+    return p;
+}
+
+/* NVIDIA's published dense figures (TFLOPS, float32 accumulation), within 1%:
+ * the formula, the rates and the clocks reproduce them. */
+static void test_tensor_peaks_reproduce_published_figures(void)
+{
+    const struct {
+        const char *name;
+        int major, minor, sms;
+        double clock_ghz; /* what cudart reports */
+        double tf32, fp16, bf16;
+    } gpus[] = {
+        { "NVIDIA A100-SXM4-80GB", 8, 0, 108, 1.41, 156, 312, 312 },
+        { "NVIDIA H100 80GB HBM3", 9, 0, 132, 1.98, 494.7, 989.4, 989.4 }, /* H100 SXM, at 1.83 GHz */
+        { "NVIDIA H200", 9, 0, 132, 1.98, 494.7, 989.4, 989.4 },
+        { "NVIDIA H100 PCIe", 9, 0, 114, 1.755, 378, 756, 756 },
+        { "NVIDIA L40", 8, 9, 142, 2.49, 90.5, 181.05, 181.05 },            /* half-rate accumulation */
+        { "NVIDIA GeForce RTX 4090", 8, 9, 128, 2.52, 82.6, 165.2, 165.2 }, /* GeForce: half rate */
+        { "NVIDIA GeForce RTX 3090", 8, 6, 82, 1.695, 35.6, 71, 71 },
+        { "NVIDIA RTX A6000", 8, 6, 84, 1.80, 77.4, 154.8, 154.8 },
+        { "Tesla T4", 7, 5, 40, 1.59, 0, 65, 0 },
+        { "Tesla V100-SXM2-16GB", 7, 0, 80, 1.53, 0, 125, 0 },
+    };
+    for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+        const device_properties p =
+            described_gpu(gpus[i].name, gpus[i].major, gpus[i].minor, gpus[i].sms, gpus[i].clock_ghz);
+        EXPECT_MSG(p.tensor_cores, "%s has tensor cores", gpus[i].name);
+        const double want[3] = { gpus[i].tf32, gpus[i].fp16, gpus[i].bf16 };
+        const double got[3] = { p.peak_tf32_gflops, p.peak_fp16_gflops, p.peak_bf16_gflops };
+        const char *format[3] = { "TF32", "FP16", "BF16" };
+        for (int f = 0; f < 3; f++)
+            EXPECT_MSG(harness_close(got[f] / 1000.0, want[f], 0.0, 0.01),
+                       "%s: %s peak %.1f TFLOPS, NVIDIA publishes %.1f (notes: %s)", gpus[i].name, format[f],
+                       got[f] / 1000.0, want[f], p.tensor_notes);
+        expect_string_terminated("tensor_notes", p.tensor_notes, sizeof p.tensor_notes);
+    }
+    /* the notes say at which clock: H100 SXM's figures assume 1.83 GHz, not cudart's 1.98 */
+    device_properties h100 = described_gpu("NVIDIA H100 80GB HBM3", 9, 0, 132, 1.98);
+    EXPECT_CONTAINS(h100.tensor_notes, "1.830 GHz");
+    EXPECT_CONTAINS(h100.tensor_notes, "1.98");
+    /* an H100 the kit does not know: cudart's clock, and a warning that it may overestimate */
+    device_properties nvl = described_gpu("NVIDIA H100 NVL", 9, 0, 132, 1.785);
+    EXPECT_NEAR(nvl.peak_bf16_gflops, 132 * 4096 * 1.785, 0.0, 1e-9);
+    EXPECT_CONTAINS(nvl.tensor_notes, "overestimate");
+}
+
+static void test_tensor_cores_absent_or_unknown_are_said_plainly(void)
+{
+    device_properties gtx = described_gpu("NVIDIA GeForce GTX 1660 SUPER", 7, 5, 22, 1.785);
+    EXPECT(!gtx.tensor_cores);
+    EXPECT(gtx.peak_fp16_gflops == 0.0);
+    EXPECT_CONTAINS(gtx.tensor_notes, "no tensor cores");
+    device_properties future = described_gpu("NVIDIA Future GPU", 13, 0, 200, 2.0);
+    EXPECT(future.tensor_cores);
+    EXPECT(future.peak_tf32_gflops == 0.0 && future.peak_fp16_gflops == 0.0 &&
+           future.peak_bf16_gflops == 0.0);
+    EXPECT_CONTAINS(future.tensor_notes, "not in the kit's table");
+    EXPECT_REFUSED(tensor_core_properties(NULL), STATUS_BAD_ARGUMENT);
+}
+
 /* ============================================================================
  * a bad environment
  * ========================================================================== */
@@ -587,5 +707,9 @@ int main(int argc, char **argv)
     RUN_TEST(test_properties_refuse_absent_devices_and_null);
     RUN_TEST(test_fp32_cores_per_multiprocessor_follow_nvidias_table);
     RUN_TEST(test_peak_is_sms_times_cores_times_clock_times_two);
+    RUN_TEST(test_cpu_and_sim_have_no_tensor_cores_and_say_so);
+    RUN_TEST(test_tensor_rates_follow_the_architectures);
+    RUN_TEST(test_tensor_peaks_reproduce_published_figures);
+    RUN_TEST(test_tensor_cores_absent_or_unknown_are_said_plainly);
     return harness_finish();
 }

@@ -1121,6 +1121,99 @@ cleanup:
     free_operands(&o);
 }
 
+/* A bf16 or f16 operand, in any place of any operation but op_matmul's inputs,
+ * is refused with the hint to convert it, and nothing is written. */
+static void expect_refused_16_bit(const char *call, status s, const char *type, int line)
+{
+    const char *msg = last_error();
+    if (s != STATUS_BAD_ARGUMENT)
+        harness_fail(__FILE__, line, "%s with a %s operand returned %s, want STATUS_BAD_ARGUMENT (\"%s\")",
+                     call, type, status_name(s), msg);
+    else if (strstr(msg, type) == NULL || strstr(msg, "tensor_convert") == NULL)
+        harness_fail(__FILE__, line, "%s: the message does not name %s and tensor_convert: \"%s\"", call,
+                     type, msg);
+}
+
+#define EXPECT_REFUSED_16_BIT(call, type)                 \
+    do {                                                  \
+        clear_error();                                    \
+        status s_ = (call);                               \
+        expect_refused_16_bit(#call, s_, type, __LINE__); \
+    } while (0)
+
+/* Every operation with one operand of `type`, the others right. */
+static void check_16_bit_refusals(const operands *o, dtype type)
+{
+    /* h is [37, 53] like o->x; hl [37, 13] like the logits; h1 [1]; hc [53]; hr [37] */
+    tensor *h = NULL, *hl = NULL, *h1 = NULL, *hc = NULL, *hr = NULL;
+    const char *name = dtype_name(type);
+    REQUIRE_OK(tensor_empty(&h, dev, type, shape2(37, 53)));
+    REQUIRE_OK(tensor_empty(&hl, dev, type, shape2(37, 13)));
+    REQUIRE_OK(tensor_empty(&h1, dev, type, shape1(1)));
+    REQUIRE_OK(tensor_empty(&hc, dev, type, shape1(53)));
+    REQUIRE_OK(tensor_empty(&hr, dev, type, shape1(37)));
+    EXPECT_REFUSED_16_BIT(op_fill(h, 1.0f), name);
+    EXPECT_REFUSED_16_BIT(op_fill(h, 0.0f), name);
+    EXPECT_REFUSED_16_BIT(op_add(h, o->x, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_add(o->x, h, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_add(o->x, o->x, h), name);
+    EXPECT_REFUSED_16_BIT(op_sub(h, o->x, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_mul(o->x, h, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_scale(h, 2.0f, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_scale(o->x, 2.0f, h), name);
+    EXPECT_REFUSED_16_BIT(op_axpy(2.0f, h, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_axpy(2.0f, o->x, h), name);
+    EXPECT_REFUSED_16_BIT(op_relu(h, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_relu_backward(o->x, h, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_sigmoid(o->x, h), name);
+    EXPECT_REFUSED_16_BIT(op_sigmoid_backward(h, o->x, o->y), name);
+    EXPECT_REFUSED_16_BIT(op_softmax_cross_entropy(hl, o->labels, o->probs, o->scalar), name);
+    EXPECT_REFUSED_16_BIT(op_softmax_cross_entropy(o->logits, o->labels, hl, o->scalar), name);
+    EXPECT_REFUSED_16_BIT(op_softmax_cross_entropy(o->logits, o->labels, o->probs, h1), name);
+    EXPECT_REFUSED_16_BIT(op_softmax_cross_entropy_backward(hl, o->labels, o->logits), name);
+    EXPECT_REFUSED_16_BIT(op_softmax_cross_entropy_backward(o->probs, o->labels, hl), name);
+    EXPECT_REFUSED_16_BIT(op_sum(h, o->scalar), name);
+    EXPECT_REFUSED_16_BIT(op_mean(o->x, h1), name);
+    EXPECT_REFUSED_16_BIT(op_norm(h, o->scalar), name);
+    EXPECT_REFUSED_16_BIT(op_column_sum(h, o->columns), name);
+    EXPECT_REFUSED_16_BIT(op_column_sum(o->x, hc), name);
+    EXPECT_REFUSED_16_BIT(op_argmax(hl, o->indices), name);
+    EXPECT_REFUSED_16_BIT(op_accuracy(hl, o->labels, o->scalar), name);
+    EXPECT_REFUSED_16_BIT(op_accuracy(o->logits, o->labels, h1), name);
+    /* the matrix product takes 16-bit inputs, but writes float32 only */
+    EXPECT_REFUSED(op_matmul(o->x, false, o->b, false, NULL, hl), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), name);
+    /* labels and argmax's indices must be int32 */
+    EXPECT_REFUSED(op_softmax_cross_entropy(o->logits, hr, o->probs, o->scalar), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(op_argmax(o->logits, hr), STATUS_BAD_ARGUMENT);
+cleanup:
+    tensor_free(h);
+    tensor_free(hl);
+    tensor_free(h1);
+    tensor_free(hc);
+    tensor_free(hr);
+}
+
+static void test_ops_refuse_bf16_and_f16_operands_and_say_convert(void)
+{
+    operands o;
+    float *y_after = NULL;
+    double *y_want = NULL;
+    const bool made = make_operands(&o);
+    REQUIRE(made);
+    REQUIRE_OK(op_fill(o.y, 7.0f)); /* a refused call must leave it as it is */
+    check_16_bit_refusals(&o, DTYPE_BF16);
+    check_16_bit_refusals(&o, DTYPE_F16);
+    REQUIRE((y_after = download(o.y)));
+    REQUIRE((y_want = reference(37 * 53)));
+    for (int i = 0; i < 37 * 53; i++) y_want[i] = 7.0;
+    EXPECT_CLOSE("output of refused calls", y_after, y_want, 37 * 53, 0.0, 0.0);
+cleanup:
+    free_operands(&o);
+    free(y_after);
+    free(y_want);
+}
+
 /* ============================================================================ */
 
 int main(int argc, char **argv)
@@ -1162,5 +1255,6 @@ int main(int argc, char **argv)
     RUN_TEST(test_ops_refuse_mismatched_shapes_and_name_them);
     RUN_TEST(test_ops_refuse_null_operands);
     RUN_TEST(test_ops_refuse_int32_where_float32_is_expected);
+    RUN_TEST(test_ops_refuse_bf16_and_f16_operands_and_say_convert);
     return harness_finish();
 }

@@ -1096,6 +1096,164 @@ cleanup:
     free(got);
 }
 
+/* ============================================================================
+ * 16-bit tensors (bf16, f16): half the bytes, moved as raw bits
+ * ========================================================================== */
+
+static void test_dtype_sizes_and_names(void)
+{
+    EXPECT_EQ_I64(dtype_size(DTYPE_F32), 4);
+    EXPECT_EQ_I64(dtype_size(DTYPE_I32), 4);
+    EXPECT_EQ_I64(dtype_size(DTYPE_BF16), 2);
+    EXPECT_EQ_I64(dtype_size(DTYPE_F16), 2);
+    EXPECT_EQ_I64(dtype_size((dtype)17), 0);
+    EXPECT_STREQ(dtype_name(DTYPE_F32), "f32");
+    EXPECT_STREQ(dtype_name(DTYPE_I32), "i32");
+    EXPECT_STREQ(dtype_name(DTYPE_BF16), "bf16");
+    EXPECT_STREQ(dtype_name(DTYPE_F16), "f16");
+    EXPECT_STREQ(dtype_name((dtype)-1), "invalid dtype");
+    tensor *t = SENTINEL;
+    EXPECT_REFUSED(tensor_empty(&t, cpu, (dtype)17, shape1(3)), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "DTYPE_BF16");
+    EXPECT(t == NULL);
+}
+
+static void test_16_bit_tensors_take_half_the_bytes_and_say_their_dtype(void)
+{
+    char buf[96];
+    tensor *b = NULL, *h = NULL, *view = NULL;
+    const size_t before = memory_in_use(dev);
+    REQUIRE_OK(tensor_empty(&b, dev, DTYPE_BF16, shape2(37, 53)));
+    REQUIRE_OK(tensor_empty(&h, peer, DTYPE_F16, shape3(3, 5, 7)));
+    EXPECT(tensor_dtype(b) == DTYPE_BF16);
+    EXPECT(tensor_dtype(h) == DTYPE_F16);
+    EXPECT_EQ_I64(tensor_bytes(b), 37 * 53 * 2);
+    EXPECT_EQ_I64(tensor_bytes(h), 105 * 2);
+    EXPECT_EQ_I64(memory_in_use(dev), before + 37 * 53 * 2);
+    char want[96];
+    snprintf(want, sizeof want, "bf16[37, 53] on %s", device_name(dev));
+    EXPECT_STREQ(tensor_describe(b, buf, sizeof buf), want);
+    snprintf(want, sizeof want, "f16[3, 5, 7] on %s", device_name(peer));
+    EXPECT_STREQ(tensor_describe(h, buf, sizeof buf), want);
+    REQUIRE_OK(tensor_reshape(b, shape1(37 * 53), &view));
+    EXPECT(tensor_dtype(view) == DTYPE_BF16);
+    EXPECT_EQ_I64(tensor_bytes(view), 37 * 53 * 2);
+    EXPECT_EQ_I64(memory_in_use(dev), before + 37 * 53 * 2);
+cleanup:
+    tensor_free(view);
+    tensor_free(b);
+    tensor_free(h);
+}
+
+/* n 16-bit patterns, every one of them different in both bytes. */
+static uint16_t *bit_patterns(int64_t n, uint64_t seed)
+{
+    uint16_t *bits = test_malloc((size_t)n * sizeof(uint16_t));
+    if (bits == NULL) return NULL;
+    test_rng rng = test_rng_seeded(seed);
+    for (int64_t i = 0; i < n; i++) bits[i] = (uint16_t)test_rng_next(&rng);
+    return bits;
+}
+
+/* Raw bits in, across every pair of devices, raw bits out: every copy counted
+ * with 2 bytes an element, every bit kept (NaN payloads included). */
+static void test_16_bit_transfers_keep_every_bit_and_count_two_bytes_an_element(void)
+{
+    const int64_t n = 37 * 53;
+    const uint64_t bytes = (uint64_t)n * 2;
+    uint16_t *bits = bit_patterns(n, 1701), *back = NULL;
+    tensor *on_sim0 = NULL, *on_sim1 = NULL, *on_cpu = NULL;
+    REQUIRE(bits != NULL);
+    REQUIRE((back = test_malloc((size_t)bytes)));
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_from_host_raw(&on_sim0, dev, DTYPE_BF16, shape2(37, 53), bits, (size_t)bytes));
+    EXPECT_COPIES(dev, 1, bytes, 0, 0, 0, 0);
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_to(on_sim0, peer, &on_sim1));
+    REQUIRE_OK(device_synchronize(peer));
+    EXPECT_COPIES(dev, 0, 0, 0, 0, 1, bytes);
+    EXPECT_COPIES(peer, 0, 0, 0, 0, 1, bytes);
+    REQUIRE(reset_all_counters());
+    REQUIRE_OK(tensor_to(on_sim1, cpu, &on_cpu));
+    EXPECT_COPIES(peer, 0, 0, 1, bytes, 0, 0);
+    REQUIRE(reset_all_counters());
+    memset(back, 0, (size_t)bytes);
+    REQUIRE_OK(tensor_to_host_raw(on_cpu, back, (size_t)bytes));
+    EXPECT_COPIES(cpu, 0, 0, 0, 0, 1, bytes);
+    EXPECT(memcmp(back, bits, (size_t)bytes) == 0);
+cleanup:
+    tensor_free(on_sim0);
+    tensor_free(on_sim1);
+    tensor_free(on_cpu);
+    free(bits);
+    free(back);
+}
+
+static void test_16_bit_slices_copy_two_bytes_an_element(void)
+{
+    const int64_t n = 101;
+    uint16_t *bits = bit_patterns(n, 1711), want[10], got[10];
+    tensor *src = NULL, *dst = NULL;
+    REQUIRE(bits != NULL);
+    REQUIRE_OK(tensor_from_host_raw(&src, dev, DTYPE_F16, shape1(n), bits, (size_t)n * 2));
+    for (int i = 0; i < 10; i++) want[i] = (uint16_t)(0x3c00 + i); /* 1.0, then its neighbours */
+    REQUIRE_OK(tensor_from_host_raw(&dst, dev, DTYPE_F16, shape1(10), want, sizeof want));
+    REQUIRE(reset_all_counters());
+    /* src elements [90, 94) into dst [3, 7) */
+    REQUIRE_OK(tensor_copy_slice(dst, 3, src, 90, 4));
+    EXPECT_COPIES(dev, 0, 0, 0, 0, 1, 4 * 2);
+    for (int i = 0; i < 4; i++) want[3 + i] = bits[90 + i];
+    REQUIRE_OK(tensor_to_host_raw(dst, got, sizeof got));
+    EXPECT(memcmp(got, want, sizeof want) == 0);
+    EXPECT_REFUSED(tensor_copy_slice(dst, 0, src, 95, 7), STATUS_BAD_ARGUMENT); /* past src's end */
+cleanup:
+    tensor_free(src);
+    tensor_free(dst);
+    free(bits);
+}
+
+/* The typed calls refuse 16-bit tensors and name the raw ones; the raw ones want
+ * the exact byte count. */
+static void test_16_bit_host_transfers_refuse_wrong_dtypes_and_byte_counts(void)
+{
+    uint16_t bits[6] = { 0x3f80, 0x4000, 0xbf80, 0x0000, 0x8000, 0x7f80 };
+    float floats[6] = { 0 };
+    int32_t ints[6] = { 0 };
+    tensor *b = NULL, *f = SENTINEL;
+    REQUIRE_OK(tensor_from_host_raw(&b, dev, DTYPE_BF16, shape2(2, 3), bits, sizeof bits));
+    EXPECT_REFUSED(tensor_to_host(b, floats, 6), STATUS_BAD_ARGUMENT);
+    char want[64];
+    snprintf(want, sizeof want, "bf16[2, 3] on %s", device_name(dev));
+    EXPECT_CONTAINS(last_error(), want);
+    EXPECT_CONTAINS(last_error(), "tensor_to_host_raw");
+    EXPECT_CONTAINS(last_error(), "tensor_convert");
+    EXPECT_REFUSED(tensor_to_host_i32(b, ints, 6), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_copy_from_host(b, floats, 6), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "tensor_from_host_raw");
+    EXPECT_REFUSED(tensor_copy_from_host_async(b, floats, 6), STATUS_BAD_ARGUMENT);
+    float value;
+    EXPECT_REFUSED(tensor_item(b, &value), STATUS_BAD_ARGUMENT);
+    /* byte counts: 12 and nothing else */
+    EXPECT_REFUSED(tensor_to_host_raw(b, bits, 11), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "12 bytes");
+    EXPECT_REFUSED(tensor_to_host_raw(b, floats, sizeof floats), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to_host_raw(b, NULL, 12), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_to_host_raw(NULL, bits, 12), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_from_host_raw(&f, dev, DTYPE_F16, shape2(2, 3), bits, 24), STATUS_BAD_ARGUMENT);
+    EXPECT(f == NULL);
+    EXPECT_REFUSED(tensor_from_host_raw(&f, dev, DTYPE_F16, shape2(2, 3), NULL, 12), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_from_host_raw(NULL, dev, DTYPE_F16, shape2(2, 3), bits, 12), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(tensor_from_host_raw(&f, dev, (dtype)9, shape2(2, 3), bits, 12), STATUS_BAD_ARGUMENT);
+    /* raw works for the 4-byte dtypes too: 6 floats are 24 bytes */
+    REQUIRE_OK(tensor_from_host_raw(&f, cpu, DTYPE_F32, shape2(2, 3), floats, sizeof floats));
+    EXPECT_EQ_I64(tensor_bytes(f), 24);
+    /* copies between tensors need one dtype */
+    EXPECT_REFUSED(tensor_copy(f, b), STATUS_BAD_ARGUMENT);
+cleanup:
+    tensor_free(b);
+    if (f != SENTINEL) tensor_free(f);
+}
+
 static void test_counters_refuse_absent_devices_and_null(void)
 {
     const device absent = { DEVICE_SIM, 5 };
@@ -1157,5 +1315,10 @@ int main(int argc, char **argv)
     RUN_TEST(test_out_of_memory_on_a_simulated_gpu_fails_cleanly);
     RUN_TEST(test_out_of_memory_on_a_real_gpu_fails_cleanly_and_the_device_works_on);
     RUN_TEST(test_counters_refuse_absent_devices_and_null);
+    RUN_TEST(test_dtype_sizes_and_names);
+    RUN_TEST(test_16_bit_tensors_take_half_the_bytes_and_say_their_dtype);
+    RUN_TEST(test_16_bit_transfers_keep_every_bit_and_count_two_bytes_an_element);
+    RUN_TEST(test_16_bit_slices_copy_two_bytes_an_element);
+    RUN_TEST(test_16_bit_host_transfers_refuse_wrong_dtypes_and_byte_counts);
     return harness_finish();
 }

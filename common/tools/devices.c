@@ -21,6 +21,14 @@ static void print_device(device d)
     else
         printf("        FP32 peak        unknown\n");
     printf("        (%s)\n", p.notes);
+    if (!p.tensor_cores)
+        printf("        tensor cores     none\n");
+    else if (p.peak_bf16_gflops > 0 || p.peak_fp16_gflops > 0)
+        printf("        tensor peaks     TF32 %.1f, FP16 %.1f, BF16 %.1f TFLOP/s\n", p.peak_tf32_gflops / 1e3,
+               p.peak_fp16_gflops / 1e3, p.peak_bf16_gflops / 1e3);
+    else
+        printf("        tensor peaks     unknown\n");
+    printf("        (%s)\n", p.tensor_notes);
 }
 
 static int usage(FILE *to, int code)

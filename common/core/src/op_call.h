@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "labkit/tensor.h"
+
 typedef enum op_kind {
     OP_FILL,                  /* out[i] = alpha                                   */
     OP_ADD,                   /* out = a + b                                      */
@@ -29,7 +31,8 @@ typedef enum op_kind {
     OP_NORM,                  /* out[0] = sqrt(sum a^2)                           */
     OP_COLUMN_SUM,            /* out[c] = sum over rows of a[r, c]                */
     OP_ARGMAX,                /* iout[r] = argmax over c of a[r, c]               */
-    OP_ACCURACY               /* out[0] = fraction of rows with argmax == label    */
+    OP_ACCURACY,              /* out[0] = fraction of rows with argmax == label    */
+    OP_CONVERT                /* a or a16 (in_type) -> out or out16 (out_type)     */
 } op_kind;
 
 typedef struct op_call {
@@ -43,6 +46,24 @@ typedef struct op_call {
     const int32_t *labels;
     float *out, *out2;
     int32_t *iout;
+    /* Low precision. The 16-bit floats travel as their bits. */
+    dtype in_type;             /* matmul: a's and b's dtype; convert: the source's */
+    dtype out_type;            /* convert: the destination's dtype                 */
+    bool tf32;                 /* matmul: round float32 inputs to TF32 first       */
+    const uint16_t *a16, *b16; /* bf16 or f16 operands                             */
+    uint16_t *out16;           /* convert: a 16-bit result                         */
+    float *scratch;            /* matmul on cpu and sim: room for the inputs widened
+                                  to float32, m*k + k*n floats; set by the backend  */
 } op_call;
+
+/* Whether a matrix product needs its inputs widened (or rounded to TF32) into
+ * float32 scratch first: on the cpu and simulated GPUs, which have no tensor
+ * cores, a low-precision product is a float32 product of rounded inputs. */
+static inline bool matmul_needs_scratch(const op_call *op)
+{
+    return op->kind == OP_MATMUL && (op->in_type != DTYPE_F32 || op->tf32);
+}
+
+static inline int64_t matmul_scratch_floats(const op_call *op) { return op->m * op->k + op->k * op->cols; }
 
 #endif

@@ -41,12 +41,19 @@ static status require_one_device(const char *op, const operand *xs, int n)
     return STATUS_OK;
 }
 
+static bool is_16_bit_float(dtype type) { return type == DTYPE_BF16 || type == DTYPE_F16; }
+
 static status require_dtype(const char *op, operand x, dtype type)
 {
     if (x.t->type == type) return STATUS_OK;
     char what[128];
-    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be %s", op, x.name,
-                describe(x.t, what, sizeof what),
+    describe(x.t, what, sizeof what);
+    if (type == DTYPE_F32 && is_16_bit_float(x.t->type))
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: %s is %s; this operation computes in float32 only: convert it to f32 with "
+                    "tensor_convert first (only op_matmul takes %s inputs)",
+                    op, x.name, what, dtype_name(x.t->type));
+    return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be %s", op, x.name, what,
                 type == DTYPE_F32 ? "float32 (DTYPE_F32)" : "int32 (DTYPE_I32)");
 }
 
@@ -111,6 +118,7 @@ status op_fill(tensor *out, float value)
 {
     operand xs[] = { { "out", out } };
     status s = require_present("op_fill", xs, 1);
+    if (s == STATUS_OK && out->type != DTYPE_I32) s = require_dtype("op_fill", xs[0], DTYPE_F32);
     if (s != STATUS_OK) return s;
     /* Filling with a float's bits works for int32 tensors too, for 0 only. */
     if (out->type == DTYPE_I32 && value != 0.0f)
@@ -195,12 +203,50 @@ status op_sigmoid_backward(const tensor *y, const tensor *grad_out, tensor *grad
 
 /* ---- matrix product ------------------------------------------------------ */
 
-status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
-                 tensor *out)
+/* a and b: f32, bf16 or f16, both the same; MATMUL_TF32 for f32 only. */
+static status require_matmul_inputs(const char *op, const operand *xs, matmul_precision precision)
 {
-    const char *op = "op_matmul";
+    char a[128], b[128];
+    const dtype type = xs[0].t->type;
+    for (int i = 0; i < 2; ++i)
+        if (xs[i].t->type == DTYPE_I32)
+            return fail(STATUS_BAD_ARGUMENT, "%s: %s is %s but must be f32, bf16 or f16", op, xs[i].name,
+                        describe(xs[i].t, a, sizeof a));
+    if (xs[1].t->type != type)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: a is %s but b is %s; both inputs must have one dtype: tensor_convert one of them",
+                    op, describe(xs[0].t, a, sizeof a), describe(xs[1].t, b, sizeof b));
+    if (precision != MATMUL_DEFAULT && precision != MATMUL_TF32)
+        return fail(STATUS_BAD_ARGUMENT, "%s: precision %d is neither MATMUL_DEFAULT nor MATMUL_TF32", op,
+                    (int)precision);
+    if (precision == MATMUL_TF32 && type != DTYPE_F32)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: MATMUL_TF32 rounds f32 inputs to TF32, but a and b are %s already; "
+                    "use MATMUL_DEFAULT",
+                    op, dtype_name(type));
+    return STATUS_OK;
+}
+
+/* out (and bias): float32, whatever the inputs, since the products are
+ * accumulated and written in float32. */
+static status require_f32_result(const char *op, operand x)
+{
+    if (x.t->type == DTYPE_F32) return STATUS_OK;
+    char what[128];
+    return fail(STATUS_BAD_ARGUMENT,
+                "%s: %s is %s but must be f32: a matrix product accumulates and writes float32, whatever "
+                "its inputs (tensor_convert the result afterwards for a 16-bit copy)",
+                op, x.name, describe(x.t, what, sizeof what));
+}
+
+static status matmul(const char *op, const tensor *a, bool trans_a, const tensor *b, bool trans_b,
+                     const tensor *bias, tensor *out, matmul_precision precision)
+{
     operand xs[] = { { "a", a }, { "b", b }, { "out", out }, { "bias", bias } };
-    status s = require_f32_on_one_device(op, xs, bias ? 4 : 3);
+    status s = require_present(op, xs, bias ? 4 : 3);
+    if (s == STATUS_OK) s = require_one_device(op, xs, bias ? 4 : 3);
+    if (s == STATUS_OK) s = require_matmul_inputs(op, xs, precision);
+    for (int i = 2; s == STATUS_OK && i < (bias ? 4 : 3); ++i) s = require_f32_result(op, xs[i]);
     for (int i = 0; s == STATUS_OK && i < 3; ++i) s = require_matrix(op, xs[i]);
     if (s != STATUS_OK) return s;
     int64_t m = a->shp.dims[trans_a ? 1 : 0], k = a->shp.dims[trans_a ? 0 : 1];
@@ -219,11 +265,30 @@ status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, c
     if (bias && (s = require_elements(op, xs[3], n, "one value per output column")) != STATUS_OK) return s;
     if ((s = require_distinct(op, xs[2], xs[0])) != STATUS_OK) return s;
     if ((s = require_distinct(op, xs[2], xs[1])) != STATUS_OK) return s;
-    op_call c = call_of(OP_MATMUL, a, b, out, 1.0f);
+    op_call c = call_of(OP_MATMUL, NULL, NULL, out, 1.0f);
     c.m = m, c.k = k, c.cols = n, c.rows = m;
     c.trans_a = trans_a, c.trans_b = trans_b;
     c.c = bias ? (const float *)bias->data : NULL;
+    c.in_type = a->type;
+    c.tf32 = precision == MATMUL_TF32;
+    if (a->type == DTYPE_F32) {
+        c.a = (const float *)a->data, c.b = (const float *)b->data;
+    } else {
+        c.a16 = (const uint16_t *)a->data, c.b16 = (const uint16_t *)b->data;
+    }
     return launch_op(out, &c);
+}
+
+status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                 tensor *out)
+{
+    return matmul("op_matmul", a, trans_a, b, trans_b, bias, out, MATMUL_DEFAULT);
+}
+
+status op_matmul_precision(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                           tensor *out, matmul_precision precision)
+{
+    return matmul("op_matmul_precision", a, trans_a, b, trans_b, bias, out, precision);
 }
 
 /* ---- loss ---------------------------------------------------------------- */

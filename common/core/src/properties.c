@@ -1,5 +1,5 @@
-/* properties.c: what devices are made of: the FP32 table of GPU architectures and
- * the peak formula, the host CPU (model, SIMD width, measured clock) and the
+/* properties.c: what devices are made of: the FP32 and tensor-core tables of GPU
+ * architectures and the peak formulas, the host CPU (model, SIMD width, measured clock) and the
  * kernels OpenBLAS chose for it. Asks no device anything: the backends call it. */
 #include "labkit/properties.h"
 
@@ -36,6 +36,134 @@ double peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz)
 {
     if (multiprocessors <= 0 || cores_per_mp <= 0 || clock_ghz <= 0) return 0.0;
     return (double)multiprocessors * cores_per_mp * clock_ghz * 2.0; /* 2: one FMA */
+}
+
+/* ---- tensor cores --------------------------------------------------------
+ *
+ * Dense FLOP per clock per SM with float32 accumulation (one FMA = 2). From
+ * NVIDIA's architecture whitepapers, checked against the published peaks of
+ * one product each (SMs x rate x clock = the figure):
+ *   7.0 V100 SXM2   80 SMs x 1024 x 1.53 GHz = 125 TFLOPS FP16
+ *   7.5 T4          40 SMs x 1024 x 1.59 GHz =  65 TFLOPS FP16
+ *   8.0 A100       108 SMs x 2048 x 1.41 GHz = 312 TFLOPS FP16/BF16, 156 TF32
+ *   8.6 A6000       84 SMs x 1024 x 1.80 GHz = 155 TFLOPS FP16/BF16, 77 TF32
+ *   8.7 Jetson AGX Orin: 16 SMs at 1.3 GHz, 170 sparse INT8 TOPS: A100's rates
+ *   8.9 RTX 6000 Ada 142 SMs x 1024 x 2.505 GHz = 364 TFLOPS FP16/BF16, 182 TF32
+ *   9.0 H100 SXM   132 SMs x 4096 x 1.83 GHz = 989 TFLOPS FP16/BF16, 495 TF32
+ *  10.0 B200       148 SMs x 8192 at about 1.86 GHz = 2.25 PFLOPS FP16/BF16 (NVIDIA
+ *                  publishes no per-SM rate for Blackwell: derived from that figure)
+ *  12.0 RTX 5090   170 SMs x 1024 / 2 (GeForce) x 2.41 GHz = 210 TFLOPS FP16
+ * Volta and Turing have no TF32 or BF16. Orin's and Blackwell's rates are
+ * derived from their products' figures, not from a published per-SM table. */
+tensor_rates tensor_flops_per_clock(int cc_major, int cc_minor)
+{
+    const tensor_rates none = { 0, 0, 0 }, volta = { 0, 1024, 0 }, a100 = { 1024, 2048, 2048 },
+                       ga10x = { 512, 1024, 1024 }, hopper = { 2048, 4096, 4096 },
+                       b200 = { 4096, 8192, 8192 };
+    switch (cc_major) {
+    case 7: return cc_minor == 0 || cc_minor == 2 || cc_minor == 5 ? volta : none; /* Volta, Xavier, Turing */
+    case 8:
+        return cc_minor == 0 || cc_minor == 7   ? a100  /* A100, Orin */
+               : cc_minor == 6 || cc_minor == 9 ? ga10x /* GA10x, Ada */
+                                                : none;
+    case 9: return cc_minor == 0 ? hopper : none;
+    case 10: return cc_minor == 0 ? b200 : none;
+    case 12: return cc_minor == 0 ? ga10x : none; /* Blackwell GeForce and workstation */
+    default: return none;
+    }
+}
+
+double peak_tensor_gflops(int multiprocessors, int flops_per_clock, double clock_ghz)
+{
+    if (multiprocessors <= 0 || flops_per_clock <= 0 || clock_ghz <= 0) return 0.0;
+    return (double)multiprocessors * flops_per_clock * clock_ghz;
+}
+
+/* Products whose published tensor figures assume another clock than the boost
+ * clock cudart reports, or another rate than their architecture's table: the
+ * clock is the figure divided by SMs x rate. First match wins (L40S before L40). */
+typedef struct known_product {
+    const char *name_part; /* in cudart's name */
+    int cc_major, cc_minor, multiprocessors;
+    double tensor_clock_ghz;
+    double rate_factor;    /* 1, or 0.5 for a part with half-rate float32 accumulation */
+    const char *published; /* the figures, for the notes */
+} known_product;
+
+static const known_product known_products[] = {
+    { "H100", 9, 0, 132, 1.830, 1.0, "H100 SXM: 989 BF16, 495 TF32 dense TFLOPS" },
+    { "H200", 9, 0, 132, 1.830, 1.0, "H200: 989 BF16, 495 TF32 dense TFLOPS" },
+    { "H100 PCIe", 9, 0, 114, 1.620, 1.0, "H100 PCIe: 756 BF16, 378 TF32 dense TFLOPS" },
+    { "L40S", 8, 9, 142, 2.490, 1.0, "L40S: 362 BF16, 183 TF32 dense TFLOPS" },
+    { "L40", 8, 9, 142, 2.490, 0.5, "L40: 181 BF16, 90.5 TF32 dense TFLOPS" },
+};
+
+static const known_product *find_product(const device_properties *p)
+{
+    for (size_t i = 0; i < sizeof known_products / sizeof *known_products; ++i) {
+        const known_product *k = &known_products[i];
+        if (k->cc_major == p->cc_major && k->cc_minor == p->cc_minor &&
+            k->multiprocessors == p->multiprocessors && strstr(p->name, k->name_part) &&
+            !strstr(p->name, "NVL"))
+            return k;
+    }
+    return NULL;
+}
+
+/* Volta and every later architecture have tensor cores, but for the GTX 16
+ * series (Turing without them). */
+static bool has_tensor_cores(const device_properties *p)
+{
+    return p->cc_major >= 7 && !strstr(p->name, "GTX 16");
+}
+
+static void set_peaks(device_properties *p, tensor_rates r, double factor, double clock_ghz)
+{
+    p->peak_tf32_gflops = peak_tensor_gflops(p->multiprocessors, (int)(r.tf32 * factor), clock_ghz);
+    p->peak_fp16_gflops = peak_tensor_gflops(p->multiprocessors, (int)(r.fp16 * factor), clock_ghz);
+    p->peak_bf16_gflops = peak_tensor_gflops(p->multiprocessors, (int)(r.bf16 * factor), clock_ghz);
+}
+
+status tensor_core_properties(device_properties *p)
+{
+    if (!p)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "tensor_core_properties: p is NULL; pass a device_properties with name, compute "
+                    "capability, multiprocessors and clock_ghz filled in");
+    p->tensor_cores = has_tensor_cores(p);
+    p->peak_tf32_gflops = p->peak_fp16_gflops = p->peak_bf16_gflops = 0.0;
+    const tensor_rates r = tensor_flops_per_clock(p->cc_major, p->cc_minor);
+    if (!p->tensor_cores) {
+        snprintf(p->tensor_notes, sizeof p->tensor_notes,
+                 "no tensor cores (compute capability %d.%d%s): low-precision products run on the FP32 cores",
+                 p->cc_major, p->cc_minor, p->cc_major >= 7 ? ", GTX 16 series" : "");
+        return STATUS_OK;
+    }
+    if (r.fp16 == 0) {
+        snprintf(p->tensor_notes, sizeof p->tensor_notes,
+                 "compute capability %d.%d is not in the kit's table: tensor-core peaks unknown", p->cc_major,
+                 p->cc_minor);
+        return STATUS_OK;
+    }
+    const known_product *k = find_product(p);
+    const bool geforce = strstr(p->name, "GeForce") != NULL;
+    const double factor = k ? k->rate_factor : geforce ? 0.5 : 1.0;
+    const double clock = k ? k->tensor_clock_ghz : p->clock_ghz;
+    set_peaks(p, r, factor, clock);
+    if (k)
+        snprintf(p->tensor_notes, sizeof p->tensor_notes,
+                 "dense, FP32 accumulation: %d SMs x %d (FP16/BF16), %d (TF32) FLOP/clock x %.3f GHz, the "
+                 "clock NVIDIA's figures assume (cudart reports %.2f GHz): %s",
+                 p->multiprocessors, (int)(r.fp16 * factor), (int)(r.tf32 * factor), clock, p->clock_ghz,
+                 k->published);
+    else
+        snprintf(
+            p->tensor_notes, sizeof p->tensor_notes,
+            "dense, FP32 accumulation: %d SMs x %d (FP16/BF16), %d (TF32) FLOP/clock x %.2f GHz boost%s; "
+            "NVIDIA may quote a lower tensor clock, so this may overestimate",
+            p->multiprocessors, (int)(r.fp16 * factor), (int)(r.tf32 * factor), clock,
+            geforce ? " (GeForce: FP32 accumulation at half rate)" : "");
+    return STATUS_OK;
 }
 
 /* ---- the host CPU ------------------------------------------------------- */
@@ -158,6 +286,9 @@ status host_cpu_properties(device_properties *out)
         "%d logical cores x %d-lane SIMD x %d FMA unit%s (assumed) x %s clock x 2; OpenBLAS kernels: %.24s",
         out->multiprocessors, f.simd_lanes, fma_units, fma_units > 1 ? "s" : "",
         measured ? "measured" : "nominal (/proc/cpuinfo)", cpu_blas_kernels());
+    snprintf(out->tensor_notes, sizeof out->tensor_notes,
+             "no tensor cores: bf16, f16 and TF32 inputs are widened to float32 and multiplied by OpenBLAS: "
+             "tensor cores' rounding and float32 accumulation, at float32's speed or below");
     return STATUS_OK;
 }
 

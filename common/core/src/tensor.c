@@ -34,6 +34,30 @@ const char *shape_format(shape s, char *buf, size_t size)
     return buf;
 }
 
+/* ---- element types ----------------------------------------------------------- */
+
+size_t dtype_size(dtype type)
+{
+    switch (type) {
+    case DTYPE_F32:
+    case DTYPE_I32: return 4;
+    case DTYPE_BF16:
+    case DTYPE_F16: return 2;
+    }
+    return 0;
+}
+
+const char *dtype_name(dtype type)
+{
+    switch (type) {
+    case DTYPE_F32: return "f32";
+    case DTYPE_I32: return "i32";
+    case DTYPE_BF16: return "bf16";
+    case DTYPE_F16: return "f16";
+    }
+    return "invalid dtype";
+}
+
 /* Largest tensor we accept: keeps numel * 4 far from overflowing size_t. */
 #define MAX_ELEMENTS ((int64_t)1 << 40)
 
@@ -80,8 +104,9 @@ status tensor_create(tensor **out, device d, dtype type, shape s, const char *wh
 {
     if (!out) return fail(STATUS_BAD_ARGUMENT, "%s: out is NULL; pass the address of a tensor pointer", who);
     *out = NULL;
-    if (type != DTYPE_F32 && type != DTYPE_I32)
-        return fail(STATUS_BAD_ARGUMENT, "%s: dtype %d is neither DTYPE_F32 nor DTYPE_I32", who, (int)type);
+    if (dtype_size(type) == 0)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: dtype %d is not one of DTYPE_F32, DTYPE_I32, DTYPE_BF16, DTYPE_F16", who, (int)type);
     status st = check_shape(s, who);
     if (st == STATUS_OK) st = device_check(d);
     if (st != STATUS_OK) return st;
@@ -92,7 +117,7 @@ status tensor_create(tensor **out, device d, dtype type, shape s, const char *wh
     t->shp = s;
     for (int i = s.ndim; i < TENSOR_MAX_DIMS; ++i) t->shp.dims[i] = 0;
     t->numel = shape_numel(s);
-    t->bytes = (size_t)t->numel * 4; /* both dtypes are 4 bytes wide */
+    t->bytes = (size_t)t->numel * dtype_size(type);
     t->refs = 1;
     st = acquire_memory(d, t->bytes, &t->data);
     if (st != STATUS_OK) {
@@ -178,8 +203,8 @@ int64_t tensor_dim(const tensor *t, int i) { return t && i >= 0 && i < t->shp.nd
 const char *describe(const tensor *t, char *buf, size_t size)
 {
     char dims[96];
-    snprintf(buf, size, "%s%s on %s", t->type == DTYPE_F32 ? "f32" : "i32",
-             shape_format(t->shp, dims, sizeof dims), device_name(t->dev));
+    snprintf(buf, size, "%s%s on %s", dtype_name(t->type), shape_format(t->shp, dims, sizeof dims),
+             device_name(t->dev));
     return buf;
 }
 

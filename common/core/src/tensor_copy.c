@@ -1,4 +1,4 @@
-/* copy.c: every way data crosses between the host and devices, each one checked
+/* tensor_copy.c: every way data crosses between the host and devices, each one checked
  * (shapes, dtypes, devices) and counted. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,6 +66,20 @@ status tensor_from_host_i32(tensor **out, device d, shape s, const int32_t *data
     return from_host(out, d, DTYPE_I32, s, data, "tensor_from_host_i32");
 }
 
+/* The call that reads or writes a tensor of this dtype on the host, for the
+ * hint of a refusal. C has no 16-bit float type: their bits travel raw. */
+static const char *host_call_for(dtype type, bool reading)
+{
+    switch (type) {
+    case DTYPE_F32: return reading ? "tensor_to_host" : "the float variant";
+    case DTYPE_I32: return reading ? "tensor_to_host_i32" : "the _i32 variant";
+    default:
+        return reading
+                   ? "tensor_to_host_raw (its 16-bit values as they are), or tensor_convert it to f32 first"
+                   : "tensor_from_host_raw for 16-bit values, or tensor_convert from an f32 tensor";
+    }
+}
+
 static status to_host(const tensor *t, void *dst, int64_t count, dtype type, const char *who)
 {
     char what[128];
@@ -75,7 +89,7 @@ static status to_host(const tensor *t, void *dst, int64_t count, dtype type, con
                     t->numel);
     if (t->type != type)
         return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use %s", who, describe(t, what, sizeof what),
-                    t->type == DTYPE_F32 ? "tensor_to_host" : "tensor_to_host_i32");
+                    host_call_for(t->type, true));
     if (count < t->numel)
         return fail(STATUS_BAD_ARGUMENT,
                     "%s: the tensor %s has %" PRId64 " elements but dst holds only %" PRId64
@@ -102,8 +116,8 @@ static status from_host_into(tensor *t, const void *src, int64_t count, dtype ty
     if (!src)
         return fail(STATUS_BAD_ARGUMENT, "%s: src is NULL; pass %" PRId64 " host values", who, t->numel);
     if (t->type != type)
-        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use the %s variant", who,
-                    describe(t, what, sizeof what), t->type == DTYPE_F32 ? "float" : "_i32");
+        return fail(STATUS_BAD_ARGUMENT, "%s: the tensor is %s; use %s", who, describe(t, what, sizeof what),
+                    host_call_for(t->type, false));
     if (count != t->numel)
         return fail(STATUS_BAD_ARGUMENT,
                     "%s: the tensor %s has %" PRId64 " elements but %" PRId64
@@ -130,6 +144,47 @@ status tensor_copy_from_host_async(tensor *t, const float *src, int64_t count)
 status tensor_copy_from_host_async_i32(tensor *t, const int32_t *src, int64_t count)
 {
     return from_host_into(t, src, count, DTYPE_I32, true, "tensor_copy_from_host_async_i32");
+}
+
+/* ---- raw bytes: any dtype, 16-bit floats above all ---------------------------- */
+
+static status require_bytes(const tensor *t, size_t bytes, const char *who)
+{
+    if (bytes == t->bytes) return STATUS_OK;
+    char what[128];
+    return fail(STATUS_BAD_ARGUMENT,
+                "%s: the tensor %s holds %zu bytes (%" PRId64 " elements of %zu bytes) but %zu were given; "
+                "they must match (tensor_bytes)",
+                who, describe(t, what, sizeof what), t->bytes, t->numel, dtype_size(t->type), bytes);
+}
+
+status tensor_from_host_raw(tensor **out, device d, dtype type, shape s, const void *data, size_t bytes)
+{
+    const char *who = "tensor_from_host_raw";
+    if (!out) return fail(STATUS_BAD_ARGUMENT, "%s: out is NULL; pass the address of a tensor pointer", who);
+    *out = NULL;
+    if (!data) return fail(STATUS_BAD_ARGUMENT, "%s: data is NULL; pass the host bytes to copy", who);
+    tensor *t = NULL;
+    status st = tensor_create(&t, d, type, s, who);
+    if (st == STATUS_OK) st = require_bytes(t, bytes, who);
+    if (st == STATUS_OK) st = upload(t, data, false);
+    if (st != STATUS_OK) {
+        tensor_free(t);
+        return st;
+    }
+    *out = t;
+    return STATUS_OK;
+}
+
+status tensor_to_host_raw(const tensor *t, void *dst, size_t bytes)
+{
+    const char *who = "tensor_to_host_raw";
+    if (!t) return fail(STATUS_BAD_ARGUMENT, "%s: t is NULL", who);
+    if (!dst)
+        return fail(STATUS_BAD_ARGUMENT, "%s: dst is NULL; pass a host buffer of tensor_bytes(t) = %zu bytes",
+                    who, t->bytes);
+    status st = require_bytes(t, bytes, who);
+    return st == STATUS_OK ? download(t, dst) : st;
 }
 
 status tensor_item(const tensor *t, float *value)
@@ -214,10 +269,10 @@ status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int
                     describe(dst, a, sizeof a));
     if (count == 0) return STATUS_OK;
     device_counters *c = counters_of(dst->dev);
-    const size_t bytes = (size_t)count * 4;
+    const size_t width = dtype_size(dst->type), bytes = (size_t)count * width;
     count_copy(&c->d2d_copies, &c->d2d_bytes, bytes);
-    return backend_of(dst->dev)->copy_within(dst->dev.index, (char *)dst->data + (size_t)dst_offset * 4,
-                                             (const char *)src->data + (size_t)src_offset * 4, bytes);
+    return backend_of(dst->dev)->copy_within(dst->dev.index, (char *)dst->data + (size_t)dst_offset * width,
+                                             (const char *)src->data + (size_t)src_offset * width, bytes);
 }
 
 status tensor_to(tensor *t, device d, tensor **out)

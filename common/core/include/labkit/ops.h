@@ -30,9 +30,28 @@ status op_axpy(float alpha, const tensor *x, tensor *y);      /* y = y + alpha *
 
 /* ---- matrix product: out[M,N] = op(a)[M,K] op(b)[K,N] (+ bias[N] on every row)
  * op(a) is a, or a transposed when trans_a (then a is stored [K,M]); likewise b.
- * bias may be NULL; out may not be a or b. */
+ * bias may be NULL; out may not be a or b.
+ *
+ * a and b are both f32, or both bf16, or both f16; out and bias are always f32.
+ * With 16-bit inputs the products are accumulated in float32 and written as
+ * float32 (mixed precision, as tensor cores do it): on a real GPU, cuBLAS on
+ * its tensor cores; on the CPU and simulated GPUs, which have none, the same
+ * numbers the slow way: the inputs widened to float32 (exactly) and multiplied
+ * by OpenBLAS's float32 product. */
 status op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
                  tensor *out);
+
+/* How op_matmul_precision treats its inputs. */
+typedef enum matmul_precision {
+    MATMUL_DEFAULT = 0, /* as they are: float32 products of f32 inputs, 16-bit ones of bf16/f16 */
+    MATMUL_TF32         /* f32 inputs read as TF32 (10 mantissa bits, labkit/precision.h), float32
+                           accumulation: cuBLAS's TF32 mode on tensor cores (PyTorch's
+                           allow_tf32); elsewhere the inputs rounded by float_to_tf32 first */
+} matmul_precision;
+
+/* op_matmul, asking for a precision: MATMUL_TF32 takes f32 inputs only. */
+status op_matmul_precision(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                           tensor *out, matmul_precision precision);
 
 /* ---- activations and their backward passes ---- */
 status op_relu(const tensor *x, tensor *out);

@@ -1,5 +1,5 @@
-/* tensor.h: row-major float32 (or int32) arrays of up to 4 dimensions that live
- * on one device.
+/* tensor.h: row-major arrays of up to 4 dimensions that live on one device:
+ * float32, int32 (labels), or the 16-bit floats bf16 and f16 (lab 06).
  *
  * A tensor's memory comes from its device's allocator, which counts current and
  * peak bytes (counters.h). Everything follows the device's queue. On a GPU (real or
@@ -27,7 +27,17 @@ extern "C" {
 
 #define TENSOR_MAX_DIMS 4
 
-typedef enum dtype { DTYPE_F32 = 0, DTYPE_I32 } dtype;
+/* Element types. Every operation computes in f32; i32 holds labels. bf16 and
+ * f16 are 16-bit floats, made from f32 tensors by tensor_convert: they are
+ * copied and counted like any tensor (at 2 bytes an element), op_matmul
+ * multiplies them (ops.h), and every other operation refuses them. */
+typedef enum dtype { DTYPE_F32 = 0, DTYPE_I32, DTYPE_BF16, DTYPE_F16 } dtype;
+
+/* Bytes per element: 4 for f32 and i32, 2 for bf16 and f16; 0 for a value
+ * that is no dtype. */
+size_t dtype_size(dtype type);
+/* "f32", "i32", "bf16" or "f16" ("invalid dtype" for anything else). */
+const char *dtype_name(dtype type);
 
 typedef struct shape {
     int ndim;
@@ -67,6 +77,14 @@ status tensor_to(tensor *t, device d, tensor **out);
 /* Copies src into dst (same shape and dtype; any two devices). */
 status tensor_copy(tensor *dst, const tensor *src);
 
+/* dst = src converted element by element: float32 to bf16 or f16 (rounded to
+ * nearest, ties to even; overflow to infinity, NaN kept: labkit/precision.h),
+ * or bf16 or f16 back to float32 (exact). Same shape, one device; queued there
+ * like an operation, and done by the same single-source kernel on every GPU
+ * (a plain loop through the same functions on the CPU). Other pairs are
+ * refused: bf16 <-> f16 goes through f32, and f32 -> f32 is tensor_copy. */
+status tensor_convert(const tensor *src, tensor *dst);
+
 /* Copies `count` elements of src starting at element src_offset into dst at
  * dst_offset (flat, row-major positions), both tensors on one device. Queued
  * there like an operation: how a step writes its loss into slot i of a log that
@@ -95,6 +113,14 @@ status tensor_copy_from_host_i32(tensor *t, const int32_t *src, int64_t count);
  * once. */
 status tensor_copy_from_host_async(tensor *t, const float *src, int64_t count);
 status tensor_copy_from_host_async_i32(tensor *t, const int32_t *src, int64_t count);
+
+/* Raw bytes, for any dtype and above all for bf16 and f16, which C has no type
+ * for (their bits travel as uint16_t; labkit/precision.h converts one value).
+ * `bytes` must equal the tensor's size, numel x dtype_size(type)
+ * (tensor_bytes). Blocking, like tensor_from_host and tensor_to_host. The typed
+ * calls above refuse a tensor of another dtype and name the right one. */
+status tensor_from_host_raw(tensor **out, device d, dtype type, shape s, const void *data, size_t bytes);
+status tensor_to_host_raw(const tensor *t, void *dst, size_t bytes);
 
 /* The single value of a one-element float tensor (a blocking read). */
 status tensor_item(const tensor *t, float *value);

@@ -52,8 +52,7 @@ static status cpu_copy_peer(int dst_index, void *dst, int src_index, const void 
 static status cpu_run(int index, const op_call *op)
 {
     (void)index;
-    cpu_run_op(op);
-    return STATUS_OK;
+    return cpu_run_op(op);
 }
 
 static status cpu_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)

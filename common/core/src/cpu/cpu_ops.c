@@ -3,10 +3,12 @@
  * ../kernels are compared with; it favours clear loops over speed. */
 #include <cblas.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../backend.h"
 #include "cpu_ops.h"
+#include "labkit/precision.h"
 
 /* ---- element-wise -------------------------------------------------------- */
 
@@ -59,18 +61,79 @@ static void elementwise(const op_call *op)
 
 /* ---- matrix product -------------------------------------------------------- */
 
-/* out[m, n] = op(a) op(b) (+ bias), row-major. */
-static void matmul(const op_call *op)
+/* out[m, n] = op(a) op(b) (+ bias), row-major, a and b float32. */
+static void sgemm_plus_bias(const op_call *op, const float *a, const float *b)
 {
     blas_warn_if_slow_kernels();
     const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
     const int lda = op->trans_a ? m : k, ldb = op->trans_b ? k : n;
     cblas_sgemm(CblasRowMajor, op->trans_a ? CblasTrans : CblasNoTrans,
-                op->trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, op->a, lda, op->b, ldb, 0.0f, op->out,
-                n);
+                op->trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, op->out, n);
     if (!op->c) return;
     for (int64_t r = 0; r < op->m; ++r)
         for (int64_t c = 0; c < op->cols; ++c) op->out[r * op->cols + c] += op->c[c];
+}
+
+/* An input as the float32 values a tensor core would multiply: bf16 and f16
+ * widened (exactly), or float32 rounded to TF32; same layout. */
+static void as_tensor_core_inputs(const op_call *op, const float *x, const uint16_t *x16, float *out,
+                                  int64_t n)
+{
+    switch (op->in_type) {
+    case DTYPE_BF16:
+        for (int64_t i = 0; i < n; ++i) out[i] = bf16_to_float(x16[i]);
+        break;
+    case DTYPE_F16:
+        for (int64_t i = 0; i < n; ++i) out[i] = f16_to_float(x16[i]);
+        break;
+    default:
+        for (int64_t i = 0; i < n; ++i) out[i] = float_to_tf32(x[i]);
+        break;
+    }
+}
+
+/* The CPU has no tensor cores: a bf16, f16 or TF32 product is the float32
+ * product of the inputs as a tensor core reads them, which gives the same
+ * numbers (same inputs, float32 accumulation) at float32's speed or below. */
+static status matmul(const op_call *op)
+{
+    if (!matmul_needs_scratch(op)) {
+        sgemm_plus_bias(op, op->a, op->b);
+        return STATUS_OK;
+    }
+    const int64_t a_count = op->m * op->k, b_count = op->k * op->cols;
+    float *scratch = malloc((size_t)(a_count + b_count) * sizeof(float));
+    if (!scratch)
+        return fail(STATUS_OUT_OF_MEMORY,
+                    "op_matmul on cpu: no host memory for the inputs widened to float32 (%lld floats); "
+                    "the CPU has no tensor cores, so it multiplies 16-bit and TF32 inputs in float32",
+                    (long long)(a_count + b_count));
+    as_tensor_core_inputs(op, op->a, op->a16, scratch, a_count);
+    as_tensor_core_inputs(op, op->b, op->b16, scratch + a_count, b_count);
+    sgemm_plus_bias(op, scratch, scratch + a_count);
+    free(scratch);
+    return STATUS_OK;
+}
+
+/* ---- conversions: the functions of labkit/precision.h, element by element ---- */
+
+static void convert(const op_call *op)
+{
+    const int64_t n = op->n;
+    switch (op->out_type) {
+    case DTYPE_BF16:
+        for (int64_t i = 0; i < n; ++i) op->out16[i] = float_to_bf16(op->a[i]);
+        break;
+    case DTYPE_F16:
+        for (int64_t i = 0; i < n; ++i) op->out16[i] = float_to_f16(op->a[i]);
+        break;
+    default:
+        if (op->in_type == DTYPE_BF16)
+            for (int64_t i = 0; i < n; ++i) op->out[i] = bf16_to_float(op->a16[i]);
+        else
+            for (int64_t i = 0; i < n; ++i) op->out[i] = f16_to_float(op->a16[i]);
+        break;
+    }
 }
 
 /* ---- row-wise ---------------------------------------------------------------- */
@@ -160,10 +223,10 @@ static void reduction(const op_call *op)
     op->out[0] = (float)total;
 }
 
-void cpu_run_op(const op_call *op)
+status cpu_run_op(const op_call *op)
 {
     switch (op->kind) {
-    case OP_MATMUL: matmul(op); break;
+    case OP_MATMUL: return matmul(op);
     case OP_SOFTMAX_XENT: softmax_cross_entropy(op); break;
     case OP_SOFTMAX_XENT_BACKWARD: softmax_cross_entropy_backward(op); break;
     case OP_SUM:
@@ -172,6 +235,8 @@ void cpu_run_op(const op_call *op)
     case OP_COLUMN_SUM: column_sum(op); break;
     case OP_ARGMAX:
     case OP_ACCURACY: argmax_and_accuracy(op); break;
+    case OP_CONVERT: convert(op); break;
     default: elementwise(op); break;
     }
+    return STATUS_OK;
 }

@@ -307,7 +307,7 @@ status cuda_properties(int index, device_properties *out)
     else
         std::snprintf(out->notes, sizeof out->notes, "%d SMs x %d FP32 cores x %.2f GHz boost x 2 (FMA)", sms,
                       out->cores_per_mp, out->clock_ghz);
-    return STATUS_OK;
+    return tensor_core_properties(out);
 }
 
 backend make_backend()

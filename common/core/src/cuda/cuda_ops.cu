@@ -16,8 +16,11 @@ struct gpu_context {
 
 // cuBLAS is column-major. A row-major [m, n] matrix read column-major is its
 // transpose, so out = op(a) op(b) (row-major) is out^T = op(b)^T op(a)^T: the
-// same call with a and b swapped and m and n swapped.
-static status gpu_gemm(gpu_context *ctx, const op_call *op)
+// same call with a and b swapped and m and n swapped. b, stored [k, n] (or
+// [n, k] when trans_b), read column-major is b^T with leading dimension n (or
+// op(b) with leading dimension k, which CUBLAS_OP_T turns into op(b)^T); a
+// likewise with k (or m).
+static status float32_gemm(gpu_context *ctx, const op_call *op)
 {
     const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
     const float one = 1.0f, zero = 0.0f;
@@ -28,6 +31,37 @@ static status gpu_gemm(gpu_context *ctx, const op_call *op)
         return fail(STATUS_BACKEND_FAILED, "%s:%d: cublasSgemm failed: %s (m=%d n=%d k=%d)", __FILE__,
                     __LINE__, ctx->api->status_string(s), m, n, k);
     return STATUS_OK;
+}
+
+// The tensor cores' product: bf16 or f16 inputs, or float32 inputs read as
+// TF32, accumulated in float32 (CUBLAS_COMPUTE_32F, or its _FAST_TF32 form)
+// and written as float32. The same swapped column-major call as above.
+static status tensor_core_gemm(gpu_context *ctx, const op_call *op)
+{
+    const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
+    const float one = 1.0f, zero = 0.0f; // the scale type of both compute types is float
+    const bool wide = op->in_type == DTYPE_F32;
+    const cudaDataType in = wide ? CUDA_R_32F : op->in_type == DTYPE_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+    const void *a = wide ? (const void *)op->a : (const void *)op->a16;
+    const void *b = wide ? (const void *)op->b : (const void *)op->b16;
+    const cublasComputeType_t compute = op->tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    cublasStatus_t s = ctx->api->gemm_ex(ctx->blas, op->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                         op->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, b, in,
+                                         op->trans_b ? k : n, a, in, op->trans_a ? m : k, &zero, op->out,
+                                         CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT);
+    if (s != CUBLAS_STATUS_SUCCESS)
+        return fail(STATUS_BACKEND_FAILED, "%s:%d: cublasGemmEx (%s inputs%s) failed: %s (m=%d n=%d k=%d)",
+                    __FILE__, __LINE__,
+                    wide                        ? "f32"
+                    : op->in_type == DTYPE_BF16 ? "bf16"
+                                                : "f16",
+                    op->tf32 ? " as TF32" : "", ctx->api->status_string(s), m, n, k);
+    return STATUS_OK;
+}
+
+static status gpu_gemm(gpu_context *ctx, const op_call *op)
+{
+    return op->in_type == DTYPE_F32 && !op->tf32 ? float32_gemm(ctx, op) : tensor_core_gemm(ctx, op);
 }
 
 // A launch that the driver refused (bad configuration, no kernel image for this

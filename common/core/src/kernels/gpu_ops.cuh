@@ -4,12 +4,14 @@
  * defines:
  *   gpu_context                      the device's stream, BLAS handle, scratch
  *   LAUNCH(kernel, grid, block, ctx, args...)
- *   gpu_gemm(ctx, op)                the matrix product (cuBLAS, or OpenBLAS)
+ *   gpu_gemm(ctx, op)                the matrix product (cuBLAS, or OpenBLAS); declared
+ *                                    at least (sim defines it below, with these kernels)
  *   gpu_launch_status(ctx)           whether the launches were accepted
  * and ctx->partials must hold REDUCE_THREADS doubles. */
 
 #include "elementwise.cuh"
 #include "rows.cuh"
+#include "convert.cuh"
 
 #define BLOCK_SIZE 256
 /* Threads that share a whole-tensor reduction: enough to keep a GPU's memory
@@ -52,6 +54,20 @@ static void launch_row_partials(gpu_context *ctx, const op_call *op)
            result);
 }
 
+/* tensor_convert: one kernel per direction (the front end allows only these). */
+static void launch_convert(gpu_context *ctx, const op_call *op)
+{
+    const dim3 grid = blocks_for(op->n), block = dims(BLOCK_SIZE);
+    if (op->out_type == DTYPE_BF16)
+        LAUNCH(f32_to_bf16_kernel, grid, block, ctx, op->a, op->out16, op->n);
+    else if (op->out_type == DTYPE_F16)
+        LAUNCH(f32_to_f16_kernel, grid, block, ctx, op->a, op->out16, op->n);
+    else if (op->in_type == DTYPE_BF16)
+        LAUNCH(bf16_to_f32_kernel, grid, block, ctx, op->a16, op->out, op->n);
+    else
+        LAUNCH(f16_to_f32_kernel, grid, block, ctx, op->a16, op->out, op->n);
+}
+
 static status gpu_run_op(gpu_context *ctx, const op_call *op)
 {
     const dim3 grid = blocks_for(op->n), block = dims(BLOCK_SIZE);
@@ -91,6 +107,7 @@ static status gpu_run_op(gpu_context *ctx, const op_call *op)
     case OP_ARGMAX:
         LAUNCH(argmax_rows_kernel, blocks_for(op->rows), block, ctx, op->a, op->rows, op->cols, op->iout);
         break;
+    case OP_CONVERT: launch_convert(ctx, op); break;
     }
     return gpu_launch_status(ctx);
 }

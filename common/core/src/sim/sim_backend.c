@@ -96,6 +96,7 @@ static void execute(sim_device *dev, item *it)
     switch (it->kind) {
     case ITEM_OP:
         sim_run_op(dev->scratch, &it->op);
+        free(it->op.scratch); /* a low-precision product's widened inputs, if any */
         occupy_until(start, KERNEL_MIN_SECONDS);
         break;
     case ITEM_KERNEL:
@@ -323,10 +324,28 @@ static status sim_copy_peer(int dst_index, void *dst, int src_index, const void 
 
 /* ---- work and events ------------------------------------------------------- */
 
+/* A low-precision matrix product widens its inputs to float32 before OpenBLAS
+ * multiplies them (sim_ops.c): the room for them is taken here, on the host's
+ * side, so that a shortage is reported by the call, and the worker frees it.
+ * Like cuBLAS's workspace on a real GPU, it is not counted as device memory. */
 static status sim_run(int index, const op_call *op)
 {
     item it = { .kind = ITEM_OP, .op = *op };
-    return enqueue(index, &it);
+    if (matmul_needs_scratch(op)) {
+        const size_t bytes = (size_t)matmul_scratch_floats(op) * sizeof(float);
+        it.op.scratch = malloc(bytes);
+        if (!it.op.scratch) {
+            char text[32];
+            return fail(STATUS_OUT_OF_MEMORY,
+                        "op_matmul on sim:%d: no host memory for the inputs widened to float32 (%s); "
+                        "a simulated GPU has no tensor cores, so it multiplies 16-bit and TF32 inputs in "
+                        "float32",
+                        index, bytes_text(bytes, text, sizeof text));
+        }
+    }
+    status s = enqueue(index, &it);
+    if (s != STATUS_OK) free(it.op.scratch);
+    return s;
 }
 
 static status sim_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
@@ -402,6 +421,11 @@ static status sim_properties(int index, device_properties *out)
     out->memory_bytes = capacity;
     snprintf(out->notes, sizeof out->notes,
              "a worker thread on the CPU; matrix products use OpenBLAS, so its peak is the CPU's");
+    snprintf(
+        out->tensor_notes, sizeof out->tensor_notes,
+        "no tensor cores (a simulated GPU): bf16, f16 and TF32 inputs are widened to float32 by the GPU "
+        "kernels and multiplied by OpenBLAS: tensor cores' rounding and float32 accumulation, at the CPU's "
+        "float32 speed");
     return STATUS_OK;
 }
 
