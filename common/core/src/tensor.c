@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "capture.h"
 #include "launch.h"
 #include "tensor_internal.h"
 
@@ -70,6 +71,13 @@ static status acquire_memory(device d, size_t bytes, void **out)
 
 static void return_memory(device d, void *data, size_t bytes)
 {
+    /* During a capture the recorded work may use this memory at every launch of
+     * the graph, which gives it back when it is freed. Should the host have no
+     * room left to note it, it is never given back: a leak, not a use after free. */
+    if (capturing(d)) {
+        capture_keep(d, data, bytes);
+        return;
+    }
     counters_of(d)->memory_current -= bytes;
     backend_of(d)->release(d.index, data, bytes);
 }
@@ -85,6 +93,7 @@ status tensor_create(tensor **out, device d, dtype type, shape s, const char *wh
     status st = check_shape(s, who);
     if (st == STATUS_OK) st = device_check(d);
     if (st != STATUS_OK) return st;
+    if (capturing(d)) return capture_refuse_tensor(d, who);
     tensor *t = calloc(1, sizeof *t);
     if (!t) return fail(STATUS_OUT_OF_MEMORY, "%s: no host memory left for a tensor's header", who);
     t->dev = d;

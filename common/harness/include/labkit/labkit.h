@@ -7,6 +7,7 @@
 #include "labkit/csv.h"
 #include "labkit/device.h"
 #include "labkit/event.h"
+#include "labkit/graph.h"
 #include "labkit/kernel.h"
 #include "labkit/ops.h"
 #include "labkit/plot.h"
