@@ -117,9 +117,10 @@ status tensor_empty(tensor **out, device d, dtype type, shape s)
     return tensor_create(out, d, type, s, "tensor_empty");
 }
 
-status tensor_full(tensor **out, device d, shape s, float value)
+/* A new tensor with every element `value`, filled by its device. */
+static status full(tensor **out, device d, shape s, float value, const char *who)
 {
-    status st = tensor_create(out, d, DTYPE_F32, s, "tensor_full");
+    status st = tensor_create(out, d, DTYPE_F32, s, who);
     if (st == STATUS_OK) {
         const op_call fill = {
             .kind = OP_FILL, .n = (*out)->numel, .out = (float *)(*out)->data, .alpha = value
@@ -133,9 +134,14 @@ status tensor_full(tensor **out, device d, shape s, float value)
     return st;
 }
 
-status tensor_zeros(tensor **out, device d, shape s) { return tensor_full(out, d, s, 0.0f); }
+status tensor_full(tensor **out, device d, shape s, float value)
+{
+    return full(out, d, s, value, "tensor_full");
+}
 
-status tensor_ones(tensor **out, device d, shape s) { return tensor_full(out, d, s, 1.0f); }
+status tensor_zeros(tensor **out, device d, shape s) { return full(out, d, s, 0.0f, "tensor_zeros"); }
+
+status tensor_ones(tensor **out, device d, shape s) { return full(out, d, s, 1.0f, "tensor_ones"); }
 
 void tensor_free(tensor *t)
 {
