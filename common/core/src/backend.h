@@ -60,9 +60,6 @@ typedef struct backend {
     status (*graph_build)(int index, const graph_cmd *cmds, size_t count, void **out);
     status (*graph_launch)(int index, void *g);
     void (*graph_destroy)(int index, void *g);
-    /* Whether a queued upload from host memory at src can be recorded in a
-     * graph; NULL where any host memory can. */
-    bool (*upload_capturable)(const void *src);
 } backend;
 
 extern const backend cpu_backend;

@@ -24,13 +24,6 @@ static status record_upload(tensor *t, const void *src, bool queued, const char 
         return capture_refuse(t->dev, who, "copies from the host and waits for the device",
                               "record a queued upload instead (tensor_copy_from_host_async, from pinned "
                               "memory that stays valid for every launch)");
-    const backend *b = backend_of(t->dev);
-    if (b->upload_capturable && !b->upload_capturable(src))
-        return capture_refuse(t->dev, who,
-                              "uploads from ordinary (pageable) host memory, which CUDA cannot copy inside "
-                              "a graph",
-                              "upload from pinned memory, host_alloc(bytes, 1), that stays valid for every "
-                              "launch");
     const graph_cmd cmd = { .kind = GRAPH_CMD_UPLOAD, .dst = t->data, .src = src, .bytes = t->bytes };
     return capture_record(t->dev, &cmd, who);
 }

@@ -28,9 +28,9 @@
  * must stay valid, and hold the values wanted, at every launch until the
  * device has passed it (a synchronisation, or an event recorded after the
  * launch): feed a new batch by writing it into that buffer between launches,
- * and capture one graph per buffer to alternate two. On a real GPU the source
- * must be pinned (host_alloc(bytes, 1)); CUDA cannot copy from ordinary memory
- * inside a graph, and a capture refuses it there.
+ * and capture one graph per buffer to alternate two. As for any queued upload,
+ * a real GPU copies from pinned memory (host_alloc(bytes, 1)) by DMA while the
+ * host goes on; from ordinary memory CUDA may make the host wait.
  *
  * What a graph cannot hold is refused with STATUS_BAD_ARGUMENT and a message
  * naming the call and the device; the call does nothing and the capture goes

@@ -186,5 +186,4 @@ const backend cpu_backend = {
     .graph_build = cpu_graph_build,
     .graph_launch = cpu_graph_launch,
     .graph_destroy = cpu_graph_destroy,
-    .upload_capturable = NULL,
 };

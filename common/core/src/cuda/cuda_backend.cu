@@ -378,19 +378,6 @@ void cuda_graph_destroy(int index, void *g)
     cudaGraphExecDestroy((cudaGraphExec_t)g);
 }
 
-// Only pinned memory: a graph's copy node reads the host memory by DMA at
-// every launch, which CUDA cannot do from ordinary (pageable) memory, and a
-// capture refuses such a copy.
-bool cuda_upload_capturable(const void *src)
-{
-    cudaPointerAttributes attributes;
-    if (cudaPointerGetAttributes(&attributes, src) != cudaSuccess) {
-        cudaGetLastError();
-        return false;
-    }
-    return attributes.type == cudaMemoryTypeHost;
-}
-
 // ---- properties ---------------------------------------------------------------
 
 status cuda_properties(int index, device_properties *out)
@@ -448,7 +435,6 @@ backend make_backend()
     b.graph_build = cuda_graph_build;
     b.graph_launch = cuda_graph_launch;
     b.graph_destroy = cuda_graph_destroy;
-    b.upload_capturable = cuda_upload_capturable;
     return b;
 }
 

@@ -487,5 +487,4 @@ const backend sim_backend = {
     .graph_build = sim_graph_build,
     .graph_launch = sim_graph_launch,
     .graph_destroy = sim_graph_destroy,
-    .upload_capturable = NULL,
 };
