@@ -14,6 +14,7 @@
 #include "labkit/properties.h"
 #include "labkit/counters.h"
 #include "labkit/status.h"
+#include "graph_cmd.h"
 #include "op_call.h"
 
 #ifdef __cplusplus
@@ -53,6 +54,12 @@ typedef struct backend {
     status (*event_elapsed_ms)(int index, void *start, void *end, double *ms);
     double (*busy_seconds)(int index);
     status (*properties)(int index, device_properties *out);
+    /* Graphs (labkit/graph.h). build turns a recording into the backend's own
+     * replayable form, which it owns (it may not keep `cmds`); launch queues one
+     * replay of it; destroy frees it in queue order, after its launches. */
+    status (*graph_build)(int index, const graph_cmd *cmds, size_t count, void **out);
+    status (*graph_launch)(int index, void *g);
+    void (*graph_destroy)(int index, void *g);
 } backend;
 
 extern const backend cpu_backend;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "capture.h"
 
 #define DEFAULT_SIM_MEMORY ((size_t)4 << 30) /* 4 GiB, a small real card */
 
@@ -356,6 +357,9 @@ status device_synchronize(device d)
 {
     status s = device_check(d);
     if (s != STATUS_OK) return s;
+    if (capturing(d))
+        return capture_refuse(d, "device_synchronize", "waits for the device",
+                              "to wait for the recorded work, synchronize after graph_launch");
     if (d.kind == DEVICE_CPU) return STATUS_OK;
     counters_of(d)->syncs++;
     return backend_of(d)->synchronize(d.index);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "backend.h"
+#include "capture.h"
 
 struct event {
     device dev;
@@ -40,6 +41,11 @@ void event_destroy(event *e)
 status event_record(event *e)
 {
     if (!e) return fail(STATUS_BAD_ARGUMENT, "event_record: e is NULL; create it with event_create");
+    /* A graph's replays would stamp it again and again, long after the call: to
+     * time a graph, record events around graph_launch. */
+    if (capturing(e->dev))
+        return capture_refuse(e->dev, "event_record", "records an event",
+                              "record events before and after graph_launch to time the recorded work");
     e->recorded = true;
     return backend_of(e->dev)->event_record(e->dev.index, e->handle);
 }
@@ -57,6 +63,9 @@ status event_synchronize(event *e)
 {
     status s = require_recorded("event_synchronize", e, "e");
     if (s != STATUS_OK) return s;
+    if (capturing(e->dev))
+        return capture_refuse(e->dev, "event_synchronize", "waits for the device",
+                              "to wait for the recorded work, synchronize after graph_launch");
     if (device_is_gpu(e->dev)) counters_of(e->dev)->syncs++;
     return backend_of(e->dev)->event_synchronize(e->dev.index, e->handle);
 }

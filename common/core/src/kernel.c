@@ -1,7 +1,10 @@
 /* kernel.c: your own kernel on a device's queue (labkit/kernel.h). */
 #include "labkit/kernel.h"
 
+#include <string.h>
+
 #include "backend.h"
+#include "capture.h"
 #include "tensor_internal.h"
 
 status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size)
@@ -18,6 +21,11 @@ status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size
                     args_size, KERNEL_MAX_ARGS);
     status s = device_check(d);
     if (s != STATUS_OK) return s;
+    if (capturing(d)) { /* recorded with its own copy of the arguments */
+        graph_cmd cmd = { .kind = GRAPH_CMD_KERNEL, .kernel = fn };
+        if (args_size > 0) memcpy(cmd.args, args, args_size);
+        return capture_record(d, &cmd, "device_enqueue");
+    }
     counters_of(d)->launches++;
     return backend_of(d)->enqueue(d.index, fn, args, args_size);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "capture.h"
 #include "launch.h"
 #include "tensor_internal.h"
 
@@ -94,6 +95,13 @@ static status acquire_memory(device d, size_t bytes, void **out)
 
 static void return_memory(device d, void *data, size_t bytes)
 {
+    /* During a capture the recorded work may use this memory at every launch of
+     * the graph, which gives it back when it is freed. Should the host have no
+     * room left to note it, it is never given back: a leak, not a use after free. */
+    if (capturing(d)) {
+        capture_keep(d, data, bytes);
+        return;
+    }
     counters_of(d)->memory_current -= bytes;
     backend_of(d)->release(d.index, data, bytes);
 }
@@ -110,6 +118,7 @@ status tensor_create(tensor **out, device d, dtype type, shape s, const char *wh
     status st = check_shape(s, who);
     if (st == STATUS_OK) st = device_check(d);
     if (st != STATUS_OK) return st;
+    if (capturing(d)) return capture_refuse_tensor(d, who);
     tensor *t = calloc(1, sizeof *t);
     if (!t) return fail(STATUS_OUT_OF_MEMORY, "%s: no host memory left for a tensor's header", who);
     t->dev = d;
@@ -133,9 +142,10 @@ status tensor_empty(tensor **out, device d, dtype type, shape s)
     return tensor_create(out, d, type, s, "tensor_empty");
 }
 
-status tensor_full(tensor **out, device d, shape s, float value)
+/* A new tensor with every element `value`, filled by its device. */
+static status full(tensor **out, device d, shape s, float value, const char *who)
 {
-    status st = tensor_create(out, d, DTYPE_F32, s, "tensor_full");
+    status st = tensor_create(out, d, DTYPE_F32, s, who);
     if (st == STATUS_OK) {
         const op_call fill = {
             .kind = OP_FILL, .n = (*out)->numel, .out = (float *)(*out)->data, .alpha = value
@@ -149,9 +159,14 @@ status tensor_full(tensor **out, device d, shape s, float value)
     return st;
 }
 
-status tensor_zeros(tensor **out, device d, shape s) { return tensor_full(out, d, s, 0.0f); }
+status tensor_full(tensor **out, device d, shape s, float value)
+{
+    return full(out, d, s, value, "tensor_full");
+}
 
-status tensor_ones(tensor **out, device d, shape s) { return tensor_full(out, d, s, 1.0f); }
+status tensor_zeros(tensor **out, device d, shape s) { return full(out, d, s, 0.0f, "tensor_zeros"); }
+
+status tensor_ones(tensor **out, device d, shape s) { return full(out, d, s, 1.0f, "tensor_ones"); }
 
 void tensor_free(tensor *t)
 {

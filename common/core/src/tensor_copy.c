@@ -1,10 +1,13 @@
-/* tensor_copy.c: every way data crosses between the host and devices, each one checked
- * (shapes, dtypes, devices) and counted. */
+/* tensor_copy.c: every way data crosses between the host and devices, each one
+ * checked (shapes, dtypes, devices) and counted. While a device captures a graph,
+ * the copies it can replay (within the device, queued uploads) are recorded and
+ * the blocking ones refused. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
+#include "capture.h"
 #include "tensor_internal.h"
 
 static void count_copy(uint64_t *copies, uint64_t *bytes, size_t n)
@@ -13,10 +16,23 @@ static void count_copy(uint64_t *copies, uint64_t *bytes, size_t n)
     *bytes += n;
 }
 
+/* A queued upload, recorded in the graph that t's device captures: every launch
+ * reads src again. A blocking one cannot be recorded. */
+static status record_upload(tensor *t, const void *src, bool queued, const char *who)
+{
+    if (!queued)
+        return capture_refuse(t->dev, who, "copies from the host and waits for the device",
+                              "record a queued upload instead (tensor_copy_from_host_async, from pinned "
+                              "memory that stays valid for every launch)");
+    const graph_cmd cmd = { .kind = GRAPH_CMD_UPLOAD, .dst = t->data, .src = src, .bytes = t->bytes };
+    return capture_record(t->dev, &cmd, who);
+}
+
 /* Host memory -> tensor: waits for the queue as cudaMemcpy does, or (queued)
  * takes its place in the queue and returns at once. */
-static status upload(tensor *t, const void *src, bool queued)
+static status upload(tensor *t, const void *src, bool queued, const char *who)
 {
+    if (capturing(t->dev)) return record_upload(t, src, queued, who);
     device_counters *c = counters_of(t->dev);
     if (device_is_gpu(t->dev)) {
         count_copy(&c->h2d_copies, &c->h2d_bytes, t->bytes);
@@ -29,8 +45,12 @@ static status upload(tensor *t, const void *src, bool queued)
 }
 
 /* Tensor -> host memory: waits for the device's queue. */
-static status download(const tensor *t, void *dst)
+static status download(const tensor *t, void *dst, const char *who)
 {
+    if (capturing(t->dev))
+        return capture_refuse(t->dev, who,
+                              "reads the device's memory on the host, which waits for the device",
+                              "read the results after graph_launch");
     device_counters *c = counters_of(t->dev);
     if (device_is_gpu(t->dev)) {
         count_copy(&c->d2h_copies, &c->d2h_bytes, t->bytes);
@@ -48,7 +68,7 @@ static status from_host(tensor **out, device d, dtype type, shape s, const void 
         return fail(STATUS_BAD_ARGUMENT, "%s: data is NULL; pass the host values to copy", who);
     status st = tensor_create(out, d, type, s, who);
     if (st != STATUS_OK) return st;
-    st = upload(*out, data, false);
+    st = upload(*out, data, false, who);
     if (st != STATUS_OK) {
         tensor_free(*out);
         *out = NULL;
@@ -95,7 +115,7 @@ static status to_host(const tensor *t, void *dst, int64_t count, dtype type, con
                     "%s: the tensor %s has %" PRId64 " elements but dst holds only %" PRId64
                     "; pass a larger buffer",
                     who, describe(t, what, sizeof what), t->numel, count);
-    return download(t, dst);
+    return download(t, dst, who);
 }
 
 status tensor_to_host(const tensor *t, float *dst, int64_t count)
@@ -123,7 +143,7 @@ static status from_host_into(tensor *t, const void *src, int64_t count, dtype ty
                     "%s: the tensor %s has %" PRId64 " elements but %" PRId64
                     " values were given; they must match",
                     who, describe(t, what, sizeof what), t->numel, count);
-    return upload(t, src, queued);
+    return upload(t, src, queued, who);
 }
 
 status tensor_copy_from_host(tensor *t, const float *src, int64_t count)
@@ -167,7 +187,7 @@ status tensor_from_host_raw(tensor **out, device d, dtype type, shape s, const v
     tensor *t = NULL;
     status st = tensor_create(&t, d, type, s, who);
     if (st == STATUS_OK) st = require_bytes(t, bytes, who);
-    if (st == STATUS_OK) st = upload(t, data, false);
+    if (st == STATUS_OK) st = upload(t, data, false, who);
     if (st != STATUS_OK) {
         tensor_free(t);
         return st;
@@ -184,7 +204,7 @@ status tensor_to_host_raw(const tensor *t, void *dst, size_t bytes)
         return fail(STATUS_BAD_ARGUMENT, "%s: dst is NULL; pass a host buffer of tensor_bytes(t) = %zu bytes",
                     who, t->bytes);
     status st = require_bytes(t, bytes, who);
-    return st == STATUS_OK ? download(t, dst) : st;
+    return st == STATUS_OK ? download(t, dst, who) : st;
 }
 
 status tensor_item(const tensor *t, float *value)
@@ -196,7 +216,7 @@ status tensor_item(const tensor *t, float *value)
                     "tensor_item: %s is not a one-element float tensor; "
                     "use tensor_to_host for more values",
                     describe(t, what, sizeof what));
-    return download(t, value);
+    return download(t, value, "tensor_item");
 }
 
 /* A real and a simulated GPU: the simulated one's memory is host memory, so
@@ -214,17 +234,34 @@ static status copy_across_backends(tensor *dst, const tensor *src)
     return s == STATUS_OK ? from->download(src->dev.index, dst->data, src->data, src->bytes) : s;
 }
 
-/* Between two tensors: on one device a queued copy, across devices a blocking one. */
-static status copy_between(tensor *dst, const tensor *src)
+/* A copy within one device, queued there: recorded while it captures a graph. */
+static status copy_within(device d, void *dst, const void *src, size_t bytes, const char *who)
 {
+    if (capturing(d)) {
+        const graph_cmd cmd = { .kind = GRAPH_CMD_COPY, .dst = dst, .src = src, .bytes = bytes };
+        return capture_record(d, &cmd, who);
+    }
+    device_counters *c = counters_of(d);
+    count_copy(&c->d2d_copies, &c->d2d_bytes, bytes);
+    return backend_of(d)->copy_within(d.index, dst, src, bytes);
+}
+
+/* A copy between two devices waits for both: no graph can hold it. */
+static status refuse_across_captures(device a, device b, const char *who)
+{
+    return capture_refuse(capturing(a) ? a : b, who, "copies between two devices and waits for both",
+                          "copy within the device, or between devices before or after the capture");
+}
+
+/* Between two tensors: on one device a queued copy, across devices a blocking one. */
+static status copy_between(tensor *dst, const tensor *src, const char *who)
+{
+    if (device_equal(dst->dev, src->dev)) return copy_within(dst->dev, dst->data, src->data, src->bytes, who);
+    if (capturing(dst->dev) || capturing(src->dev)) return refuse_across_captures(dst->dev, src->dev, who);
     const backend *to = backend_of(dst->dev);
     device_counters *cd = counters_of(dst->dev), *cs = counters_of(src->dev);
-    if (device_equal(dst->dev, src->dev)) {
-        count_copy(&cd->d2d_copies, &cd->d2d_bytes, src->bytes);
-        return to->copy_within(dst->dev.index, dst->data, src->data, src->bytes);
-    }
-    if (!device_is_gpu(src->dev)) return upload(dst, src->data, false);
-    if (!device_is_gpu(dst->dev)) return download(src, dst->data);
+    if (!device_is_gpu(src->dev)) return upload(dst, src->data, false, who);
+    if (!device_is_gpu(dst->dev)) return download(src, dst->data, who);
     count_copy(&cd->d2d_copies, &cd->d2d_bytes, src->bytes);
     count_copy(&cs->d2d_copies, &cs->d2d_bytes, src->bytes);
     const backend *from = backend_of(src->dev);
@@ -243,7 +280,7 @@ status tensor_copy(tensor *dst, const tensor *src)
                     "(tensor_reshape views the same data in another shape)",
                     describe(dst, a, sizeof a), describe(src, b, sizeof b));
     if (dst->data == src->data) return STATUS_OK;
-    return copy_between(dst, src);
+    return copy_between(dst, src, "tensor_copy");
 }
 
 status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int64_t src_offset,
@@ -268,11 +305,9 @@ status tensor_copy_slice(tensor *dst, int64_t dst_offset, const tensor *src, int
                     op, count, src_offset, describe(src, b, sizeof b), dst_offset,
                     describe(dst, a, sizeof a));
     if (count == 0) return STATUS_OK;
-    device_counters *c = counters_of(dst->dev);
-    const size_t width = dtype_size(dst->type), bytes = (size_t)count * width;
-    count_copy(&c->d2d_copies, &c->d2d_bytes, bytes);
-    return backend_of(dst->dev)->copy_within(dst->dev.index, (char *)dst->data + (size_t)dst_offset * width,
-                                             (const char *)src->data + (size_t)src_offset * width, bytes);
+    const size_t width = dtype_size(dst->type);
+    return copy_within(dst->dev, (char *)dst->data + (size_t)dst_offset * width,
+                       (const char *)src->data + (size_t)src_offset * width, (size_t)count * width, op);
 }
 
 status tensor_to(tensor *t, device d, tensor **out)
@@ -288,9 +323,8 @@ status tensor_to(tensor *t, device d, tensor **out)
         *out = t;
         return STATUS_OK;
     }
-    st = tensor_create(out, d, t->type, t->shp, "tensor_to");
-    if (st != STATUS_OK) return st;
-    st = copy_between(*out, t);
+    st = tensor_create(out, d, t->type, t->shp, "tensor_to"); /* refused if d captures */
+    if (st == STATUS_OK) st = copy_between(*out, t, "tensor_to");
     if (st != STATUS_OK) {
         tensor_free(*out);
         *out = NULL;

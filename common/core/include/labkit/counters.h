@@ -25,7 +25,8 @@ typedef struct device_counters {
     uint64_t d2h_copies, d2h_bytes;
     uint64_t d2d_copies, d2d_bytes;
     uint64_t syncs;    /* times the host blocked until the device's queue drained */
-    uint64_t launches; /* operations queued (or, on the CPU, run) */
+    uint64_t launches; /* operations queued (or, on the CPU, run); a graph_launch is one */
+    uint64_t replayed; /* operations and kernels run by launched graphs (graph.h) */
     size_t memory_current;
     size_t memory_peak;  /* highest memory_current since the last reset */
     double busy_seconds; /* time the device spent running its queue (simulated GPUs;

@@ -1,6 +1,6 @@
 /* cpu_backend.c: the CPU as a device. Its memory is the host's, its work runs at
  * once on the calling thread, so there is nothing to wait for and an event is
- * stamped when it is recorded. */
+ * stamped when it is recorded; a graph is its recorded calls, run in order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +121,45 @@ static status cpu_properties(int index, device_properties *out)
     return host_cpu_properties(out);
 }
 
+/* ---- graphs: the recorded calls, kept and run again in order -------------- */
+
+typedef struct cpu_graph {
+    size_t count;
+    graph_cmd cmds[];
+} cpu_graph;
+
+static status cpu_graph_build(int index, const graph_cmd *cmds, size_t count, void **out)
+{
+    (void)index;
+    cpu_graph *g = malloc(sizeof *g + count * sizeof *cmds);
+    if (!g) return fail(STATUS_OUT_OF_MEMORY, "graph_end_capture: no host memory left for the graph");
+    g->count = count;
+    memcpy(g->cmds, cmds, count * sizeof *cmds);
+    *out = g;
+    return STATUS_OK;
+}
+
+static status cpu_graph_launch(int index, void *graph)
+{
+    const cpu_graph *g = graph;
+    for (size_t i = 0; i < g->count; ++i) {
+        const graph_cmd *c = &g->cmds[i];
+        switch (c->kind) {
+        case GRAPH_CMD_OP: cpu_run_op(&c->op); break;
+        case GRAPH_CMD_KERNEL: cpu_enqueue(index, c->kernel, c->args, sizeof c->args); break;
+        case GRAPH_CMD_COPY:
+        case GRAPH_CMD_UPLOAD: memcpy(c->dst, c->src, c->bytes); break;
+        }
+    }
+    return STATUS_OK;
+}
+
+static void cpu_graph_destroy(int index, void *graph)
+{
+    (void)index;
+    free(graph);
+}
+
 const backend cpu_backend = {
     .name = "cpu",
     .host_memory = true,
@@ -143,4 +182,7 @@ const backend cpu_backend = {
     .event_elapsed_ms = cpu_event_elapsed_ms,
     .busy_seconds = cpu_busy_seconds,
     .properties = cpu_properties,
+    .graph_build = cpu_graph_build,
+    .graph_launch = cpu_graph_launch,
+    .graph_destroy = cpu_graph_destroy,
 };

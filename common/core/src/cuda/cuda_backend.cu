@@ -1,7 +1,8 @@
 // cuda_backend.cu: real NVIDIA GPUs through cudart. One stream per device, so
 // that the device runs its work in order while the host goes on; memory from
 // the stream-ordered allocator (cudaMallocAsync), so that a free waits for the
-// work queued before it, as on the simulated GPU.
+// work queued before it, as on the simulated GPU. A graph is its recording
+// issued on the stream under stream capture, instantiated once.
 #include <pthread.h>
 
 #include <cstdio>
@@ -19,6 +20,7 @@ struct cuda_device {
     bool started;
     cudaStream_t stream;
     cublasHandle_t blas;
+    void *blas_workspace;
     double *scratch;
 };
 
@@ -59,6 +61,7 @@ void stop_all_devices()
         if (!dev->started || cudaSetDevice(i) != cudaSuccess) continue;
         cudaStreamSynchronize(dev->stream);
         if (blas && dev->blas) blas->destroy(dev->blas);
+        cudaFree(dev->blas_workspace);
         cudaFree(dev->scratch);
         cudaStreamDestroy(dev->stream);
         *dev = cuda_device{};
@@ -66,12 +69,29 @@ void stop_all_devices()
     cudaGetLastError();
 }
 
+// cuBLAS's recommended workspace: 32 MiB from Hopper (compute capability 9) on,
+// 4 MiB before (cuBLAS's documentation of cublasSetWorkspace).
+size_t blas_workspace_bytes(int index)
+{
+    int major = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index) != cudaSuccess)
+        cudaGetLastError();
+    return (size_t)(major >= 9 ? 32 : 4) << 20;
+}
+
+// A workspace of the kit's own, allocated once, so that no cuBLAS call ever
+// allocates one: an allocation cannot be captured in a graph, and without one
+// cuBLAS may take a new workspace for each graph captured. Set after the
+// stream, since cublasSetStream puts the handle back on cuBLAS's own pool.
 status start_blas(int index, cuda_device *dev)
 {
     const cublas_api *blas = cuda_blas();
     if (!blas) return STATUS_BACKEND_FAILED;
+    const size_t workspace = blas_workspace_bytes(index);
+    CUDA_TRY(cudaMalloc(&dev->blas_workspace, workspace));
     cublasStatus_t s = blas->create(&dev->blas);
     if (s == CUBLAS_STATUS_SUCCESS) s = blas->set_stream(dev->blas, dev->stream);
+    if (s == CUBLAS_STATUS_SUCCESS) s = blas->set_workspace(dev->blas, dev->blas_workspace, workspace);
     if (s != CUBLAS_STATUS_SUCCESS)
         return fail(STATUS_BACKEND_FAILED, "cuda:%d: cuBLAS could not start: %s", index,
                     blas->status_string(s));
@@ -99,7 +119,7 @@ status use_device(int index, cuda_device **out)
     pthread_mutex_lock(&start_lock);
     if (!dev->started)
         s = start_device(index, dev);
-    else if (!dev->blas || !dev->scratch)
+    else if (!dev->blas || !dev->blas_workspace || !dev->scratch)
         s = fail(STATUS_BACKEND_FAILED, "cuda:%d could not be started earlier", index);
     pthread_mutex_unlock(&start_lock);
     if (s != STATUS_OK) return s;
@@ -281,6 +301,86 @@ double cuda_busy_seconds(int index)
     return 0.0;
 }
 
+// ---- graphs -------------------------------------------------------------------
+
+// One recorded call, issued on the stream exactly as the call itself issues it.
+status issue(int index, const graph_cmd *c)
+{
+    switch (c->kind) {
+    case GRAPH_CMD_OP: return cuda_run(index, &c->op);
+    case GRAPH_CMD_KERNEL: return cuda_enqueue(index, c->kernel, c->args, sizeof c->args);
+    case GRAPH_CMD_COPY: return cuda_copy_within(index, c->dst, c->src, c->bytes);
+    case GRAPH_CMD_UPLOAD: return cuda_upload_async(index, c->dst, c->src, c->bytes);
+    }
+    return fail(STATUS_BACKEND_FAILED, "cuda:%d: a recorded call of unknown kind %d", index, (int)c->kind);
+}
+
+// The recording, issued on the stream under stream capture: the calls are
+// recorded as the graph's nodes, not run. The capture is opened and closed
+// here, with nothing but the recording issued in between, so nothing that a
+// capture forbids (an allocation, a blocking copy, a synchronisation: the front
+// end refused those) can reach the stream meanwhile. Thread-local mode: only
+// this thread's calls are checked for what would break the capture, so another
+// thread that allocates or copies, on this GPU or another, goes on undisturbed
+// (global mode would make its calls fail while this capture is open).
+status capture_on_stream(int index, cuda_device *dev, const graph_cmd *cmds, size_t count, cudaGraph_t *out)
+{
+    CUDA_TRY(cudaStreamBeginCapture(dev->stream, cudaStreamCaptureModeThreadLocal));
+    status s = STATUS_OK;
+    for (size_t i = 0; i < count && s == STATUS_OK; ++i) s = issue(index, &cmds[i]);
+    // Always ended, so that the stream leaves capture mode even after a failure.
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(dev->stream, &graph);
+    if (s == STATUS_OK && ended != cudaSuccess)
+        s = cuda_failure("cudaStreamEndCapture", ended, __FILE__, __LINE__);
+    if (s != STATUS_OK) {
+        if (graph) cudaGraphDestroy(graph);
+        cudaGetLastError(); // the capture's errors are not sticky: the device stays usable
+        return s;
+    }
+    *out = graph;
+    return STATUS_OK;
+}
+
+status cuda_graph_build(int index, const graph_cmd *cmds, size_t count, void **out)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    cudaGraph_t graph = nullptr;
+    s = capture_on_stream(index, dev, cmds, count, &graph);
+    if (s != STATUS_OK) return s;
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph); // the executable graph is a copy: the template is not needed any more
+    if (made != cudaSuccess) return cuda_failure("cudaGraphInstantiate", made, __FILE__, __LINE__);
+    // Sent to the device now, so that the first launch costs no more than the next.
+    const cudaError_t sent = cudaGraphUpload(exec, dev->stream);
+    if (sent != cudaSuccess) {
+        cudaGraphExecDestroy(exec);
+        return cuda_failure("cudaGraphUpload", sent, __FILE__, __LINE__);
+    }
+    *out = (void *)exec;
+    return STATUS_OK;
+}
+
+status cuda_graph_launch(int index, void *g)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)g, dev->stream));
+    return STATUS_OK;
+}
+
+// cudaGraphExecDestroy leaves launches in flight to finish: the graph is freed
+// when they have.
+void cuda_graph_destroy(int index, void *g)
+{
+    (void)index;
+    cudaGraphExecDestroy((cudaGraphExec_t)g);
+}
+
 // ---- properties ---------------------------------------------------------------
 
 status cuda_properties(int index, device_properties *out)
@@ -335,6 +435,9 @@ backend make_backend()
     b.event_elapsed_ms = cuda_event_elapsed_ms;
     b.busy_seconds = cuda_busy_seconds;
     b.properties = cuda_properties;
+    b.graph_build = cuda_graph_build;
+    b.graph_launch = cuda_graph_launch;
+    b.graph_destroy = cuda_graph_destroy;
     return b;
 }
 

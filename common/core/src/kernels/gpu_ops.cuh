@@ -18,6 +18,12 @@
  * system busy, few enough for one thread to add up their partial results. */
 #define REDUCE_BLOCKS 4
 #define REDUCE_THREADS (REDUCE_BLOCKS * BLOCK_SIZE)
+/* The partials are added up in two kernels: FOLD_RUNS threads add FOLD_WIDTH
+ * each, then one thread adds their FOLD_RUNS sums. One thread reading all
+ * REDUCE_THREADS partials one after the other took 40 us on an H100, longer
+ * than everything else in lab 05's training step. */
+#define FOLD_WIDTH 32
+#define FOLD_RUNS (REDUCE_THREADS / FOLD_WIDTH)
 
 static dim3 blocks_for(int64_t n)
 {
@@ -31,14 +37,22 @@ static dim3 dims(unsigned x)
     return d;
 }
 
-/* The two-kernel reduction of rows.cuh: partial sums, then one thread. */
+/* out[0] = scale * the sum of the REDUCE_THREADS partials (or its square root). */
+static void launch_finish(gpu_context *ctx, double scale, int take_sqrt, float *out)
+{
+    LAUNCH(fold_partials_kernel, dims(1), dims(FOLD_RUNS), ctx, ctx->partials, FOLD_RUNS, FOLD_WIDTH);
+    LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, FOLD_RUNS, FOLD_WIDTH, scale, take_sqrt,
+           out);
+}
+
+/* The reduction of rows.cuh: partial sums, then their sum. */
 static void launch_sum(gpu_context *ctx, const op_call *op)
 {
     const int squares = op->kind == OP_NORM;
     const double scale = op->kind == OP_MEAN ? 1.0 / (double)op->n : 1.0;
     LAUNCH(partial_sums_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->n, squares,
            ctx->partials);
-    LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, REDUCE_THREADS, scale, squares, op->out);
+    launch_finish(ctx, scale, squares, op->out);
 }
 
 static void launch_row_partials(gpu_context *ctx, const op_call *op)
@@ -49,9 +63,7 @@ static void launch_row_partials(gpu_context *ctx, const op_call *op)
     else
         LAUNCH(softmax_xent_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels,
                op->rows, op->cols, op->out, ctx->partials);
-    float *result = op->kind == OP_ACCURACY ? op->out : op->out2;
-    LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, REDUCE_THREADS, 1.0 / (double)op->rows, 0,
-           result);
+    launch_finish(ctx, 1.0 / (double)op->rows, 0, op->kind == OP_ACCURACY ? op->out : op->out2);
 }
 
 /* tensor_convert: one kernel per direction (the front end allows only these). */

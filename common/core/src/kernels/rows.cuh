@@ -14,12 +14,24 @@ __global__ void partial_sums_kernel(const float *x, int64_t n, int squares, doub
     partials[t] = total;
 }
 
-/* One thread: out[0] = scale * (sum of the partials), or its square root. */
-__global__ void finish_sum_kernel(const double *partials, int64_t count, double scale, int take_sqrt,
-                                  float *out)
+/* partials[t * width] = the sum of partials[t * width .. t * width + width - 1],
+ * for t < runs: each thread adds up its own run, in place. */
+__global__ void fold_partials_kernel(double *partials, int64_t runs, int64_t width)
+{
+    const int64_t t = element_index();
+    if (t >= runs) return;
+    double total = 0.0;
+    for (int64_t i = 0; i < width; ++i) total += partials[t * width + i];
+    partials[t * width] = total;
+}
+
+/* One thread: out[0] = scale * (sum of partials[0], partials[stride], ... count
+ * of them), or its square root. */
+__global__ void finish_sum_kernel(const double *partials, int64_t count, int64_t stride, double scale,
+                                  int take_sqrt, float *out)
 {
     double total = 0.0;
-    for (int64_t t = 0; t < count; ++t) total += partials[t];
+    for (int64_t t = 0; t < count; ++t) total += partials[t * stride];
     out[0] = (float)(take_sqrt ? sqrt(total) : total * scale);
 }
 

@@ -5,7 +5,8 @@
  * operation "returns at once" and the work happens behind its back; reading a
  * result waits until the queue has drained. Its memory is host memory that the
  * device owns, up to a capacity (LABKIT_SIM_MEMORY), so running out of device
- * memory can be practised. Events are stamped when the worker reaches them. */
+ * memory can be practised. Events are stamped when the worker reaches them. A
+ * graph is a list of items that one item on the queue replays. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +45,13 @@ typedef enum item_kind {
     ITEM_KERNEL,
     ITEM_COPY,
     ITEM_UPLOAD,
+    ITEM_GRAPH,
     ITEM_RELEASE,
     ITEM_EVENT,
     ITEM_STOP
 } item_kind;
+
+struct sim_graph;
 
 typedef struct item {
     item_kind kind;
@@ -55,10 +59,17 @@ typedef struct item {
     void *dst;  /* ITEM_COPY; ITEM_RELEASE frees dst */
     const void *src;
     size_t bytes;
-    sim_event *event; /* ITEM_EVENT */
-    kernel_fn kernel; /* ITEM_KERNEL: kernel(args, NULL) */
+    sim_event *event;              /* ITEM_EVENT */
+    const struct sim_graph *graph; /* ITEM_GRAPH */
+    kernel_fn kernel;              /* ITEM_KERNEL: kernel(args, NULL) */
     unsigned char args[KERNEL_MAX_ARGS];
 } item;
+
+/* A captured graph: the items its launch replays, in order. */
+typedef struct sim_graph {
+    size_t count;
+    item items[];
+} sim_graph;
 
 typedef struct sim_device {
     pthread_mutex_t lock;
@@ -90,7 +101,7 @@ static void occupy_until(double start, double seconds)
     while (clock_seconds() - start < seconds) continue;
 }
 
-static void execute(sim_device *dev, item *it)
+static void execute(sim_device *dev, const item *it)
 {
     const double start = clock_seconds();
     switch (it->kind) {
@@ -107,6 +118,9 @@ static void execute(sim_device *dev, item *it)
     case ITEM_UPLOAD: /* a transfer from the host: it pays the bus's latency */
         memcpy(it->dst, it->src, it->bytes);
         occupy_until(start, TRANSFER_LATENCY_SECONDS);
+        break;
+    case ITEM_GRAPH: /* every item as if queued one by one, minimum times included */
+        for (size_t i = 0; i < it->graph->count; ++i) execute(dev, &it->graph->items[i]);
         break;
     case ITEM_RELEASE: free(it->dst); break;
     case ITEM_EVENT: it->event->stamp = start; break;
@@ -412,6 +426,49 @@ static double sim_busy_seconds(int index)
     return busy;
 }
 
+/* ---- graphs ------------------------------------------------------------------- */
+
+/* The item that the same call would have queued. */
+static item item_of(const graph_cmd *c)
+{
+    item it = { .dst = c->dst, .src = c->src, .bytes = c->bytes };
+    switch (c->kind) {
+    case GRAPH_CMD_OP: it.kind = ITEM_OP, it.op = c->op; break;
+    case GRAPH_CMD_KERNEL:
+        it.kind = ITEM_KERNEL, it.kernel = c->kernel;
+        memcpy(it.args, c->args, sizeof it.args);
+        break;
+    case GRAPH_CMD_COPY: it.kind = ITEM_COPY; break;
+    case GRAPH_CMD_UPLOAD: it.kind = ITEM_UPLOAD; break;
+    }
+    return it;
+}
+
+static status sim_graph_build(int index, const graph_cmd *cmds, size_t count, void **out)
+{
+    sim_graph *g = malloc(sizeof *g + count * sizeof(item));
+    if (!g)
+        return fail(STATUS_OUT_OF_MEMORY, "graph_end_capture: no host memory left for sim:%d's graph", index);
+    g->count = count;
+    for (size_t i = 0; i < count; ++i) g->items[i] = item_of(&cmds[i]);
+    *out = g;
+    return STATUS_OK;
+}
+
+/* The host queues one item, however many the graph holds. */
+static status sim_graph_launch(int index, void *g)
+{
+    item it = { .kind = ITEM_GRAPH, .graph = g };
+    return enqueue(index, &it);
+}
+
+/* In queue order, like device memory: launches queued before still replay it. */
+static void sim_graph_destroy(int index, void *g)
+{
+    item it = { .kind = ITEM_RELEASE, .dst = g };
+    if (enqueue(index, &it) != STATUS_OK) free(g); /* no worker: nothing can still replay it */
+}
+
 static status sim_properties(int index, device_properties *out)
 {
     device_properties cpu;
@@ -451,4 +508,7 @@ const backend sim_backend = {
     .event_elapsed_ms = sim_event_elapsed_ms,
     .busy_seconds = sim_busy_seconds,
     .properties = sim_properties,
+    .graph_build = sim_graph_build,
+    .graph_launch = sim_graph_launch,
+    .graph_destroy = sim_graph_destroy,
 };

@@ -9,6 +9,7 @@
 #include "labkit/event.h"
 #include "labkit/figure.h"
 #include "labkit/files.h"
+#include "labkit/graph.h"
 #include "labkit/kernel.h"
 #include "labkit/ops.h"
 #include "labkit/plot.h"
