@@ -378,8 +378,11 @@ static status sim_event_create(int index, void **out)
 
 static void sim_event_destroy(int index, void *ev)
 {
-    /* The worker may still have to stamp it: wait for the queue first. */
-    sim_synchronize(index);
+    /* The worker may still have to stamp it: wait until it has, and only that,
+     * as cudaEventDestroy does not wait for the rest of the queue. An event
+     * never recorded (seq 0) is not waited for at all. */
+    sim_device *dev = device_at(index);
+    if (dev) wait_until_completed(dev, ((sim_event *)ev)->seq);
     free(ev);
 }
 
