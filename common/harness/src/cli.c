@@ -25,65 +25,15 @@
 #include "labkit/crash.h"
 #include "labkit/figure.h"
 #include "labkit/files.h"
+#include "cli_internal.h"
 
 /* The exit codes cli_parse returns; -1 means "go on". */
 enum { CLI_GO_ON = -1, CLI_EXIT_OK = 0, CLI_EXIT_USAGE = 2 };
-
-/* ---- the flags every lab shares ---------------------------------------------- */
-
-typedef enum shared_flag { FLAG_DEVICE, FLAG_QUICK, FLAG_CSV, FLAG_PLOT, FLAG_NONE } shared_flag;
-
-typedef struct shared_flag_info {
-    const char *name;
-    const char *value_name; /* NULL for a flag without a value */
-    const char *help;
-} shared_flag_info;
-
-static const shared_flag_info shared_flags[] = {
-    [FLAG_DEVICE] = { "device", "D",
-                      "cpu, cuda, cuda:N or sim:N (default: GPU 0 if there is "
-                      "one, else cpu)" },
-    [FLAG_QUICK] = { "quick", NULL, "a smaller run that finishes in seconds" },
-    [FLAG_CSV] = { "csv", "FILE",
-                   "write the results as CSV; - writes them to standard output (and all else "
-                   "to standard error)" },
-    [FLAG_PLOT] = { "plot", "FILE",
-                    "draw the figure: FILE ends in .png, .svg or .pdf; up to 3 times, one per "
-                    "format" },
-};
-
-static shared_flag find_shared_flag(const char *name, size_t length)
-{
-    for (int f = 0; f < FLAG_NONE; f++) {
-        if (strlen(shared_flags[f].name) == length && strncmp(shared_flags[f].name, name, length) == 0) {
-            return (shared_flag)f;
-        }
-    }
-    return FLAG_NONE;
-}
-
-static const cli_option *find_option(const cli_program *program, const char *name, size_t length)
-{
-    for (int i = 0; i < program->noptions; i++) {
-        const cli_option *option = &program->options[i];
-        if (strlen(option->name) == length && strncmp(option->name, name, length) == 0) {
-            return option;
-        }
-    }
-    return NULL;
-}
-
-static const char *program_name(const cli_program *program)
-{
-    return program->name != NULL ? program->name : "program";
-}
 
 /* ---- strict values ------------------------------------------------------------ */
 
 /* Each returns NULL when `text` is good (and writes the value), otherwise what
  * is wrong with it, to follow "--name TEXT: ". */
-
-static bool has_range(const cli_option *option) { return option->min < option->max; }
 
 /* An optional '-', then digits: what a person writes for a whole number.
  * strtol would also take " 5", "+5" and (with base 0) "0x10". */
@@ -131,7 +81,7 @@ static const char *parse_int(const cli_option *option, const char *text, int *va
     if (errno == ERANGE || number < INT_MIN || number > INT_MAX) {
         return "does not fit in an int";
     }
-    if (has_range(option) && (number < option->min || number > option->max)) {
+    if (cli_has_range(option) && (number < option->min || number > option->max)) {
         return "is out of range";
     }
     *value = (int)number;
@@ -155,7 +105,7 @@ static const char *parse_double(const cli_option *option, const char *text, doub
     if (!isfinite(number)) { /* strtod accepts "inf" and "nan" */
         return "is not a finite number";
     }
-    if (has_range(option) && (number < option->min || number > option->max)) {
+    if (cli_has_range(option) && (number < option->min || number > option->max)) {
         return "is out of range";
     }
     *value = number;
@@ -182,7 +132,7 @@ __attribute__((format(printf, 2, 3)))
 static int
 usage_error(const parse_state *state, const char *format, ...)
 {
-    fprintf(stderr, "%s: ", program_name(state->program));
+    fprintf(stderr, "%s: ", cli_program_name(state->program));
     va_list args;
     va_start(args, format);
     vfprintf(stderr, format, args);
@@ -192,23 +142,14 @@ usage_error(const parse_state *state, const char *format, ...)
     return CLI_EXIT_USAGE;
 }
 
-static void print_range(const cli_option *option, FILE *to)
-{
-    if (option->type == CLI_INT) {
-        fprintf(to, "%.0f to %.0f", option->min, option->max);
-    } else {
-        fprintf(to, "%g to %g", option->min, option->max);
-    }
-}
-
 /* A bad value of an extra option: "NAME: --epochs 0 is out of range (1 to 100)". */
 static int bad_option_value(const parse_state *state, const cli_option *option, const char *value,
                             const char *problem)
 {
-    fprintf(stderr, "%s: --%s '%s' %s", program_name(state->program), option->name, value, problem);
-    if (has_range(option) && (option->type == CLI_INT || option->type == CLI_DOUBLE)) {
+    fprintf(stderr, "%s: --%s '%s' %s", cli_program_name(state->program), option->name, value, problem);
+    if (cli_has_range(option) && (option->type == CLI_INT || option->type == CLI_DOUBLE)) {
         fputs(" (accepted: ", stderr);
-        print_range(option, stderr);
+        cli_print_range(option, stderr);
         fputs(")", stderr);
     }
     fputs("\n\n", stderr);
@@ -257,7 +198,7 @@ static int note_given(parse_state *state, int index, const char *name, const cha
 static int apply_shared(parse_state *state, shared_flag flag, const char *value)
 {
     if (flag != FLAG_PLOT) {
-        int code = note_given(state, (int)flag, shared_flags[flag].name, value);
+        int code = note_given(state, (int)flag, cli_shared_flags[flag].name, value);
         if (code != CLI_GO_ON) {
             return code;
         }
@@ -349,17 +290,18 @@ static int parse_one(parse_state *state, int argc, char **argv, int *i)
     const char *name = arg + 2;
     const char *equals = strchr(name, '=');
     size_t length = equals != NULL ? (size_t)(equals - name) : strlen(name);
-    shared_flag flag = find_shared_flag(name, length);
-    const cli_option *option = flag == FLAG_NONE ? find_option(state->program, name, length) : NULL;
+    shared_flag flag = cli_find_shared_flag(name, length);
+    const cli_option *option = flag == FLAG_NONE ? cli_find_option(state->program, name, length) : NULL;
     if (flag == FLAG_NONE && option == NULL) {
         return usage_error(state, "unknown flag '%s'", arg);
     }
-    bool takes_value = flag != FLAG_NONE ? shared_flags[flag].value_name != NULL : option->type != CLI_FLAG;
+    bool takes_value =
+        flag != FLAG_NONE ? cli_shared_flags[flag].value_name != NULL : option->type != CLI_FLAG;
     const char *value = NULL;
     if (!takes_value) {
         if (equals != NULL) {
             return usage_error(state, "'%s': this flag takes no value; write just --%s", arg,
-                               flag != FLAG_NONE ? shared_flags[flag].name : option->name);
+                               flag != FLAG_NONE ? cli_shared_flags[flag].name : option->name);
         }
     } else if (equals != NULL) {
         value = equals + 1;
@@ -369,7 +311,7 @@ static int parse_one(parse_state *state, int argc, char **argv, int *i)
     } else {
         /* The next word is a flag (or there is none): the value was forgotten. */
         return usage_error(state, "%s needs a value (%s)", arg,
-                           flag != FLAG_NONE            ? shared_flags[flag].value_name
+                           flag != FLAG_NONE            ? cli_shared_flags[flag].value_name
                            : option->value_name != NULL ? option->value_name
                                                         : "VALUE");
     }
@@ -391,35 +333,6 @@ static int parse_all(parse_state *state, int argc, char **argv)
     return CLI_GO_ON;
 }
 
-/* ---- checking the program's own description ---------------------------------- */
-
-/* A mistake in the program's cli_program (not the user's command line). */
-static const char *check_program(const cli_program *program)
-{
-    if (program->noptions < 0 || (program->noptions > 0 && program->options == NULL)) {
-        return "options is NULL or noptions is negative";
-    }
-    for (int i = 0; i < program->noptions; i++) {
-        const cli_option *option = &program->options[i];
-        if (option->name == NULL || option->name[0] == '\0' || option->name[0] == '-' ||
-            strchr(option->name, '=') != NULL) {
-            return "an option has no name, or a name with '-' in front or '=' in it";
-        }
-        if (option->target == NULL) {
-            return "an option's target is NULL";
-        }
-        if ((int)option->type < (int)CLI_FLAG || (int)option->type > (int)CLI_STRING) {
-            return "an option's type is not CLI_FLAG, CLI_INT, CLI_DOUBLE or CLI_STRING";
-        }
-        if (find_shared_flag(option->name, strlen(option->name)) != FLAG_NONE ||
-            strcmp(option->name, "help") == 0 ||
-            find_option(program, option->name, strlen(option->name)) != option) {
-            return "two options have the same name (or one repeats a shared flag)";
-        }
-    }
-    return NULL;
-}
-
 /* ---- the public functions ------------------------------------------------------ */
 
 /* One reading of the whole command line, storing the values or not. */
@@ -427,7 +340,7 @@ static int parse_pass(const cli_program *program, int argc, char **argv, cli_arg
 {
     const char **seen = calloc((size_t)FLAG_NONE + (size_t)program->noptions, sizeof *seen);
     if (seen == NULL) {
-        fprintf(stderr, "%s: out of host memory reading the command line\n", program_name(program));
+        fprintf(stderr, "%s: out of host memory reading the command line\n", cli_program_name(program));
         return CLI_EXIT_USAGE;
     }
     parse_state state = { .program = program, .args = args, .store = store, .seen = seen };
@@ -439,7 +352,7 @@ static int parse_pass(const cli_program *program, int argc, char **argv, cli_arg
 /* Prints "NAME: <why the output cannot be written>"; returns the exit code 2. */
 static int bad_output(const cli_program *program)
 {
-    fprintf(stderr, "%s: %s\n", program_name(program), last_error());
+    fprintf(stderr, "%s: %s\n", cli_program_name(program), last_error());
     return CLI_EXIT_USAGE;
 }
 
@@ -480,7 +393,7 @@ int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
     if (program == NULL || argv == NULL || out == NULL || argc < 0) {
         mistake = "program, argv and out must not be NULL and argc must not be negative";
     } else {
-        mistake = check_program(program);
+        mistake = cli_check_program(program);
     }
     if (mistake != NULL) {
         /* The lab's own code is wrong: say so loudly, as for a bad flag. */
@@ -498,7 +411,7 @@ int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
     }
     /* Everything is right: read it again, storing this time. */
     parse_pass(program, argc, argv, out, true);
-    out->program_name = program_name(program);
+    out->program_name = cli_program_name(program);
     out->argc = argc;
     out->argv = argv;
     code = check_outputs(program, out);
@@ -509,112 +422,4 @@ int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
         out->dev = try_gpu(0); /* asked only now: --help and mistakes need no device */
     }
     return CLI_GO_ON;
-}
-
-/* ---- the usage ------------------------------------------------------------------ */
-
-/* "--epochs N" into buffer: the left column of the usage. */
-static const char *flag_with_value(const char *name, const char *value_name, char *buffer, size_t size)
-{
-    snprintf(buffer, size, "--%s%s%s", name, value_name != NULL ? " " : "",
-             value_name != NULL ? value_name : "");
-    return buffer;
-}
-
-static const char *option_value_name(const cli_option *option)
-{
-    if (option->type == CLI_FLAG) {
-        return NULL;
-    }
-    return option->value_name != NULL ? option->value_name : "VALUE";
-}
-
-static int left_column_width(const cli_program *program, bool with_options)
-{
-    char buffer[96];
-    int width = (int)strlen("--help, -h");
-    for (int f = 0; f < FLAG_NONE; f++) {
-        int w = (int)strlen(
-            flag_with_value(shared_flags[f].name, shared_flags[f].value_name, buffer, sizeof buffer));
-        width = w > width ? w : width;
-    }
-    for (int i = 0; with_options && i < program->noptions; i++) {
-        const cli_option *option = &program->options[i];
-        int w = (int)strlen(flag_with_value(option->name, option_value_name(option), buffer, sizeof buffer));
-        width = w > width ? w : width;
-    }
-    return width > 30 ? 30 : width; /* a very long name pushes only its own help */
-}
-
-/* The current value of the target: the default, when called before parsing. */
-static void print_default(const cli_option *option, FILE *to)
-{
-    switch (option->type) {
-    case CLI_FLAG: break;
-    case CLI_INT: fprintf(to, "default %d", *(const int *)option->target); break;
-    case CLI_DOUBLE: fprintf(to, "default %g", *(const double *)option->target); break;
-    case CLI_STRING: {
-        const char *text = *(const char *const *)option->target;
-        if (text != NULL) {
-            fprintf(to, "default %s", text);
-        }
-        break;
-    }
-    }
-}
-
-static void print_option(const cli_option *option, int width, FILE *to)
-{
-    char buffer[96];
-    fprintf(to, "  %-*s  %s", width,
-            flag_with_value(option->name, option_value_name(option), buffer, sizeof buffer),
-            option->help != NULL ? option->help : "");
-    bool ranged = has_range(option) && (option->type == CLI_INT || option->type == CLI_DOUBLE);
-    bool defaulted = option->type != CLI_FLAG &&
-                     (option->type != CLI_STRING || *(const char *const *)option->target != NULL);
-    if (ranged || defaulted) {
-        fputs(" (", to);
-        if (ranged) {
-            print_range(option, to);
-            fputs(defaulted ? ", " : "", to);
-        }
-        print_default(option, to);
-        fputs(")", to);
-    }
-    fputc('\n', to);
-}
-
-void cli_print_usage(const cli_program *program, FILE *to)
-{
-    if (program == NULL || to == NULL) {
-        return;
-    }
-    bool has_options = program->options != NULL && program->noptions > 0 && check_program(program) == NULL;
-    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]...%s\n", program_name(program),
-            has_options ? " [options]" : "");
-    if (program->summary != NULL) {
-        fprintf(to, "%s\n", program->summary);
-    }
-
-    int width = left_column_width(program, has_options);
-    char buffer[96];
-    fputs("\nflags of every lab:\n", to);
-    for (int f = 0; f < FLAG_NONE; f++) {
-        fprintf(to, "  %-*s  %s\n", width,
-                flag_with_value(shared_flags[f].name, shared_flags[f].value_name, buffer, sizeof buffer),
-                shared_flags[f].help);
-    }
-    fprintf(to, "  %-*s  %s\n", width, "--help, -h", "print this help and exit");
-
-    if (has_options) {
-        fprintf(to, "\noptions of %s:\n", program_name(program));
-        for (int i = 0; i < program->noptions; i++) {
-            print_option(&program->options[i], width, to);
-        }
-    }
-    fputs("\nA value may also follow an equals sign: --device=cpu.\n"
-          "No NVIDIA GPU? LABKIT_SIM_GPUS=N (1 to 8) simulates N GPUs, sim:0 to sim:N-1,\n"
-          "for example: LABKIT_SIM_GPUS=2 ",
-          to);
-    fprintf(to, "%s --device sim:1\n", program_name(program));
 }

@@ -1,0 +1,235 @@
+/* results_csv.c: a results table saved as CSV, with the header lines that say
+ * where the numbers come from, and drawn by the lab's gnuplot script from that
+ * CSV (results.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "labkit/figure.h"
+#include "labkit/files.h"
+#include "labkit/properties.h"
+#include "results_internal.h"
+#include "text.h"
+
+/* ---- the devices the results name ------------------------------------------------------------ */
+
+/* Whether `d` is mentioned, or named by a text cell. */
+static bool names_device(const results *r, device d)
+{
+    for (int i = 0; i < r->nmentioned; i++)
+        if (device_equal(r->mentioned[i], d)) return true;
+    const char *name = device_name(d);
+    for (int i = 0; i < r->nrows * r->ncolumns; i++)
+        if (r->cells[i].text && strcmp(r->cells[i].text, name) == 0) return true;
+    return false;
+}
+
+/* The devices the results name, in device_list's order (the CPU first). */
+static int named_devices(const results *r, device *out)
+{
+    device all[LABKIT_MAX_DEVICES];
+    int n = device_list(all, LABKIT_MAX_DEVICES), count = 0;
+    for (int i = 0; i < n; i++)
+        if (names_device(r, all[i])) out[count++] = all[i];
+    return count;
+}
+
+/* A device's name short enough for a title: "Intel(R) Xeon(R) CPU E5-2680 v4 @
+ * 2.40GHz" becomes "Intel Xeon E5-2680 v4"; a simulated GPU says it is one. */
+static void short_name(device d, char *out, size_t size)
+{
+    static const char *const noise[] = { "(R)", "(TM)", " CPU", " Processor" };
+    device_properties p;
+    if (d.kind == DEVICE_SIM || device_get_properties(d, &p) != STATUS_OK) {
+        snprintf(out, size, d.kind == DEVICE_SIM ? "simulated GPU" : "%s", device_name(d));
+        return;
+    }
+    char *at = strstr(p.name, " @");
+    if (at) *at = '\0';
+    for (size_t i = 0; i < sizeof noise / sizeof noise[0]; i++)
+        for (char *hit; (hit = strstr(p.name, noise[i])) != NULL;)
+            memmove(hit, hit + strlen(noise[i]), strlen(hit + strlen(noise[i])) + 1);
+    snprintf(out, size, "%s", p.name);
+}
+
+/* ---- the CSV ------------------------------------------------------------------------------------ */
+
+/* A comment line's value: one line, whatever the text holds. */
+static void write_comment(FILE *f, const char *key, const char *value)
+{
+    fprintf(f, "# %s: ", key);
+    for (const char *c = value; *c; c++) fputc((unsigned char)*c < ' ' ? ' ' : *c, f);
+    fputc('\n', f);
+}
+
+static void write_devices_comment(const results *r, FILE *f)
+{
+    device devices[LABKIT_MAX_DEVICES];
+    int n = named_devices(r, devices);
+    if (n == 0) return;
+    text t = { 0 };
+    for (int i = 0; i < n; i++) {
+        device_properties p;
+        text_add(&t, "%s%s", i ? "; " : "", device_name(devices[i]));
+        if (devices[i].kind != DEVICE_CPU && device_get_properties(devices[i], &p) == STATUS_OK)
+            text_add(&t, " (%s)", p.name);
+    }
+    if (t.chars) write_comment(f, "devices", t.chars);
+    free(t.chars);
+}
+
+static void write_header(const results *r, FILE *f)
+{
+    if (r->lab) write_comment(f, "lab", r->lab);
+    write_comment(f, "date", r->date);
+    device_properties cpu;
+    if (device_get_properties(device_cpu(), &cpu) == STATUS_OK)
+        fprintf(f, "# cpu: %s, %d cores\n", cpu.name, cpu.multiprocessors);
+    write_devices_comment(r, f);
+    if (r->command) write_comment(f, "command", r->command);
+    text t = { 0 };
+    for (int c = 0; c < r->ncolumns; c++) {
+        const results_column *column = &r->columns[c];
+        text_add(&t, "%s%s", c ? "; " : "", column->name);
+        if (column->heading && strcmp(column->heading, column->name) != 0)
+            text_add(&t, " = %s", column->heading);
+        if (column->kind == RESULTS_BYTES) text_add(&t, " (bytes)");
+    }
+    if (t.chars) write_comment(f, "columns", t.chars);
+    free(t.chars);
+    for (int c = 0; c < r->ncolumns; c++) fprintf(f, "%s%s", c ? "," : "", r->columns[c].name);
+    fputc('\n', f);
+}
+
+/* RFC 4180: a cell holding a comma, a quote or a line break goes in quotes,
+ * and a quote inside it is doubled. */
+static void write_text_cell(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (const char *c = s; *c; c++) {
+        if (*c == '"') fputc('"', f);
+        fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* A whole number exactly (a size of 4 GiB has 10 digits), anything else with
+ * nine significant digits, which hold every float32 exactly. */
+static void write_number_cell(FILE *f, double x)
+{
+    if (isnan(x)) return;
+    if (x == floor(x) && fabs(x) < 1e15)
+        fprintf(f, "%.0f", x);
+    else
+        fprintf(f, "%.9g", x);
+}
+
+static void write_rows(const results *r, FILE *f)
+{
+    for (int row = 0; row < r->nrows; row++) {
+        for (int c = 0; c < r->ncolumns; c++) {
+            const cell *x = &r->cells[row * r->ncolumns + c];
+            if (c > 0) fputc(',', f);
+            if (r->columns[c].kind == RESULTS_TEXT) {
+                if (x->text) write_text_cell(f, x->text);
+            } else {
+                write_number_cell(f, x->number);
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
+status results_save_csv(results *r, const char *path)
+{
+    if (!r)
+        return fail(STATUS_BAD_ARGUMENT, "results_save_csv: the table is NULL; make it with results_create");
+    if (r->mistake != STATUS_OK) return results_mistake_again(r, "results_save_csv");
+    output_file o;
+    status s = output_begin(&o, path);
+    if (s != STATUS_OK) return s;
+    FILE *f = o.stream ? o.stream : output_stdout();
+    write_header(r, f);
+    write_rows(r, f);
+    return output_commit(&o);
+}
+
+/* ---- figures -------------------------------------------------------------------------------------- */
+
+/* devices='cpu sim:0' and device_names='cpu: AMD EPYC, sim:0: simulated GPU',
+ * then the lab's own, into one NULL-terminated list of "name=value". */
+static status plot_vars(const results *r, const char *const *vars, text *devices, text *names,
+                        const char **all, int capacity)
+{
+    device found[LABKIT_MAX_DEVICES];
+    int n = named_devices(r, found);
+    text_add(devices, "devices=");
+    text_add(names, "device_names=");
+    for (int i = 0; i < n; i++) {
+        char name[128];
+        short_name(found[i], name, sizeof name);
+        text_add(devices, "%s%s", i ? " " : "", device_name(found[i]));
+        text_add(names, "%s%s: %s", i ? ", " : "", device_name(found[i]), name);
+    }
+    if (!devices->chars || !names->chars)
+        return fail(STATUS_OUT_OF_MEMORY, "results_draw: out of host memory");
+    int count = 0;
+    all[count++] = devices->chars;
+    all[count++] = names->chars;
+    for (int i = 0; vars && vars[i]; i++) {
+        if (count == capacity - 1)
+            return fail(STATUS_BAD_ARGUMENT, "results_draw: more than %d plot variables", capacity - 3);
+        all[count++] = vars[i];
+    }
+    all[count] = NULL;
+    return STATUS_OK;
+}
+
+status results_draw(results *r, const char *figure, const char *data, const char *const *vars)
+{
+    if (!r) return fail(STATUS_BAD_ARGUMENT, "results_draw: the table is NULL; make it with results_create");
+    if (!r->plot_script)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "results_draw(%s): this program has no plot script (LAB_PLOT_SCRIPT)",
+                    figure ? figure : "(NULL)");
+    text devices = { 0 }, names = { 0 };
+    const char *all[34];
+    status s = plot_vars(r, vars, &devices, &names, all, 34);
+    if (s == STATUS_OK) s = figure_draw(figure, data, r->plot_script, r->plot_style, all);
+    free(devices.chars);
+    free(names.chars);
+    return s;
+}
+
+status results_finish(results *r, const char *const *vars)
+{
+    if (!r)
+        return fail(STATUS_BAD_ARGUMENT, "results_finish: the table is NULL; make it with results_create");
+    if (r->mistake != STATUS_OK) return results_mistake_again(r, "results_finish");
+    status s = STATUS_OK;
+    if (r->csv_path) s = results_save_csv(r, r->csv_path);
+    bool csv_is_file = r->csv_path && !output_is_stdout(r->csv_path);
+    char saved[CLI_MAX_PLOTS][4096]; /* the data files written for figures */
+    int nsaved = 0;
+    for (int i = 0; s == STATUS_OK && i < r->nplots; i++) {
+        char data[4096];
+        if (csv_is_file)
+            snprintf(data, sizeof data, "%s", r->csv_path);
+        else if (!figure_data_path(r->plot_paths[i], data, sizeof data))
+            return fail(STATUS_BAD_ARGUMENT, "results_finish: cannot name the data of the figure %s",
+                        r->plot_paths[i]);
+        bool written = csv_is_file;
+        for (int k = 0; k < nsaved; k++) written = written || strcmp(saved[k], data) == 0;
+        if (!written) {
+            s = results_save_csv(r, data);
+            snprintf(saved[nsaved++], sizeof saved[0], "%s", data);
+        }
+        if (s == STATUS_OK) s = results_draw(r, r->plot_paths[i], data, vars);
+    }
+    return s;
+}
