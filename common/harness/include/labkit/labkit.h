@@ -11,6 +11,7 @@
 #include "labkit/ops.h"
 #include "labkit/plot.h"
 #include "labkit/properties.h"
+#include "labkit/safetensors.h"
 #include "labkit/counters.h"
 #include "labkit/status.h"
 #include "labkit/tensor.h"
