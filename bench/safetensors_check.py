@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """safetensors_check.py: read a safetensors file that the kit wrote with
-safetensors' own loader, and print what it holds.
+safetensors' own loader, and print what it holds; or write one with
+safetensors' own writer, for the kit to read.
 
     /usr/bin/python3 bench/safetensors_check.py FILE
+    /usr/bin/python3 bench/safetensors_check.py --write FILE
 
 For each tensor, one line:
 
@@ -14,6 +16,11 @@ integers, exact, so that a reader that changed a single bit shows. Then one
 line "metadata KEY=VALUE" per metadata entry. The kit's own test
 (test_safetensors cpu pytorch) writes a file, runs this script and compares
 every line with what it saved.
+
+With --write, FILE gets three tensors whose values the kit's test knows:
+w, float32 [3, 4], (i - 5) / 8 for i = 0..11; n, int32 [5], -2 -1 0 1
+2000000000; b, float32 [4], 0.5 -0.25 0.125 3; and the metadata
+writer=safetensors_check.py.
 
 The loader is safetensors.torch (PyTorch) where torch is installed, else
 safetensors.numpy. Exits with 3, saying so, when safetensors or both of them
@@ -39,13 +46,38 @@ def load(path):
     return tensors, metadata, loader
 
 
+def save(path):
+    """The three known tensors, through safetensors' own writer."""
+    import numpy as np
+    import safetensors
+    tensors = {
+        "w": np.array([(i - 5) / 8 for i in range(12)], dtype=np.float32).reshape(3, 4),
+        "n": np.array([-2, -1, 0, 1, 2000000000], dtype=np.int32),
+        "b": np.array([0.5, -0.25, 0.125, 3.0], dtype=np.float32),
+    }
+    metadata = {"writer": "safetensors_check.py"}
+    try:
+        import torch
+        from safetensors.torch import save_file
+        save_file({k: torch.from_numpy(v) for k, v in tensors.items()}, path, metadata=metadata)
+        return f"safetensors {safetensors.__version__} with torch {torch.__version__}"
+    except ImportError:
+        from safetensors.numpy import save_file
+        save_file(tensors, path, metadata=metadata)
+        return f"safetensors {safetensors.__version__} with numpy"
+
+
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__.splitlines()[3].strip(), file=sys.stderr)
+    args = sys.argv[1:]
+    if len(args) not in (1, 2) or (len(args) == 2 and args[0] != "--write"):
+        print("usage: safetensors_check.py FILE | --write FILE", file=sys.stderr)
         return 2
     try:
         import numpy as np
-        tensors, metadata, loader = load(sys.argv[1])
+        if len(args) == 2:
+            print(f"written by: {save(args[1])}")
+            return 0
+        tensors, metadata, loader = load(args[0])
     except ImportError as e:
         print(f"safetensors_check: absent ({e.name} is not installed for {sys.executable})")
         return 3

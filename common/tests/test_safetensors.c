@@ -7,8 +7,9 @@
  *
  *   test_safetensors cpu | sim:0 | cuda:0   (77 when cuda:0 is absent)
  *   test_safetensors cpu pytorch            safetensors' own Python loader reads a
- *                                           file the kit wrote (77 when no python3
- *                                           here has safetensors with torch or numpy)
+ *                                           file the kit wrote, and the kit reads one
+ *                                           its writer wrote (77 when no python3 here
+ *                                           has safetensors with torch or numpy)
  *
  * CTest runs it with LABKIT_SIM_GPUS=2. The files go to a directory made with
  * mkdtemp in the working directory (the build tree), removed at the end. */
@@ -835,14 +836,14 @@ cleanup:
  * safetensors' own loader (Python), where it is installed
  * ========================================================================== */
 
-/* Runs bench/safetensors_check.py on `path` with `python` and reads what it
+/* Runs bench/safetensors_check.py with `python` and `args` and reads what it
  * printed into out; its exit status (3: safetensors, or both torch and numpy,
  * absent; 127: no such python). */
-static int run_checker(const char *python, const char *path, char *out, size_t size)
+static int run_checker(const char *python, const char *args, char *out, size_t size)
 {
     char command[2048];
     snprintf(command, sizeof command, "%s %sbench/safetensors_check.py %s 2>&1", python, LABKIT_SOURCE_ROOT,
-             path);
+             args);
     FILE *p = popen(command, "r");
     if (!p) return -1;
     const size_t n = fread(out, 1, size - 1, p);
@@ -865,20 +866,29 @@ static void sums(const uint32_t *w, int64_t n, dtype type, double *sum, long lon
     }
 }
 
+/* The first python of LABKIT_PYTHON, else Debian's python3, else the first on
+ * PATH (a virtual environment's, as on a machine set up for PyTorch), that
+ * runs safetensors_check.py with `args`; NULL when none has what it needs. */
+static const char *find_python(const char *args, char *out, size_t size, int *rc)
+{
+    const char *chosen = getenv("LABKIT_PYTHON");
+    const char *candidates[] = { chosen ? chosen : "/usr/bin/python3", chosen ? NULL : "python3" };
+    for (size_t i = 0; i < 2 && candidates[i]; i++) {
+        *rc = run_checker(candidates[i], args, out, size);
+        if (*rc != 3 && *rc != 127) return candidates[i]; /* it ran, well or not */
+    }
+    return NULL;
+}
+
 static void test_safetensors_own_loader_reads_the_file_the_kit_wrote(void)
 {
-    char path[512], out[8192] = "", *python = getenv("LABKIT_PYTHON");
-    const char *candidates[] = { python ? python : "/usr/bin/python3", "/usr/bin/python3", "python3" };
+    char path[512], out[8192] = "";
+    int rc = 0;
     params p;
     REQUIRE(make_params(&p, dev, false));
     in_dir(path, sizeof path, "for_python.safetensors");
     REQUIRE_OK(safetensors_save(path, p.entries, NPARAMS, "{\"epochs\": \"5\"}"));
-    int rc = 3;
-    for (size_t i = 0; i < 3 && rc != 0; i++) {
-        rc = run_checker(candidates[i], path, out, sizeof out);
-        if (rc != 0 && rc != 3 && rc != 127) break; /* it ran, and failed */
-    }
-    if (rc == 3 || rc == 127) {
+    if (!find_python(path, out, sizeof out, &rc)) {
         harness_skip("no python3 here imports safetensors with torch or numpy (LABKIT_PYTHON picks one)");
         goto cleanup;
     }
@@ -908,6 +918,52 @@ cleanup:
     remove(path);
 }
 
+static void test_a_file_written_by_safetensors_own_writer_loads(void)
+{
+    char path[512], args[600], out[4096] = "";
+    int rc = 0;
+    tensor *t = NULL;
+    safetensors_file *f = NULL;
+    in_dir(path, sizeof path, "from_python.safetensors");
+    snprintf(args, sizeof args, "--write %s", path);
+    if (!find_python(args, out, sizeof out, &rc)) {
+        harness_skip("no python3 here imports safetensors with torch or numpy (LABKIT_PYTHON picks one)");
+        goto cleanup;
+    }
+    printf("%s", out);
+    REQUIRE(rc == 0);
+    float w[12];
+    for (int i = 0; i < 12; i++) w[i] = (float)(i - 5) / 8.0f;
+    const int32_t n[5] = { -2, -1, 0, 1, 2000000000 };
+    const float b[4] = { 0.5f, -0.25f, 0.125f, 3.0f };
+    const struct {
+        const char *name;
+        dtype type;
+        shape shp;
+        const void *values;
+    } want[3] = { { "w", DTYPE_F32, { 2, { 3, 4 } }, w },
+                  { "n", DTYPE_I32, { 1, { 5 } }, n },
+                  { "b", DTYPE_F32, { 1, { 4 } }, b } };
+    REQUIRE_OK(safetensors_open(&f, path));
+    EXPECT_EQ_I64(safetensors_count(f), 3);
+    EXPECT_STREQ(safetensors_metadata(f, "writer"), "safetensors_check.py");
+    for (int i = 0; i < 3; i++) {
+        uint32_t got[12];
+        safetensors_info info;
+        REQUIRE_OK(safetensors_find(f, want[i].name, &info));
+        EXPECT(info.type == want[i].type && info.shp.ndim == want[i].shp.ndim);
+        REQUIRE_OK(safetensors_load(f, want[i].name, dev, &t));
+        REQUIRE_OK(download(t, got));
+        EXPECT_BITWISE_EQUAL(want[i].name, got, want[i].values, shape_numel(want[i].shp));
+        tensor_free(t);
+        t = NULL;
+    }
+cleanup:
+    tensor_free(t);
+    safetensors_close(f);
+    remove(path);
+}
+
 /* ============================================================================ */
 
 int main(int argc, char **argv)
@@ -927,6 +983,7 @@ int main(int argc, char **argv)
     printf("device under test: %s; the other device: %s\n", device_name(dev), device_name(other));
     if (argc == 3) {
         RUN_TEST(test_safetensors_own_loader_reads_the_file_the_kit_wrote);
+        RUN_TEST(test_a_file_written_by_safetensors_own_writer_loads);
     } else {
         RUN_TEST(test_a_round_trip_is_bit_identical_with_one_copy_per_tensor);
         RUN_TEST(test_parameters_saved_on_one_device_load_on_another);
