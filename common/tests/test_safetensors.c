@@ -573,7 +573,10 @@ static void test_a_lying_header_is_refused_before_any_data_is_read(void)
     const double seconds = harness_seconds() - start;
     const long long read = chars_read() - before;
     if (before >= 0) EXPECT_MSG(read < 65536, "refusing the header read %lld bytes", read);
-    EXPECT_MSG(seconds < 0.5, "refusing the header took %.3f s", seconds);
+    /* the proof is the count above; the time only guards where /proc/self/io
+     * is missing, with room for a loaded machine (reading the GiB took 9 s
+     * on the kit's development machine) */
+    EXPECT_MSG(seconds < 2.0, "refusing the header took %.3f s", seconds);
 cleanup:
     remove(path);
 }
