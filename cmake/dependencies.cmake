@@ -1,5 +1,5 @@
-# Finds what the kit builds with: OpenBLAS and threads (required), CUDA (optional),
-# gnuplot (optional, only run by the programs).
+# Finds what the kit builds with: OpenBLAS, cJSON and threads (required), CUDA
+# (optional), gnuplot (optional, only run by the programs).
 
 # ---- OpenBLAS -------------------------------------------------------------
 set(BLA_VENDOR OpenBLAS)
@@ -17,6 +17,27 @@ if(NOT LABKIT_HAVE_CBLAS_H)
     "cblas.h was not found although OpenBLAS was (${BLAS_LIBRARIES}).\n"
     "  Install the headers with: sudo apt-get install libopenblas-dev")
 endif()
+
+# ---- cJSON: the JSON headers of safetensors files (labkit/safetensors.h) ------
+# Found by its header and library, so that a build of one's own can be given
+# with -DCJSON_INCLUDE_DIR=... -DCJSON_LIBRARY=...
+find_path(CJSON_INCLUDE_DIR cjson/cJSON.h)
+find_library(CJSON_LIBRARY NAMES cjson)
+if(NOT CJSON_INCLUDE_DIR OR NOT CJSON_LIBRARY)
+  message(FATAL_ERROR
+    "cJSON was not found (cjson/cJSON.h and libcjson): the kit reads and writes\n"
+    "  network parameters as safetensors files, whose headers it parses with cJSON.\n"
+    "  Install it with: sudo apt-get install libcjson-dev   (or: ./lab deps)\n"
+    "  then configure again.")
+endif()
+file(STRINGS ${CJSON_INCLUDE_DIR}/cjson/cJSON.h LABKIT_CJSON_VERSION_LINES
+     REGEX "^#define CJSON_VERSION_(MAJOR|MINOR|PATCH) ")
+string(REGEX REPLACE "[^0-9;]*([0-9]+)[^;]*" "\\1" LABKIT_CJSON_VERSION "${LABKIT_CJSON_VERSION_LINES}")
+string(REPLACE ";" "." LABKIT_CJSON_VERSION "${LABKIT_CJSON_VERSION}")
+add_library(labkit::cjson UNKNOWN IMPORTED)
+set_target_properties(labkit::cjson PROPERTIES
+  IMPORTED_LOCATION ${CJSON_LIBRARY}
+  INTERFACE_INCLUDE_DIRECTORIES ${CJSON_INCLUDE_DIR})
 
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)

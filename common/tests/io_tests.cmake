@@ -19,3 +19,14 @@ target_compile_definitions(test_results PRIVATE
   LAB_PLOT_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/plot_example.gp"
   LABKIT_PLOT_STYLE="${LABKIT_PLOT_STYLE}")
 set_tests_properties(unit.results PROPERTIES ENVIRONMENT "LABKIT_SIM_GPUS=1;LABKIT_SIM_MEMORY=64M")
+
+# Parameters saved to safetensors files and loaded back, on each device (the
+# same tests on cuda:0, label gpu, skipped where there is none); then a file the
+# kit wrote read by safetensors' own Python loader, skipped (77) where no
+# python3 has safetensors with torch or numpy (LABKIT_PYTHON picks one).
+add_executable(test_safetensors ${CMAKE_CURRENT_LIST_DIR}/test_safetensors.c)
+target_link_libraries(test_safetensors PRIVATE labkit)
+labkit_unit_test(NAME unit.safetensors.cpu COMMAND test_safetensors cpu SIM_GPUS 2)
+labkit_unit_test(NAME unit.safetensors.sim COMMAND test_safetensors sim:0 SIM_GPUS 2)
+labkit_unit_test(NAME gpu.safetensors.cuda0 COMMAND test_safetensors cuda:0 SIM_GPUS 2 LABELS gpu)
+labkit_unit_test(NAME unit.safetensors.pytorch COMMAND test_safetensors cpu pytorch SIM_GPUS 2)

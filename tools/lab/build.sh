@@ -20,7 +20,7 @@ version_ge() {
 
 need_cmake() {
   if ! command -v cmake >/dev/null 2>&1; then
-    die "cmake is not installed. Run ./lab deps (it installs cmake, a compiler, OpenBLAS and gnuplot)."
+    die "cmake is not installed. Run ./lab deps (it installs cmake, a compiler, OpenBLAS, cJSON and gnuplot)."
   fi
   local v
   v=$(cmake --version | head -n1 | awk '{print $3}')
@@ -65,12 +65,12 @@ configure() {
   say "configuring $dir (first use)"
   if ! cmake --preset "$preset" >"$log" 2>&1; then
     show_failure "configure (cmake --preset $preset)" "$ROOT/$log"
-    if grep -q -E 'OpenBLAS was not found|cblas.h was not found|Could NOT find|No CMAKE_C_COMPILER' "$log"; then
+    if grep -q -E 'OpenBLAS was not found|cblas.h was not found|cJSON was not found|Could NOT find|No CMAKE_C_COMPILER' "$log"; then
       warn "missing packages? ./lab deps installs them."
     fi
     exit 1
   fi
-  # The kit's own summary (CUDA, OpenBLAS, gnuplot), a few lines.
+  # The kit's own summary (CUDA, OpenBLAS, cJSON, gnuplot), a few lines.
   sed -n '/^-- labkit configuration/,/^-- *$/p' "$log" | sed -e 's/^-- */  /' -e '/^ *$/d'
 }
 

@@ -15,7 +15,8 @@ cmd_deps() {
   done
   if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     die "deps knows Debian and Ubuntu only. Install by hand: a C17 compiler (gcc), make," \
-      "CMake >= $CMAKE_MIN, OpenBLAS with cblas.h, and gnuplot (optional, for plots)."
+      "CMake >= $CMAKE_MIN, OpenBLAS with cblas.h, cJSON (cjson/cJSON.h and libcjson)," \
+      "and gnuplot (optional, for plots)."
   fi
   # A compiler and make: build-essential, or gcc and make already there.
   if ! pkg_installed build-essential && ! { pkg_installed gcc && pkg_installed make && pkg_installed libc6-dev; }; then
@@ -23,6 +24,8 @@ cmd_deps() {
   fi
   pkg_installed cmake || { missing+=(cmake); plain+=(cmake); }
   pkg_installed libopenblas-dev || { missing+=(libopenblas-dev); plain+=(libopenblas-dev); }
+  # cJSON parses the headers of safetensors files (saved network parameters).
+  pkg_installed libcjson-dev || { missing+=(libcjson-dev); plain+=(libcjson-dev); }
   # Any gnuplot will do; the small one is gnuplot-nox, without its recommends.
   if ! pkg_installed gnuplot-nox && ! pkg_installed gnuplot-qt && ! pkg_installed gnuplot-x11 \
     && ! command -v gnuplot >/dev/null 2>&1; then
@@ -38,7 +41,7 @@ cmd_deps() {
   fi
 
   if ((${#missing[@]} == 0)); then
-    say "nothing missing: compiler, make, cmake, OpenBLAS and gnuplot are installed."
+    say "nothing missing: compiler, make, cmake, OpenBLAS, cJSON and gnuplot are installed."
     say "$cuda_line"
     return 0
   fi

@@ -20,7 +20,8 @@ const cli_shared_flag_info cli_shared_flags[] = {
 shared_flag cli_find_shared_flag(const char *name, size_t length)
 {
     for (int f = 0; f < FLAG_NONE; f++) {
-        if (strlen(cli_shared_flags[f].name) == length && strncmp(cli_shared_flags[f].name, name, length) == 0) {
+        if (strlen(cli_shared_flags[f].name) == length &&
+            strncmp(cli_shared_flags[f].name, name, length) == 0) {
             return (shared_flag)f;
         }
     }

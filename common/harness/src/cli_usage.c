@@ -83,9 +83,10 @@ void cli_print_usage(const cli_program *program, FILE *to)
     if (program == NULL || to == NULL) {
         return;
     }
-    bool has_options = program->options != NULL && program->noptions > 0 && cli_check_program(program) == NULL;
-    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]...%s\n", cli_program_name(program),
-            has_options ? " [options]" : "");
+    bool has_options =
+        program->options != NULL && program->noptions > 0 && cli_check_program(program) == NULL;
+    fprintf(to, "usage: %s [--device D] [--quick] [--csv FILE] [--plot FILE]...%s\n",
+            cli_program_name(program), has_options ? " [options]" : "");
     if (program->summary != NULL) {
         fprintf(to, "%s\n", program->summary);
     }
@@ -94,9 +95,10 @@ void cli_print_usage(const cli_program *program, FILE *to)
     char buffer[96];
     fputs("\nflags of every lab:\n", to);
     for (int f = 0; f < FLAG_NONE; f++) {
-        fprintf(to, "  %-*s  %s\n", width,
-                flag_with_value(cli_shared_flags[f].name, cli_shared_flags[f].value_name, buffer, sizeof buffer),
-                cli_shared_flags[f].help);
+        fprintf(
+            to, "  %-*s  %s\n", width,
+            flag_with_value(cli_shared_flags[f].name, cli_shared_flags[f].value_name, buffer, sizeof buffer),
+            cli_shared_flags[f].help);
     }
     fprintf(to, "  %-*s  %s\n", width, "--help, -h", "print this help and exit");
 

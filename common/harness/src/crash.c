@@ -158,7 +158,7 @@ static void on_fatal_signal(int number, siginfo_t *info, void *context)
 void crash_report_on_fatal_signals(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
-    return; /* AddressSanitizer has its own, better report */
+    (void)on_fatal_signal; /* AddressSanitizer has its own, better report */
 #else
     static bool installed;
     if (installed) return;

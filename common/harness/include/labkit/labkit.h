@@ -15,6 +15,7 @@
 #include "labkit/plot.h"
 #include "labkit/progress.h"
 #include "labkit/properties.h"
+#include "labkit/safetensors.h"
 #include "labkit/counters.h"
 #include "labkit/results.h"
 #include "labkit/status.h"
