@@ -68,6 +68,17 @@ if(LABKIT_CUDA)
     set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
     find_package(CUDAToolkit REQUIRED)
     set(LABKIT_HAVE_CUDA ON)
+    # NCCL, NVIDIA's collectives (the all-reduce of data-parallel training on
+    # real GPUs): optional; without it the all-reduce goes through the host.
+    find_path(LABKIT_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    find_library(LABKIT_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+    set(LABKIT_HAVE_NCCL OFF)
+    if(LABKIT_NCCL_INCLUDE_DIR AND LABKIT_NCCL_LIBRARY)
+      set(LABKIT_HAVE_NCCL ON)
+      file(STRINGS ${LABKIT_NCCL_INCLUDE_DIR}/nccl.h nccl_version_lines REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) ")
+      string(REGEX REPLACE ".*NCCL_MAJOR ([0-9]+).*NCCL_MINOR ([0-9]+).*NCCL_PATCH ([0-9]+).*" "\\1.\\2.\\3"
+             LABKIT_NCCL_VERSION "${nccl_version_lines}")
+    endif()
   endif()
 endif()
 

@@ -60,6 +60,11 @@ typedef struct backend {
     status (*graph_build)(int index, const graph_cmd *cmds, size_t count, void **out);
     status (*graph_launch)(int index, void *g);
     void (*graph_destroy)(int index, void *g);
+    /* All-reduce (labkit/collective.h): float32 buffers of `count` elements on
+     * devices indices[0..n-1] of this backend each become the sum of all of
+     * them, queued on each device. NULL where the backend has no collective of
+     * its own: the front end then reduces through the host. */
+    status (*all_reduce_sum)(const int *indices, float *const *data, int n, size_t count);
 } backend;
 
 extern const backend cpu_backend;

@@ -128,6 +128,19 @@ status use_device(int index, cuda_device **out)
     return STATUS_OK;
 }
 
+} // namespace
+
+status cuda_device_stream(int index, cudaStream_t *out)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s == STATUS_OK) *out = dev->stream;
+    return s;
+}
+
+namespace
+{
+
 status wait_for(int index, cuda_device *dev)
 {
     (void)index;
@@ -410,6 +423,21 @@ status cuda_properties(int index, device_properties *out)
     return tensor_core_properties(out);
 }
 
+#ifdef LABKIT_WITH_NCCL
+// The all-reduce of several GPUs, on each one's stream (labkit/collective.h).
+status cuda_all_reduce_sum(const int *indices, float *const *data, int n, size_t count)
+{
+    cudaStream_t streams[LABKIT_MAX_CUDA_DEVICES];
+    for (int i = 0; i < n; ++i) {
+        cuda_device *dev = nullptr;
+        status s = use_device(indices[i], &dev);
+        if (s != STATUS_OK) return s;
+        streams[i] = dev->stream;
+    }
+    return nccl_all_reduce_sum(indices, data, streams, n, count);
+}
+#endif
+
 backend make_backend()
 {
     backend b;
@@ -438,6 +466,9 @@ backend make_backend()
     b.graph_build = cuda_graph_build;
     b.graph_launch = cuda_graph_launch;
     b.graph_destroy = cuda_graph_destroy;
+#ifdef LABKIT_WITH_NCCL
+    b.all_reduce_sum = cuda_all_reduce_sum;
+#endif
     return b;
 }
 

@@ -12,6 +12,13 @@
 /* The scratch space (in doubles) that cuda_run_op needs for reductions. */
 size_t cuda_scratch_doubles(void);
 
+#ifdef LABKIT_WITH_NCCL
+/* Sums data[i] (count floats on GPU indices[i]) across the GPUs in place, with
+ * NCCL, queued on streams[i] (cuda_nccl.cu). */
+status nccl_all_reduce_sum(const int *indices, float *const *data, const cudaStream_t *streams, int n,
+                           size_t count);
+#endif
+
 /* Queues `op`'s kernels (and cuBLAS calls) on `stream`; returns at once. */
 status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, double *scratch,
                    const op_call *op);
