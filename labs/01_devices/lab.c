@@ -4,11 +4,12 @@
 
 #include <stdio.h>
 
-/* Step 1 (README, "Step 1: try_gpu and try_all_gpus"): GPU i if there are at
- * least i + 1 GPUs, else the CPU. Use gpu_count(), and make the GPU from its
- * name: real GPUs are "cuda:N"; simulated ones, "sim:N", stand in only where
- * there is no real one (device_exists tells whether cuda:0 is there).
- * device_parse turns a name into a device. */
+/* ==== Step 1: try_gpu and try_all_gpus (README, "Step 1") ================== */
+
+/* Goal: the lessons' try_gpu(i): GPU i when the machine has at least i + 1
+ * GPUs, else the CPU, whatever i is. The README says which GPUs count and how
+ * the lessons build a device from its name. Look up: gpu_count, device_count,
+ * device_parse (labkit/device.h). */
 status lab_try_gpu(int i, device *out)
 {
     /* TODO: your code here */
@@ -16,9 +17,9 @@ status lab_try_gpu(int i, device *out)
     return todo("step 1: lab_try_gpu");
 }
 
-/* Step 1 (README, "Step 1: try_gpu and try_all_gpus"): every GPU, or [cpu]
- * when there is none. Refuse a `capacity` too small for the answer rather than
- * cutting the list short. */
+/* Goal: every GPU, or a list of just the CPU when there is none, so that a
+ * loop over it always has somewhere to run. An array too small for the whole
+ * answer is refused, not cut short or overrun. */
 status lab_try_all_gpus(device *out, int capacity, int *count)
 {
     /* TODO: your code here */
@@ -26,9 +27,11 @@ status lab_try_all_gpus(device *out, int capacity, int *count)
     return todo("step 1: lab_try_all_gpus");
 }
 
-/* Step 2 (README, "Step 2: cores per multiprocessor"): a table from the
- * compute capability to the FP32 cores of one multiprocessor, Turing to
- * Blackwell. Anything not in it is unknown: *cores = 0. */
+/* ==== Step 2: cores per multiprocessor (README, "Step 2") ================== */
+
+/* Goal: the FP32 cores of one multiprocessor for a compute capability, from
+ * the README's table (Turing to Blackwell). Whatever the table does not name
+ * exactly is unknown: 0, never a guess. */
 status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores)
 {
     /* TODO: your code here */
@@ -36,8 +39,12 @@ status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores)
     return todo("step 2: lab_fp32_cores_per_sm");
 }
 
-/* Step 3 (README, "Step 3: the FP32 peak"): multiprocessors x cores x clock x 2.
- * The clock is in GHz, so the result is in GFLOP/s. */
+/* ==== Step 3: the FP32 peak (README, "Step 3") ============================= */
+
+/* Goal: the theoretical FP32 peak in GFLOP/s from what the GPU is made of; the
+ * README's formula says why there is a factor of 2. An unknown (0) figure
+ * makes the peak unknown; a negative one is refused with a message (fail in
+ * labkit/status.h). */
 status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz, double *gflops)
 {
     /* TODO: your code here */
@@ -45,8 +52,11 @@ status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_
     return todo("step 3: lab_peak_fp32_gflops");
 }
 
-/* Step 4 (README, "Step 4: a tensor on a device"): create the tensor on d
- * directly, not on the CPU and then copied. */
+/* ==== Step 4: a tensor on a device (README, "Step 4") ====================== */
+
+/* Goal: torch.rand(rows, cols, device=d): seeded uniform values in [0, 1),
+ * made on d itself, never on the CPU first. Look up: the seeded creators in
+ * labkit/tensor.h. */
 status lab_rand_on(device d, int64_t rows, int64_t cols, uint64_t seed, tensor **out)
 {
     /* TODO: your code here */
@@ -54,9 +64,10 @@ status lab_rand_on(device d, int64_t rows, int64_t cols, uint64_t seed, tensor *
     return todo("step 4: lab_rand_on");
 }
 
-/* Step 5 (README, "Step 5: a layer on a device"): both parameters on the CPU,
- * weight [out, in] normal(0, 0.1), bias [out] zeros. Leave the layer empty if
- * anything fails. */
+/* ==== Step 5: a layer on a device (README, "Step 5") ======================= */
+
+/* Goal: nn.Linear(in, out) as PyTorch makes it, on the CPU: lab.h gives the
+ * shapes and the values. If anything fails, leave the layer empty. */
 status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_features, uint64_t seed)
 {
     /* TODO: your code here */
@@ -64,8 +75,8 @@ status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_fea
     return todo("step 5: lab_linear_create");
 }
 
-/* Step 5: tensor_to each parameter. It hands back a new reference (the very
- * same tensor when it is already on d), so release the old one each time. */
+/* Goal: net.to(d): every parameter on d, nothing left behind on the old
+ * device. Look up: tensor_to in labkit/tensor.h, and what it hands back. */
 status lab_linear_to(lab_linear *layer, device d)
 {
     /* TODO: your code here */
@@ -73,7 +84,9 @@ status lab_linear_to(lab_linear *layer, device d)
     return todo("step 5: lab_linear_to");
 }
 
-/* Step 5: ask each parameter where it lives (tensor_device); they must agree. */
+/* Goal: where the layer lives, read from its parameters; a half-moved layer
+ * lives nowhere and is refused naming both devices. Look up: tensor_device,
+ * device_equal, device_name. */
 status lab_linear_device(const lab_linear *layer, device *out)
 {
     /* TODO: your code here */
@@ -81,20 +94,11 @@ status lab_linear_device(const lab_linear *layer, device *out)
     return todo("step 5: lab_linear_device");
 }
 
-/* Step 5: one matrix product with the bias added, W transposed because it is
- * stored [out, in]. The library refuses operands on different devices. */
+/* Goal: net(X), y = x W^T + b, on the layer's device. Look up: op_matmul in
+ * labkit/ops.h. */
 status lab_linear_forward(const lab_linear *layer, const tensor *x, tensor *y)
 {
     /* TODO: your code here */
     (void)layer, (void)x, (void)y;
     return todo("step 5: lab_linear_forward");
-}
-
-/* Given: releases both tensors (either may be NULL) and empties the layer. */
-void lab_linear_free(lab_linear *layer)
-{
-    if (!layer) return;
-    tensor_free(layer->weight);
-    tensor_free(layer->bias);
-    layer->weight = layer->bias = NULL;
 }

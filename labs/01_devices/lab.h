@@ -11,26 +11,28 @@
 
 #include "labkit/labkit.h"
 
-/* ---- step 1: which devices are there? (README, "Step 1") ---------------- */
+/* ==== Step 1: try_gpu and try_all_gpus (README, "Step 1") ================== */
 
 /* GPU i if this machine has at least i + 1 GPUs, otherwise the CPU: the
- * lessons' try_gpu(i). Write it with gpu_count() and the devices' names
- * ("cuda:1", "sim:1"); do not call the library's own try_gpu. */
+ * lessons' try_gpu(i). The GPUs are the real ones ("cuda:N") where there is
+ * one, else the simulated ones ("sim:N"), as gpu_count() counts them. Do not
+ * call the library's own try_gpu: it is the answer. */
 status lab_try_gpu(int i, device *out);
 
 /* Every GPU, in order, or just the CPU when there is none: the lessons'
- * try_all_gpus(). Writes the devices to out[0..*count-1]; fails with
- * STATUS_BAD_ARGUMENT when `capacity` is too small to hold them all. */
+ * try_all_gpus(). Writes the devices to out[0..*count-1] and nothing beyond;
+ * fails with STATUS_BAD_ARGUMENT, writing nothing, when `capacity` is too small
+ * to hold them all. */
 status lab_try_all_gpus(device *out, int capacity, int *count);
 
-/* ---- step 2: what is a GPU made of? (README, "Step 2") ------------------ */
+/* ==== Step 2: cores per multiprocessor (README, "Step 2") ================== */
 
 /* FP32 cores per streaming multiprocessor for compute capability
  * cc_major.cc_minor, Turing (7.5) to Blackwell (12.x). An architecture that is
  * not in your table gives *cores = 0, meaning "unknown": never a guess. */
 status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores);
 
-/* ---- step 3: the theoretical FP32 peak (README, "Step 3") --------------- */
+/* ==== Step 3: the FP32 peak (README, "Step 3") ============================= */
 
 /* multiprocessors x cores per multiprocessor x clock (GHz) x 2, in GFLOP/s.
  * The 2: one fused multiply-add, a*b + c, is two floating-point operations.
@@ -38,17 +40,18 @@ status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores);
  * mistake (STATUS_BAD_ARGUMENT). */
 status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz, double *gflops);
 
-/* ---- step 4: a tensor on a device (README, "Step 4") -------------------- */
+/* ==== Step 4: a tensor on a device (README, "Step 4") ====================== */
 
 /* A new [rows, cols] tensor of uniform random values in [0, 1), drawn from
- * `seed`, created directly on device d (the lessons' torch.rand(2, 3,
- * device=try_gpu())). */
+ * `seed`, created directly on device d, never on the CPU first (the lessons'
+ * torch.rand(2, 3, device=try_gpu())). */
 status lab_rand_on(device d, int64_t rows, int64_t cols, uint64_t seed, tensor **out);
 
-/* ---- step 5: a layer on a device (README, "Step 5") --------------------- */
+/* ==== Step 5: a layer on a device (README, "Step 5") ======================= */
 
-/* A fully connected layer y = x W^T + b, stored the way nn.Linear(in, out)
- * stores it. Both pointers are NULL in a layer that holds nothing. */
+/* A fully connected layer y = x W^T + b, stored the way PyTorch's
+ * nn.Linear(in, out) stores it. Both pointers are NULL in a layer that holds
+ * nothing. */
 typedef struct lab_linear {
     tensor *weight; /* [out_features, in_features] */
     tensor *bias;   /* [out_features] */
@@ -59,7 +62,8 @@ typedef struct lab_linear {
 status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_features, uint64_t seed);
 
 /* Moves every parameter of the layer to device d (the lessons' net.to(device)).
- * A parameter already on d is not copied. */
+ * A parameter already on d is not copied; nothing is left behind on the old
+ * device. */
 status lab_linear_to(lab_linear *layer, device d);
 
 /* The device where the layer lives, read back from its parameters. Fails with
@@ -71,7 +75,8 @@ status lab_linear_device(const lab_linear *layer, device *out);
  * net(X)). x and y must live there too; y exists already. */
 status lab_linear_forward(const lab_linear *layer, const tensor *x, tensor *y);
 
-/* Releases the layer's tensors and empties it (given: not a step). */
+/* Given (given.c), not a step: releases both tensors (either may be NULL) and
+ * empties the layer. */
 void lab_linear_free(lab_linear *layer);
 
 #endif

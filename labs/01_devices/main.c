@@ -1,144 +1,37 @@
-/* main.c: lab 01's experiment, which devices this program sees.
+/* main.c: lab 01's experiment: which devices this program sees, and how fast
+ * each of them, and some published GPUs, could possibly compute.
  *
  * In the order of the README's steps: your try_gpu(i) and try_all_gpus()
- * answers; then every device, the CPU included, in the spirit of CUDA's
- * deviceQuery and nvidia-smi (name, memory, multiprocessors, cores, clock,
- * compute capability and the FP32 peak, worked out with your steps 2 and 3 next
- * to the library's figure); the same formula on published cards; and a tensor
- * and a layer put on --device, each saying where it lives.
+ * answers (step 1); one table of every device here, in the spirit of CUDA's
+ * deviceQuery, and of published cards, each with the FP32 peak your steps 2
+ * and 3 work out beside the library's or the published figure; then a tensor
+ * and a layer put on --device, each saying where it lives (steps 4 and 5).
  *
- *   ./lab run 01                                      this machine as it is
- *   LABKIT_SIM_GPUS=2 ./lab run 01 -- --device sim:0  with two simulated GPUs
- *   ./lab run 01 -- --csv devices.csv --plot peaks.png */
+ *   ./lab run 01                                   this machine as it is
+ *   ./lab run 01 -- --device sim:0                 the tensor and the layer on sim:0
+ *   ./lab run 01 -- --csv peaks.csv --plot peaks.png --plot peaks.pdf */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cards.h"
 #include "lab.h"
 
-/* One line of the table: a device here or a published card. */
-typedef struct table_row {
-    const char *source; /* "this machine" or "published card" */
-    char device[16];    /* "cpu", "sim:0", "cuda:0"; "" for a card */
-    char name[128];
-    double memory_gib; /* 0 for a card: not part of the peak */
-    int multiprocessors, cores_per_mp;
-    double clock_ghz;
-    char cc[8];       /* "8.6"; "" for the CPU and simulated GPUs */
-    double gflops;    /* your steps 2 and 3; 0 = unknown */
-    double reference; /* the library's figure, or the published one */
-    char bar[24];     /* the bar's label in the figure; "" for no bar */
-} table_row;
+static const results_column columns[] = {
+    { "source", RESULTS_TEXT, "source", "%s", 9 },
+    { "device", RESULTS_TEXT, "device", "%s", 6 },
+    { "memory", RESULTS_BYTES, "memory", NULL, 9 },
+    { "multiprocessors", RESULTS_NUMBER, "MPs", "%.0f", 4 },
+    { "cores_per_mp", RESULTS_NUMBER, "cores/MP", "%.0f", 8 },
+    { "clock_ghz", RESULTS_NUMBER, "GHz", "%.3f", 5 },
+    { "compute_capability", RESULTS_TEXT, "CC", "%s", 4 },
+    { "peak_tflops", RESULTS_NUMBER, "your peak TFLOPS", "%.3f", 16 },
+    { "reference_tflops", RESULTS_NUMBER, "library's/published", "%.3f", 19 },
+    { "name", RESULTS_TEXT, "name", "%s", 4 },
+};
+#define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
 
-#define MAX_ROWS (LABKIT_MAX_DEVICES + KNOWN_CARDS)
-
-/* ---- this machine's devices --------------------------------------------- */
-
-/* Prints one line per device, adds its row; returns the CPU's peak. */
-static double list_devices(table_row *rows, int *nrows)
-{
-    device all[LABKIT_MAX_DEVICES];
-    const int n = device_list(all, LABKIT_MAX_DEVICES);
-    double cpu_peak = 0;
-    printf("\ndevices this program sees (for the CPU and a simulated GPU, \"MPs\" are cores and\n"
-           "\"cores/MP\" the FP32 lanes of one core's FMA units)\n");
-    printf("%-7s %9s %5s %8s %9s %5s %12s %12s  %s\n", "device", "memory", "MPs", "cores/MP", "clock", "CC",
-           "peak GFLOP/s", "library's", "name");
-    for (int k = 0; k < n; ++k) {
-        device_properties p;
-        CHECK(device_get_properties(all[k], &p));
-        table_row *r = &rows[(*nrows)++];
-        *r = (table_row){ .source = "this machine",
-                          .memory_gib = (double)p.memory_bytes / (1u << 30),
-                          .multiprocessors = p.multiprocessors,
-                          .cores_per_mp = p.cores_per_mp,
-                          .clock_ghz = p.clock_ghz,
-                          .reference = p.peak_gflops };
-        snprintf(r->device, sizeof r->device, "%s", device_name(all[k]));
-        snprintf(r->name, sizeof r->name, "%s", p.name);
-        if (all[k].kind == DEVICE_CUDA) { /* a real GPU's cores come from your table */
-            snprintf(r->cc, sizeof r->cc, "%d.%d", p.cc_major, p.cc_minor);
-            CHECK(lab_fp32_cores_per_sm(p.cc_major, p.cc_minor, &r->cores_per_mp));
-        }
-        CHECK(lab_peak_fp32_gflops(r->multiprocessors, r->cores_per_mp, r->clock_ghz, &r->gflops));
-        char peak[16] = "unknown";
-        if (r->gflops > 0) snprintf(peak, sizeof peak, "%.1f", r->gflops);
-        printf("%-7s %5.1f GiB %5d %8d %5.2f GHz %5s %12s %12.1f  %s\n", r->device, r->memory_gib,
-               r->multiprocessors, r->cores_per_mp, r->clock_ghz, r->cc[0] ? r->cc : "-", peak, r->reference,
-               r->name);
-        if (all[k].kind == DEVICE_CPU) cpu_peak = r->gflops;
-        /* One bar per device whose peak is known, but one for all simulated GPUs:
-         * each is the CPU again. */
-        if (r->gflops == 0 || (all[k].kind == DEVICE_SIM && all[k].index > 0)) continue;
-        if (all[k].kind == DEVICE_SIM && n > 2)
-            snprintf(r->bar, sizeof r->bar, "sim:0-%d", n - 2);
-        else
-            snprintf(r->bar, sizeof r->bar, "%s", r->device);
-    }
-    return cpu_peak;
-}
-
-/* ---- published cards ------------------------------------------------------- */
-
-static void list_cards(table_row *rows, int *nrows)
-{
-    printf("\npublished cards through your steps 2 and 3 (lesson 001 counts one operation per cycle)\n");
-    printf("%-18s %4s %5s %9s %9s %12s %10s %17s\n", "card", "SMs", "CC", "boost", "cores/SM", "peak TFLOPS",
-           "published", "one op per cycle");
-    for (int k = 0; k < KNOWN_CARDS; ++k) {
-        const known_card *c = &known_cards[k];
-        table_row *r = &rows[(*nrows)++];
-        *r = (table_row){ .source = "published card",
-                          .multiprocessors = c->multiprocessors,
-                          .clock_ghz = c->boost_ghz,
-                          .reference = c->published_tflops * 1000 };
-        snprintf(r->name, sizeof r->name, "%s", c->name);
-        snprintf(r->cc, sizeof r->cc, "%d.%d", c->cc_major, c->cc_minor);
-        CHECK(lab_fp32_cores_per_sm(c->cc_major, c->cc_minor, &r->cores_per_mp));
-        CHECK(lab_peak_fp32_gflops(r->multiprocessors, r->cores_per_mp, r->clock_ghz, &r->gflops));
-        char cores[16] = "unknown", peak[16] = "unknown", half[16] = "unknown";
-        if (r->cores_per_mp > 0) snprintf(cores, sizeof cores, "%d", r->cores_per_mp);
-        if (r->gflops > 0) {
-            snprintf(peak, sizeof peak, "%.2f", r->gflops / 1000);
-            snprintf(half, sizeof half, "%.2f", r->gflops / 2000);
-        }
-        printf("%-18s %4d %5s %5.3f GHz %9s %12s %10.4g %17s\n", c->name, r->multiprocessors, r->cc,
-               r->clock_ghz, cores, peak, c->published_tflops, half);
-        if (r->gflops > 0 && c->label) snprintf(r->bar, sizeof r->bar, "%s", c->label); /* unknown: no bar */
-    }
-}
-
-/* ---- the table as CSV ---------------------------------------------------------- */
-
-static void write_csv(const char *path, const table_row *rows, int nrows)
-{
-    static const char *const columns[] = {
-        "source",          "device",          "name",      "memory_gib",
-        "multiprocessors", "cores_per_mp",    "clock_ghz", "compute_capability",
-        "peak_gflops",     "reference_gflops"
-    };
-    csv_file *csv = NULL;
-    CHECK(csv_open(&csv, path, columns, 10));
-    for (int k = 0; k < nrows; ++k) {
-        const table_row *r = &rows[k];
-        char memory[32] = "", mps[16], cores[16], clock[32], gflops[32], reference[32];
-        if (r->memory_gib > 0) snprintf(memory, sizeof memory, "%.3f", r->memory_gib);
-        snprintf(mps, sizeof mps, "%d", r->multiprocessors);
-        snprintf(cores, sizeof cores, "%d", r->cores_per_mp);
-        snprintf(clock, sizeof clock, "%.4f", r->clock_ghz);
-        snprintf(gflops, sizeof gflops, "%.3f", r->gflops);
-        snprintf(reference, sizeof reference, "%.3f", r->reference);
-        const char *cells[10] = { r->source, r->device, r->name, memory, mps,
-                                  cores,     clock,     r->cc,   gflops, reference };
-        status s = csv_row_text(csv, cells, 10);
-        if (s != STATUS_OK) csv_discard(csv); /* nothing half-written is left behind */
-        CHECK(s);
-    }
-    CHECK(csv_close(csv));
-    printf("csv: %s\n", path);
-}
-
-/* ---- the lessons' helpers -------------------------------------------------- */
+/* ---- step 1: the lessons' helpers ------------------------------------------ */
 
 static void show_try_gpu(void)
 {
@@ -154,10 +47,66 @@ static void show_try_gpu(void)
     CHECK(lab_try_all_gpus(all, LABKIT_MAX_DEVICES, &n));
     printf("\ntry_all_gpus() = [");
     for (int k = 0; k < n; ++k) printf("%s%s", k ? ", " : "", device_name(all[k]));
-    printf("]\n");
+    printf("]\n\n");
 }
 
-/* ---- a tensor and a layer on the device ------------------------------------ */
+/* ---- steps 2 and 3: the table ---------------------------------------------- */
+
+/* The cells a device here and a published card share. A figure of 0 is
+ * unknown, and its cell stays unknown: "-" on the terminal, empty in the CSV. */
+static void add_figures(results *r, int multiprocessors, int cores, double clock_ghz, int cc_major,
+                        int cc_minor, double reference_gflops)
+{
+    double gflops = 0;
+    CHECK(lab_peak_fp32_gflops(multiprocessors, cores, clock_ghz, &gflops));
+    results_number(r, "multiprocessors", multiprocessors);
+    if (cores > 0) results_number(r, "cores_per_mp", cores);
+    results_number(r, "clock_ghz", clock_ghz);
+    if (cc_major > 0) {
+        char cc[16];
+        snprintf(cc, sizeof cc, "%d.%d", cc_major, cc_minor);
+        results_text(r, "compute_capability", cc);
+    }
+    if (gflops > 0) results_number(r, "peak_tflops", gflops / 1000);
+    if (reference_gflops > 0) results_number(r, "reference_tflops", reference_gflops / 1000);
+}
+
+/* Every device here, the CPU first. On the CPU and a simulated GPU the library
+ * counts cores as "MPs" and one core's FP32 FMA lanes as "cores/MP"; a real
+ * GPU's cores per SM come from your table. */
+static void add_devices_here(results *r)
+{
+    device all[LABKIT_MAX_DEVICES];
+    const int n = device_list(all, LABKIT_MAX_DEVICES);
+    for (int k = 0; k < n; ++k) {
+        device_properties p;
+        CHECK(device_get_properties(all[k], &p));
+        int cores = p.cores_per_mp;
+        if (all[k].kind == DEVICE_CUDA) CHECK(lab_fp32_cores_per_sm(p.cc_major, p.cc_minor, &cores));
+        CHECK(results_row(r));
+        results_text(r, "source", "here");
+        results_text(r, "device", device_name(all[k]));
+        results_number(r, "memory", (double)p.memory_bytes);
+        add_figures(r, p.multiprocessors, cores, p.clock_ghz, p.cc_major, p.cc_minor, p.peak_gflops);
+        results_text(r, "name", p.name);
+    }
+}
+
+static void add_published_cards(results *r)
+{
+    for (int k = 0; k < known_card_count; ++k) {
+        const known_card *c = &known_cards[k];
+        int cores = 0;
+        CHECK(lab_fp32_cores_per_sm(c->cc_major, c->cc_minor, &cores));
+        CHECK(results_row(r));
+        results_text(r, "source", "published");
+        add_figures(r, c->multiprocessors, cores, c->boost_ghz, c->cc_major, c->cc_minor,
+                    c->published_tflops * 1000);
+        results_text(r, "name", c->name);
+    }
+}
+
+/* ---- steps 4 and 5: a tensor and a layer on the device ------------------------ */
 
 /* One line of the placement listing: what was done, then what came of it. */
 static void show_step(const char *what, const char *result) { printf("  %-30s %s\n", what, result); }
@@ -198,88 +147,75 @@ static void place_on(device d)
     lab_linear_free(&net);
 }
 
-/* ---- the figure ---------------------------------------------------------------- */
+/* ---- the takeaway ------------------------------------------------------------- */
 
-/* Bars from the slowest to the fastest device, on a log axis: the CPU and the
- * largest GPUs are 2 to 3 decades apart. */
-static void draw(const char *path, const table_row *rows, int nrows)
+/* This machine's first real GPU against its CPU (row 0) or, without one,
+ * lesson 001's card; and the lesson's own figure for that card. */
+static void print_takeaway(const results *r, int here)
 {
-    const table_row *bars[MAX_ROWS];
-    int nbars = 0;
-    for (int k = 0; k < nrows; ++k) { /* insertion sort of the rows that have a bar */
-        if (!rows[k].bar[0]) continue;
-        int at = nbars++;
-        while (at > 0 && bars[at - 1]->gflops > rows[k].gflops) bars[at] = bars[at - 1], --at;
-        bars[at] = &rows[k];
-    }
-    double y[MAX_ROWS];
-    const char *labels[MAX_ROWS];
-    for (int k = 0; k < nbars; ++k) y[k] = bars[k]->gflops, labels[k] = bars[k]->bar;
+    double lesson = 0;
+    CHECK(lab_peak_fp32_gflops(70, 128, 1.71, &lesson));
+    printf(
+        "lesson 001's RTX 3080 12 GB: 70 SMs x 128 cores x 1.71 GHz = %.2f TFLOPS counts one operation per "
+        "cycle; x 2 for the FMA: %.2f TFLOPS, as published.\n",
+        lesson / 2000, lesson / 1000);
 
-    device_properties cpu;
-    CHECK(device_get_properties(device_cpu(), &cpu));
-    char title[256];
-    snprintf(title, sizeof title, "FP32 peak: this machine (%.40s) vs published GPUs", cpu.name);
-    plot p = { .title = title,
-               .xlabel = "",
-               .ylabel = "GFLOP/s (SMs x cores x clock x 2)",
-               .log_y = true,
-               .bar_labels = labels };
-    CHECK(plot_add(&p, "FP32 peak", NULL, y, (size_t)nbars, PLOT_BARS));
-    CHECK(plot_draw(&p, path));
-    printf("plot: %s\n", path);
-}
-
-/* The takeaway names this machine's first GPU if it is real, else the lesson's card. */
-static void print_takeaway(double cpu_peak)
-{
-    device_properties gpu;
-    double gflops = 0;
-    const device first = { DEVICE_CUDA, 0 };
-    if (device_exists(first)) {
-        int cores = 0;
-        CHECK(device_get_properties(first, &gpu));
-        CHECK(lab_fp32_cores_per_sm(gpu.cc_major, gpu.cc_minor, &cores));
-        CHECK(lab_peak_fp32_gflops(gpu.multiprocessors, cores, gpu.clock_ghz, &gflops));
-    } else {
-        snprintf(gpu.name, sizeof gpu.name, "an RTX 3080 12 GB");
-        CHECK(lab_peak_fp32_gflops(70, 128, 1.71, &gflops));
+    char gpu[160] = "";
+    int row = -1;
+    device_properties p;
+    if (device_count(DEVICE_CUDA) > 0) { /* device_list puts cuda:0 right after the CPU */
+        CHECK(device_get_properties((device){ DEVICE_CUDA, 0 }, &p));
+        snprintf(gpu, sizeof gpu, "this machine's cuda:0 (%s)", p.name);
+        row = 1;
     }
-    if (gflops > 0 && cpu_peak > 0)
-        printf(
-            "takeaway: FP32 peak = SMs x cores x clock x 2 (an FMA is 2 operations): %s reaches %.1f TFLOPS, "
-            "%.0fx this CPU's %.0f GFLOP/s; try_gpu(i) falls back to the CPU when GPU i does not exist.\n",
-            gpu.name, gflops / 1000, gflops / cpu_peak, cpu_peak);
-    else
+    for (int k = 0; k < known_card_count && row < 0; ++k)
+        if (strcmp(known_cards[k].name, "RTX 3080 12 GB") == 0) {
+            snprintf(gpu, sizeof gpu, "lesson 001's %s", known_cards[k].name);
+            row = here + k;
+        }
+    const double cpu = results_get(r, 0, "peak_tflops"),
+                 peak = row < 0 ? NAN : results_get(r, row, "peak_tflops");
+    if (isnan(cpu) || isnan(peak))
         printf(
             "takeaway: FP32 peak = SMs x cores x clock x 2 (an FMA is 2 operations), unknown when one factor "
             "is; try_gpu(i) falls back to the CPU when GPU i does not exist.\n");
+    else
+        printf(
+            "takeaway: FP32 peak = SMs x cores x clock x 2 (an FMA is 2 operations): %s reaches %.1f TFLOPS, "
+            "%.0fx this CPU's %.2f TFLOPS; try_gpu(i) falls back to the CPU when GPU i does not exist.\n",
+            gpu, peak, peak / cpu, cpu);
 }
-
-/* ---- the program ------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
 {
     const cli_program program = {
         .name = "01_devices",
-        .summary = "every device this program sees, its FP32 peak, try_gpu and try_all_gpus, "
-                   "and a tensor and a layer on --device (--quick changes nothing: the listing is quick)",
+        .summary = "try_gpu and try_all_gpus; every device here and published GPUs with their FP32 peak; "
+                   "a tensor and a layer on --device (--quick changes nothing: the listing is quick)",
     };
     cli_args args;
     int code = cli_parse(&program, argc, argv, &args);
     if (code >= 0) return code;
+    results *r = NULL;
+    CHECK(results_create(&r, &args, columns, NCOLUMNS));
 
-    /* In the order of the README's steps: which devices (1), what they are
-     * made of and their peak (2, 3), then a tensor and a layer on one (4, 5). */
     show_try_gpu();
-    table_row rows[MAX_ROWS];
-    int nrows = 0;
-    const double cpu_peak = list_devices(rows, &nrows);
-    list_cards(rows, &nrows);
-    if (args.csv_path) write_csv(args.csv_path, rows, nrows);
+    add_devices_here(r);
+    const int here = results_count(r);
+    add_published_cards(r);
+    printf("the FP32 peak your steps 2 and 3 work out, beside the library's or the published figure\n"
+           "(on the CPU and a simulated GPU, MPs are cores and cores/MP one core's FP32 FMA lanes):\n");
+    CHECK(results_print(r));
     place_on(args.dev);
-    if (args.plot_path) draw(args.plot_path, rows, nrows);
+    printf("\n");
 
-    print_takeaway(cpu_peak);
+    device_properties cpu;
+    CHECK(device_get_properties(device_cpu(), &cpu));
+    char machine[160];
+    snprintf(machine, sizeof machine, "machine=%s, %d cores", cpu.name, cpu.multiprocessors);
+    const char *vars[] = { machine, NULL };
+    CHECK(results_finish(r, vars));
+    print_takeaway(r, here);
+    results_free(r);
     return 0;
 }

@@ -4,11 +4,12 @@
 
 #include <stdio.h>
 
-/* Step 1 (README, "Step 1: try_gpu and try_all_gpus"): GPU i if there are at
- * least i + 1 GPUs, else the CPU. Use gpu_count(), and make the GPU from its
- * name: real GPUs are "cuda:N"; simulated ones, "sim:N", stand in only where
- * there is no real one (device_exists tells whether cuda:0 is there).
- * device_parse turns a name into a device. */
+/* ==== Step 1: try_gpu and try_all_gpus (README, "Step 1") ================== */
+
+/* Goal: the lessons' try_gpu(i): GPU i when the machine has at least i + 1
+ * GPUs, else the CPU, whatever i is. The README says which GPUs count and how
+ * the lessons build a device from its name. Look up: gpu_count, device_count,
+ * device_parse (labkit/device.h). */
 status lab_try_gpu(int i, device *out)
 {
     if (!out) return fail(STATUS_BAD_ARGUMENT, "lab_try_gpu: out is NULL; pass the address of a device");
@@ -18,15 +19,15 @@ status lab_try_gpu(int i, device *out)
         *out = device_cpu();
         return STATUS_OK;
     }
-    const device first_cuda = { DEVICE_CUDA, 0 };
+    /* gpu_count() counts the real GPUs where there is one, else the simulated ones. */
     char name[32];
-    snprintf(name, sizeof name, "%s:%d", device_exists(first_cuda) ? "cuda" : "sim", i);
+    snprintf(name, sizeof name, "%s:%d", device_count(DEVICE_CUDA) > 0 ? "cuda" : "sim", i);
     return device_parse(name, out);
 }
 
-/* Step 1 (README, "Step 1: try_gpu and try_all_gpus"): every GPU, or [cpu]
- * when there is none. Refuse a `capacity` too small for the answer rather than
- * cutting the list short. */
+/* Goal: every GPU, or a list of just the CPU when there is none, so that a
+ * loop over it always has somewhere to run. An array too small for the whole
+ * answer is refused, not cut short or overrun. */
 status lab_try_all_gpus(device *out, int capacity, int *count)
 {
     if (!out || !count) return fail(STATUS_BAD_ARGUMENT, "lab_try_all_gpus: out and count must not be NULL");
@@ -50,9 +51,11 @@ status lab_try_all_gpus(device *out, int capacity, int *count)
     return STATUS_OK;
 }
 
-/* Step 2 (README, "Step 2: cores per multiprocessor"): a table from the
- * compute capability to the FP32 cores of one multiprocessor, Turing to
- * Blackwell. Anything not in it is unknown: *cores = 0. */
+/* ==== Step 2: cores per multiprocessor (README, "Step 2") ================== */
+
+/* Goal: the FP32 cores of one multiprocessor for a compute capability, from
+ * the README's table (Turing to Blackwell). Whatever the table does not name
+ * exactly is unknown: 0, never a guess. */
 status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores)
 {
     if (!cores) return fail(STATUS_BAD_ARGUMENT, "lab_fp32_cores_per_sm: cores is NULL");
@@ -81,8 +84,12 @@ status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores)
     return STATUS_OK;
 }
 
-/* Step 3 (README, "Step 3: the FP32 peak"): multiprocessors x cores x clock x 2.
- * The clock is in GHz, so the result is in GFLOP/s. */
+/* ==== Step 3: the FP32 peak (README, "Step 3") ============================= */
+
+/* Goal: the theoretical FP32 peak in GFLOP/s from what the GPU is made of; the
+ * README's formula says why there is a factor of 2. An unknown (0) figure
+ * makes the peak unknown; a negative one is refused with a message (fail in
+ * labkit/status.h). */
 status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz, double *gflops)
 {
     if (!gflops) return fail(STATUS_BAD_ARGUMENT, "lab_peak_fp32_gflops: gflops is NULL");
@@ -100,16 +107,20 @@ status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_
     return STATUS_OK;
 }
 
-/* Step 4 (README, "Step 4: a tensor on a device"): create the tensor on d
- * directly, not on the CPU and then copied. */
+/* ==== Step 4: a tensor on a device (README, "Step 4") ====================== */
+
+/* Goal: torch.rand(rows, cols, device=d): seeded uniform values in [0, 1),
+ * made on d itself, never on the CPU first. Look up: the seeded creators in
+ * labkit/tensor.h. */
 status lab_rand_on(device d, int64_t rows, int64_t cols, uint64_t seed, tensor **out)
 {
     return tensor_uniform(out, d, shape2(rows, cols), 0.0f, 1.0f, seed);
 }
 
-/* Step 5 (README, "Step 5: a layer on a device"): both parameters on the CPU,
- * weight [out, in] normal(0, 0.1), bias [out] zeros. Leave the layer empty if
- * anything fails. */
+/* ==== Step 5: a layer on a device (README, "Step 5") ======================= */
+
+/* Goal: nn.Linear(in, out) as PyTorch makes it, on the CPU: lab.h gives the
+ * shapes and the values. If anything fails, leave the layer empty. */
 status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_features, uint64_t seed)
 {
     if (!layer) return fail(STATUS_BAD_ARGUMENT, "lab_linear_create: layer is NULL");
@@ -121,8 +132,8 @@ status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_fea
     return s;
 }
 
-/* Step 5: tensor_to each parameter. It hands back a new reference (the very
- * same tensor when it is already on d), so release the old one each time. */
+/* Goal: net.to(d): every parameter on d, nothing left behind on the old
+ * device. Look up: tensor_to in labkit/tensor.h, and what it hands back. */
 status lab_linear_to(lab_linear *layer, device d)
 {
     if (!layer || !layer->weight || !layer->bias)
@@ -132,13 +143,17 @@ status lab_linear_to(lab_linear *layer, device d)
         tensor *moved = NULL;
         status s = tensor_to(*parameters[k], d, &moved);
         if (s != STATUS_OK) return s;
+        /* tensor_to hands back a new reference (the same tensor when it is
+         * already on d): the old one is ours to release. */
         tensor_free(*parameters[k]);
         *parameters[k] = moved;
     }
     return STATUS_OK;
 }
 
-/* Step 5: ask each parameter where it lives (tensor_device); they must agree. */
+/* Goal: where the layer lives, read from its parameters; a half-moved layer
+ * lives nowhere and is refused naming both devices. Look up: tensor_device,
+ * device_equal, device_name. */
 status lab_linear_device(const lab_linear *layer, device *out)
 {
     if (!layer || !layer->weight || !layer->bias || !out)
@@ -153,20 +168,12 @@ status lab_linear_device(const lab_linear *layer, device *out)
     return STATUS_OK;
 }
 
-/* Step 5: one matrix product with the bias added, W transposed because it is
- * stored [out, in]. The library refuses operands on different devices. */
+/* Goal: net(X), y = x W^T + b, on the layer's device. Look up: op_matmul in
+ * labkit/ops.h. */
 status lab_linear_forward(const lab_linear *layer, const tensor *x, tensor *y)
 {
     if (!layer || !layer->weight || !layer->bias)
         return fail(STATUS_BAD_ARGUMENT, "lab_linear_forward: the layer is NULL or empty; create it first");
+    /* W is stored [out, in], so x [batch, in] meets its transpose. */
     return op_matmul(x, false, layer->weight, true, layer->bias, y);
-}
-
-/* Given: releases both tensors (either may be NULL) and empties the layer. */
-void lab_linear_free(lab_linear *layer)
-{
-    if (!layer) return;
-    tensor_free(layer->weight);
-    tensor_free(layer->bias);
-    layer->weight = layer->bias = NULL;
 }

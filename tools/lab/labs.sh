@@ -104,10 +104,24 @@ check_devices() {
   printf '%s\n' "${devices[@]}"
 }
 
-# Runs check program $1 on device $2 into log $3; prints the outcome word.
+# Every run of lab $LAB's check, one a line: "<label> <device> [VAR=value...]".
+# The devices above, then the CPU in each of the lab's other environments
+# (LAB_CHECK_ENVIRONMENTS in its lab.cmake, which the configure step writes
+# to check-environments), labelled "cpu.<name>" as in the CTest tests.
+check_runs() {
+  local device name settings file=build/$PRESET/labs/$LAB/check-environments
+  for device in $(check_devices); do echo "$device $device"; done
+  [[ -f $file ]] || return 0
+  while read -r name settings; do
+    [[ -n $name ]] && echo "cpu.$name cpu $settings"
+  done <"$file"
+}
+
+# Runs check program $1 on device $2 into log $3, with the settings that follow
+# (VAR=value) in its environment; prints the outcome word.
 run_check_on() {
   local exe=$1 device=$2 log=$3 rc=0
-  timeout --foreground 600 "$exe" --device "$device" >"$log" 2>&1 || rc=$?
+  timeout --foreground 600 env "${@:4}" "$exe" --device "$device" </dev/null >"$log" 2>&1 || rc=$?
   case $rc in
     0) echo pass ;;
     1) if grep -q 'TODO: ' "$log"; then echo todo; else echo fail; fi ;;
@@ -178,11 +192,14 @@ cmd_check() {
   exe=build/$PRESET/labs/$LAB/$target
   dir=build/$PRESET/lab-logs
   mkdir -p "$dir"
-  mapfile -t devices < <(check_devices)
-  for device in "${devices[@]}"; do
-    logs+=("$dir/check-$LAB-${device/:/}.log")
-    outcomes+=("$(run_check_on "$exe" "$device" "${logs[-1]}")")
-  done
+  local label settings environments=()
+  while read -r label device settings; do
+    devices+=("$label")
+    environments+=("${settings:+ (with $settings)}")
+    logs+=("$dir/check-$LAB-${label/:/}.log")
+    read -ra settings <<<"$settings"
+    outcomes+=("$(run_check_on "$exe" "$device" "${logs[-1]}" "${settings[@]}")")
+  done < <(check_runs)
   for i in "${!devices[@]}"; do
     case ${outcomes[i]} in pass|skipped) ;; *) verdict=$(next_step_line "${devices[i]}" "${outcomes[i]}" "${logs[i]}"); break ;; esac
   done
@@ -192,7 +209,7 @@ cmd_check() {
     echo "$who: not yet — $verdict"
   fi
   for i in "${!devices[@]}"; do
-    printf '\n%-7s %s\n' "${devices[i]}" "$(outcome_summary "${outcomes[i]}" "${logs[i]}")"
+    printf '\n%-7s %s%s\n' "${devices[i]}" "$(outcome_summary "${outcomes[i]}" "${logs[i]}")" "${environments[i]}"
     if ((verbose)); then
       sed 's/^/  /' "${logs[i]}"
     else
@@ -207,7 +224,7 @@ cmd_check() {
 # ---- progress -------------------------------------------------------------------------
 cmd_progress() {
   (($# == 0)) || usage_error "progress takes no arguments"
-  local labs=() lab total left written done_count=0 status next log outcome device
+  local labs=() lab total left written done_count=0 status next log outcome device label settings
   mapfile -t labs < <(labs_present)
   if ((${#labs[@]} == 0)); then say "$(labs_sentence)"; return 0; fi
   LAB_SIM_DEFAULT=1
@@ -230,14 +247,15 @@ cmd_progress() {
       next="step $(steps_left | head -n1): ./lab hint $LAB_NN"
     else
       status="done"
-      for device in $(check_devices); do
-        log=build/$PRESET/lab-logs/progress-$lab-${device/:/}.log
-        outcome=$(run_check_on "build/$PRESET/labs/$lab/check$LAB_NN" "$device" "$log")
+      while read -r label device settings; do
+        log=build/$PRESET/lab-logs/progress-$lab-${label/:/}.log
+        read -ra settings <<<"$settings"
+        outcome=$(run_check_on "build/$PRESET/labs/$lab/check$LAB_NN" "$device" "$log" "${settings[@]}")
         case $outcome in
           pass|skipped) ;;
-          *) status="$written of $total steps written"; next=$(next_step_line "$device" "$outcome" "$log"); break ;;
+          *) status="$written of $total steps written"; next=$(next_step_line "$label" "$outcome" "$log"); break ;;
         esac
-      done
+      done < <(check_runs)
       [[ $status == done ]] && done_count=$((done_count + 1))
     fi
     printf '%-20s %-26s %s\n' "$lab" "$status" "$next"
