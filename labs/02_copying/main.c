@@ -56,7 +56,7 @@ static void show_same_device_rule(device d, device other)
     const uint64_t copies = copies_made(d, other); /* before the read below, itself a copy */
     float v[6];
     CHECK(tensor_to_host(sum, v, 6));
-    printf("   b copied to %s on purpose, then added (%llu copy): [%.4f %.4f %.4f; %.4f %.4f %.4f]\n",
+    printf("   b copied to %s on purpose, then added (copies: %llu): [%.4f %.4f %.4f; %.4f %.4f %.4f]\n",
            device_name(d), (unsigned long long)copies, v[0], v[1], v[2], v[3], v[4], v[5]);
     tensor_free(a), tensor_free(b), tensor_free(sum);
 }
