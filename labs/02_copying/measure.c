@@ -8,6 +8,30 @@
 
 device partner_of(device d) { return device_is_gpu(d) ? device_cpu() : try_gpu(0); }
 
+/* ---- counting copies ------------------------------------------------------- */
+
+status reset_pair(device d, device other)
+{
+    status s = counters_reset(d);
+    return s == STATUS_OK && !device_equal(d, other) ? counters_reset(other) : s;
+}
+
+status copies_between(device d, device other, copy_tally *out)
+{
+    if (!out) return fail(STATUS_BAD_ARGUMENT, "copies_between: out is NULL");
+    *out = (copy_tally){ 0, 0, 0, 0 };
+    for (int i = 0; i < (device_equal(d, other) ? 1 : 2); ++i) {
+        device_counters c;
+        const status s = counters_read(i == 0 ? d : other, &c);
+        if (s != STATUS_OK) return s;
+        out->copies += c.h2d_copies + c.d2h_copies + c.d2d_copies;
+        out->bytes += c.h2d_bytes + c.d2h_bytes + c.d2d_bytes;
+        out->h2d += c.h2d_copies;
+        out->d2h += c.d2h_copies;
+    }
+    return STATUS_OK;
+}
+
 /* One copy of the whole tensor t, to it from host (to_device) or back. */
 static status move(tensor *t, float *host, bool to_device)
 {
@@ -114,28 +138,5 @@ status bandwidth_point(device d, size_t bytes, int reps, double gbps[BW_KINDS])
     tensor_free(t);
     host_free(pageable, 0);
     host_free(pinned, 1);
-    return s;
-}
-
-/* ---- the norm log's inputs --------------------------------------------------- */
-
-status norm_log_inputs(device d, int64_t n, tensor **x, tensor **w)
-{
-    *x = *w = NULL;
-    float *eye = calloc((size_t)(n * n), sizeof *eye);
-    tensor *identity = NULL, *noise = NULL;
-    status s = eye ? STATUS_OK : fail(STATUS_OUT_OF_MEMORY, "norm_log_inputs: no host memory");
-    for (int64_t i = 0; eye && i < n; ++i) eye[i * n + i] = 1.0f;
-    if (s == STATUS_OK) s = tensor_from_host(&identity, d, shape2(n, n), eye);
-    if (s == STATUS_OK) s = tensor_normal(&noise, d, shape2(n, n), 0.0f, 1e-4f, 4);
-    if (s == STATUS_OK) s = tensor_empty(w, d, DTYPE_F32, shape2(n, n));
-    if (s == STATUS_OK) s = op_add(identity, noise, *w);
-    if (s == STATUS_OK) s = tensor_uniform(x, d, shape2(n, n), -1.0f, 1.0f, 3);
-    if (s != STATUS_OK) {
-        tensor_free(*w), tensor_free(*x);
-        *x = *w = NULL;
-    }
-    tensor_free(identity), tensor_free(noise);
-    free(eye);
     return s;
 }

@@ -1,34 +1,32 @@
-/* lab.c: lab 02_copying, your part. Read the README first; each function below
- * is one of its steps. `./lab check 02` says which step is next. */
-#include <stdio.h>
-
+/* lab.c: lab 02, copying (the reference solution). Each function is one step of
+ * README.md; lab.h says what each must do. Run: ./lab run 02; check: ./lab check 02. */
 #include "lab.h"
 
-/* ---- Step 1: the same-device rule ------------------------------------------ */
+#include <stdio.h>
 
-/* Step 1 (README, "The same-device rule"): try out = a + b with op_add. When a
- * and b live on different devices the library refuses with STATUS_WRONG_DEVICE
- * and a message naming both devices (last_error()). Handle that case: set
- * *refused to true, copy the message into `message` (snprintf) and return
- * STATUS_OK. When the sum works, set *refused to false and message to "".
- * Return any other failure unchanged. */
+/* ==== Step 1: the same-device rule (README, "Step 1") ======================= */
+
+/* Step 1: op_add refuses operands on two devices with STATUS_WRONG_DEVICE;
+ * only that status is a refusal, and its message is last_error()'s. */
 status lab_try_add(const tensor *a, const tensor *b, tensor *out, bool *refused, char *message,
                    size_t message_size)
 {
-    status s = op_add(a, b, out);
+    if (!refused || !message || message_size == 0)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_try_add: refused and message must be given, with room for a message");
+    const status s = op_add(a, b, out);
     *refused = s == STATUS_WRONG_DEVICE;
     snprintf(message, message_size, "%s", *refused ? last_error() : "");
     return *refused ? STATUS_OK : s;
 }
 
-/* ---- Step 2: copying on purpose ---------------------------------------------- */
+/* ==== Step 2: copying on purpose (README, "Step 2") ========================= */
 
-/* Step 2 (README, "Copying on purpose"): bring b to a's device with
- * tensor_to(b, tensor_device(a), &moved) (it hands back b itself, copying
- * nothing, when b is already there), add with op_add(a, moved, out), then
- * tensor_free(moved) so the copy does not stay in device memory. */
+/* Step 2: tensor_to hands back b itself when it is on a's device already, or
+ * a new copy there; either way one reference that is ours to release. */
 status lab_add_across(const tensor *a, tensor *b, tensor *out)
 {
+    if (!a || !b) return fail(STATUS_BAD_ARGUMENT, "lab_add_across: a and b must be given");
     tensor *moved = NULL;
     status s = tensor_to(b, tensor_device(a), &moved);
     if (s == STATUS_OK) s = op_add(a, moved, out);
@@ -36,19 +34,19 @@ status lab_add_across(const tensor *a, tensor *b, tensor *out)
     return s;
 }
 
-/* ---- Step 3: moving a whole layer -------------------------------------------- */
+/* ==== Step 3: moving a whole layer (README, "Step 3") ======================= */
 
-/* Step 3 (README, "Moving a whole layer"): for each parameter p (weight, then
- * bias): tensor_to(p, d, &moved), then tensor_free(p) and store `moved` in the
- * layer. Freeing the old one is what makes the move "in place"; when p was
- * already on d, tensor_to handed back p itself and the free only drops the
- * extra reference. */
+/* Step 3: tensor_to each parameter, then release the old reference: the old
+ * tensor when it was copied, only the extra reference when it was already on d. */
 status lab_linear_to(lab_linear *layer, device d)
 {
+    if (!layer || !layer->weight || !layer->bias)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_linear_to: the layer is NULL or empty; give it a weight and a bias");
     tensor **parameters[] = { &layer->weight, &layer->bias };
     for (size_t i = 0; i < sizeof parameters / sizeof parameters[0]; ++i) {
         tensor *moved = NULL;
-        status s = tensor_to(*parameters[i], d, &moved);
+        const status s = tensor_to(*parameters[i], d, &moved);
         if (s != STATUS_OK) return s; /* this parameter stays where it was */
         tensor_free(*parameters[i]);
         *parameters[i] = moved;
@@ -56,37 +54,18 @@ status lab_linear_to(lab_linear *layer, device d)
     return STATUS_OK;
 }
 
-/* ---- Step 4: keeping the log on the device ----------------------------------- */
+/* ==== Step 4: keeping the log on the device (README, "Step 4") ============== */
 
-/* Given: the slow way. Read it, then write the fast way below it. */
-status lab_norms_logged_on_host(const tensor *x, const tensor *w, int steps, float *norms)
-{
-    const device d = tensor_device(x);
-    tensor *p[2] = { NULL, NULL }, *norm = NULL; /* p: two [n, n] products, used in turn; norm: [1] */
-    status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));
-    if (s == STATUS_OK) s = tensor_empty(&p[1], d, DTYPE_F32, tensor_shape(x));
-    if (s == STATUS_OK) s = tensor_empty(&norm, d, DTYPE_F32, shape1(1));
-    const tensor *y = x;
-    for (int i = 0; i < steps && s == STATUS_OK; ++i) {
-        s = op_matmul(y, false, w, false, NULL, p[i % 2]); /* p = y w */
-        if (s == STATUS_OK) s = op_norm(p[i % 2], norm);
-        /* The read that hurts: the host waits here for the device, every step. */
-        if (s == STATUS_OK) s = tensor_item(norm, &norms[i]);
-        y = p[i % 2]; /* this product is the next step's y */
-    }
-    tensor_free(p[0]), tensor_free(p[1]), tensor_free(norm);
-    return s;
-}
-
-/* Step 4 (README, "Keeping the log on the device"): the same loop as above, but
- * the log stays on the device. Create norm_log, a tensor of `steps` elements on
- * x's device (tensor_empty with shape1(steps)). Instead of reading each step's
- * norm, write it into element i of the log with
- * tensor_copy_slice(norm_log, i, norm, 0, 1): queued on the device like an
- * operation, so the host does not wait. After the loop, read the whole log once
- * with tensor_to_host(norm_log, norms, steps). Free every tensor you create. */
+/* Step 4: norms_logged_on_host's loop, with each norm copied into slot i of a
+ * log on the device (queued: the host does not wait) instead of read, and the
+ * whole log read once after the loop. */
 status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *norms)
 {
+    if (!x || !w || !norms || steps < 1)
+        return fail(
+            STATUS_BAD_ARGUMENT,
+            "lab_norms_logged_on_device: x, w and norms must be given and steps at least 1 (steps: %d)",
+            steps);
     const device d = tensor_device(x);
     tensor *p[2] = { NULL, NULL }, *norm = NULL, *norm_log = NULL; /* norm_log: [steps], one slot a step */
     status s = tensor_empty(&p[0], d, DTYPE_F32, tensor_shape(x));

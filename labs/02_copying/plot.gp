@@ -1,0 +1,51 @@
+# plot.gp: lab 02's figure: copy bandwidth against copy size, between the host
+# and one device, each direction, from pageable and from pinned host memory
+# (CUDA's bandwidthTest, drawn).
+#
+# The CSV (main.c's results) has the columns device, bytes, h2d_pageable_gbps,
+# h2d_pinned_gbps, d2h_pageable_gbps and d2h_pinned_gbps; the program passes
+# data, out, format, style, devices and device_names, and this lab's own
+# variable kind ('cpu', 'sim' or 'cuda'). On a GPU a dashed line shows what a
+# copy that took 10 microseconds whatever its size would reach: where the
+# points follow it, the latency is the whole cost. To restyle the figure, edit
+# this file or the shared style, then rerun the "redraw" line the program printed.
+load style
+if (!exists("kind")) kind = 'sim'
+
+if (kind eq 'cpu') {
+    set title wrap(sprintf('Copies on the cpu are memcpy within RAM (%s): no bus is crossed', device_names), title_width)
+} else {
+    if (kind eq 'sim') {
+        set title wrap(sprintf('Copy bandwidth between the host and a simulated GPU, %s: a memcpy plus a modelled 10 µs per copy', devices), title_width)
+    } else {
+        set title wrap(sprintf('Copy bandwidth between the host and %s', device_names), title_width)
+    }
+}
+set xlabel 'size of one copy'
+set ylabel 'bandwidth (GB/s; 1 GB = 10⁹ bytes)'
+stats data using 'bytes' nooutput
+eval bytes_axis('x', STATS_min, STATS_max)
+# A label every 16x (every 4x for a --quick run's few sizes): nine labels of
+# sizes do not fit beside the key.
+lo = floor(log2(STATS_min))
+hi = ceil(log2(STATS_max))
+eval sprintf('set xtics (%s)', pow2_list(lo, hi, hi - lo > 10 ? 4 : 2, 1))
+
+# The y range from the data alone, so that the dashed line does not stretch it.
+low = 1e30
+high = 0
+do for [c in 'h2d_pageable_gbps h2d_pinned_gbps d2h_pageable_gbps d2h_pinned_gbps'] {
+    stats data using c nooutput
+    low = STATS_min < low ? STATS_min : low
+    high = STATS_max > high ? STATS_max : high
+}
+set logscale y
+set yrange [low / 2 : high * 2]
+set format y '%g'
+
+latency = 10e-6
+plot data using 'bytes':'h2d_pageable_gbps' with linespoints lt 1 title 'host->device, pageable', \
+     data using 'bytes':'h2d_pinned_gbps' with linespoints lt 2 title 'host->device, pinned', \
+     data using 'bytes':'d2h_pageable_gbps' with linespoints lt 3 title 'device->host, pageable', \
+     data using 'bytes':'d2h_pinned_gbps' with linespoints lt 4 title 'device->host, pinned', \
+     (kind eq 'cpu' ? NaN : x / latency / 1e9) with lines ls 100 title (kind eq 'cpu' ? '' : '10 µs a copy')
