@@ -44,13 +44,20 @@ if (figure eq 'gflops') {
     }
     stats data using 'gflops' nooutput
     set yrange [STATS_min / 2 : STATS_max * 4]
-    plot for [i = 1:3] data using 'n':(only2('device', 'cpu', 'variant', cpu_variants[i], column('gflops'))) \
-             with linespoints lt i title 'cpu '.cpu_variants[i], \
-         for [g = 1:ngpus] for [i = 1:2] data \
-             using 'n':(only2('device', gpu(g), 'variant', gpu_variants[i], column('gflops'))) \
-             with linespoints lt 3 + i dt g title gpu(g).' '.gpu_variants[i], \
-         for [d in own_peak] data using 'n':(peak(d)) \
-             with lines ls 100 notitle
+    # (gnuplot reads a clause once even when its loop is empty: a run on the CPU
+    # alone plots without the GPUs' clause, which would find no points.)
+    if (ngpus > 0) {
+        plot for [i = 1:3] data using 'n':(only2('device', 'cpu', 'variant', cpu_variants[i], column('gflops'))) \
+                 with linespoints lt i title 'cpu '.cpu_variants[i], \
+             for [g = 1:ngpus] for [i = 1:2] data \
+                 using 'n':(only2('device', gpu(g), 'variant', gpu_variants[i], column('gflops'))) \
+                 with linespoints lt 3 + i dt g title gpu(g).' '.gpu_variants[i], \
+             for [d in own_peak] data using 'n':(peak(d)) with lines ls 100 notitle
+    } else {
+        plot for [i = 1:3] data using 'n':(only2('device', 'cpu', 'variant', cpu_variants[i], column('gflops'))) \
+                 with linespoints lt i title 'cpu '.cpu_variants[i], \
+             data using 'n':(peak('cpu')) with lines ls 100 notitle
+    }
 } else {
     set title "When does a GPU pay? Its speed-up over the CPU\n".wrap(device_names, title_width)
     set ylabel "speed-up: the CPU's time / the GPU's (log scale)"
