@@ -69,7 +69,7 @@ if (figure eq 'gflops') {
     if (real_gpus) { set label 1 right } else { set label 1 left }
     set key maxcols 2 width -3
     if (any_simulated) {
-        set label 'a simulated GPU computes on the CPU''s own cores: a tie (1x); the rest is noise' at graph 0.98, graph 0.06 right front \
+        set label 'a simulated GPU computes on the CPU''s own cores: at large N a tie (1x), the rest noise' at graph 0.98, graph 0.06 right front \
             font sprintf(',%g', font_size * 0.8) textcolor rgb '#555555'
     }
     set ytics ('0.01x' 0.01, '0.03x' 0.03, '0.1x' 0.1, '0.3x' 0.3, '1x' 1, '3x' 3, '10x' 10, '30x' 30, \
