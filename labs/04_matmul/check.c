@@ -4,17 +4,25 @@
  *   - every product matches a float64 reference, square and not, with and
  *     without transposes: on the CPU your two loops and your OpenBLAS call, on
  *     a GPU your naive kernel; everywhere the library's op_matmul;
- *   - GFLOP/s and the fraction of peak are computed right;
+ *   - GFLOP/s and the fraction of peak are computed right, on exact inputs;
+ *   - on a GPU, your kernel thread by thread (run on the host by the simulated
+ *     GPU's launcher, on grids chosen here): each thread writes its own cell
+ *     and no other, threads outside c write nothing; then on the device:
+ *     lab_matmul_naive_gpu is one launch that neither waits nor copies, and
+ *     its products match float64 on sizes that do not fill whole blocks;
  *   - on the CPU, OpenBLAS beats the naive loop by a wide margin at N = 512
  *     (and, in an optimised build, the i-k-j order beats i-j-k);
  *   - on a GPU, small products are dominated by launch overhead: GFLOP/s at
  *     N = 16 is a small fraction of GFLOP/s at N = 1024.
- * Timing claims are ratios with wide margins: this runs on shared machines. */
+ * Timing claims are ratios with wide margins, each the best of several runs:
+ * this runs on shared machines, and noise only ever adds time. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lab.h"
+#include "naive_launch.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZED 1
@@ -198,9 +206,139 @@ static void check_counting(device d)
 
 /* ---- step 6: the naive kernel ------------------------------------------------------- */
 
+/* The kernel, thread by thread. The simulated GPU's launcher runs it here, on
+ * the host, on grids the check chooses, so that which thread writes which cell
+ * can be seen: a grid of one thread must write one cell. c sits between guard
+ * cells, and a and b are followed by spare values, so that a thread that
+ * strays writes into a guard (and is counted) instead of into memory the
+ * program needs. Every cell starts as NaN: a cell holding a number was
+ * written. The same kernel text is what nvcc compiles for a real GPU. */
+enum { KM = 3, KN = 5, KK = 2, GUARD = 256 };
+
+typedef struct kernel_trial {
+    unsigned grid_x, grid_y, block_x, block_y;
+    bool inside[KM][KN]; /* written cells of c */
+    int written;         /* how many cells of c were written */
+    int outside;         /* how many guard cells were written */
+} kernel_trial;
+
+static kernel_trial run_kernel(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned block_y)
+{
+    static float a[KM * KK + GUARD], b[KK * KN + GUARD], arena[GUARD + KM * KN + GUARD];
+    for (int i = 0; i < KM * KK + GUARD; ++i) a[i] = i < KM * KK ? (float)(i + 1) : 0.5f;
+    for (int i = 0; i < KK * KN + GUARD; ++i) b[i] = i < KK * KN ? (float)(i % 7 + 1) : 0.5f;
+    for (int i = 0; i < GUARD + KM * KN + GUARD; ++i) arena[i] = NAN;
+    const naive_matmul_args args = { .a = a,
+                                     .b = b,
+                                     .c = arena + GUARD,
+                                     .m = KM,
+                                     .n = KN,
+                                     .k = KK,
+                                     .grid_x = grid_x,
+                                     .grid_y = grid_y,
+                                     .block_x = block_x,
+                                     .block_y = block_y };
+    naive_matmul_launchers.on_sim(&args, NULL);
+    kernel_trial t = { .grid_x = grid_x, .grid_y = grid_y, .block_x = block_x, .block_y = block_y };
+    for (int i = 0; i < GUARD + KM * KN + GUARD; ++i) {
+        const bool in_c = i >= GUARD && i < GUARD + KM * KN, written = !isnan(arena[i]);
+        if (in_c)
+            t.inside[(i - GUARD) / KN][(i - GUARD) % KN] = written, t.written += written;
+        else
+            t.outside += written;
+    }
+    return t;
+}
+
+/* Whether exactly the cells c[0, 0] .. c[rows - 1, cols - 1] were written, and no guard. */
+static bool wrote_exactly(const kernel_trial *t, int rows, int cols)
+{
+    for (int i = 0; i < KM; ++i)
+        for (int j = 0; j < KN; ++j)
+            if (t->inside[i][j] != (i < rows && j < cols)) return false;
+    return t->outside == 0;
+}
+
+/* "grid 1x1 of 2x1 threads wrote c[0,0] c[1,0]", the first few cells. */
+static void describe_trial(const kernel_trial *t, char *out, size_t size)
+{
+    int used = snprintf(out, size, "%ux%u blocks of %ux%u threads wrote", t->grid_x, t->grid_y, t->block_x,
+                        t->block_y);
+    int shown = 0;
+    for (int i = 0; i < KM; ++i)
+        for (int j = 0; j < KN; ++j)
+            if (t->inside[i][j] && shown++ < 4 && used < (int)size)
+                used += snprintf(out + used, size - (size_t)used, " c[%d,%d]", i, j);
+    if (used < (int)size && shown > 4)
+        used += snprintf(out + used, size - (size_t)used, " ... (%d cells)", shown);
+    if (used < (int)size && shown == 0) used += snprintf(out + used, size - (size_t)used, " no cell");
+    if (used < (int)size && t->outside > 0)
+        snprintf(out + used, size - (size_t)used, " and %d cells outside c", t->outside);
+}
+
+/* The two claims about threads; true when both hold, so that the kernel may
+ * run on the device without writing outside its tensors. */
+static bool check_kernel_threads(void)
+{
+    /* Grids of one or two threads, each of which lies inside c: each must write
+     * its own cell, x being the column and y the row, and nothing else. */
+    static const struct {
+        unsigned gx, gy, bx, by;
+        int rows, cols; /* the cells they must write: c[0.., 0..] */
+    } small[] = { { 1, 1, 1, 1, 1, 1 },
+                  { 1, 1, 2, 1, 1, 2 },
+                  { 1, 1, 1, 2, 2, 1 },
+                  { 2, 1, 1, 1, 1, 2 },
+                  { 1, 2, 1, 1, 2, 1 } };
+    char figures[160] = "grids of 1 and 2 threads along x and y, each writing its own cell";
+    bool own = true, wrote_any = false;
+    for (size_t g = 0; g < sizeof small / sizeof small[0]; ++g) {
+        const kernel_trial t = run_kernel(small[g].gx, small[g].gy, small[g].bx, small[g].by);
+        wrote_any = wrote_any || t.written > 0 || t.outside > 0;
+        if (!own || wrote_exactly(&t, small[g].rows, small[g].cols)) continue;
+        own = false;
+        char cells[24];
+        snprintf(cells, sizeof cells, small[g].rows * small[g].cols == 1 ? "c[0,0]" : "c[0,0] c[%d,%d]",
+                 small[g].rows - 1, small[g].cols - 1);
+        describe_trial(&t, figures, sizeof figures);
+        snprintf(figures + strlen(figures), sizeof figures - strlen(figures), "; want %s only", cells);
+    }
+    if (!wrote_any)
+        printf("        (no thread wrote anything: is naive_kernel.cuh still the untouched skeleton?)\n");
+    check_that(own,
+               "each thread of your kernel writes its own cell: thread (x, y) writes c[y, x], nothing else",
+               "[3x2]x[2x5], the simulated GPU's launcher on the host: %s", figures);
+
+    /* Blocks that are not square and not 16 wide, on a grid that sticks out of
+     * c on both sides: 6 x 4 threads for 5 x 3 cells. */
+    const kernel_trial t = run_kernel(2, 2, 3, 2);
+    check_that(
+        t.outside == 0 && t.written == KM * KN,
+        "threads of the rounded-up grid outside c write nothing, and every cell of c is written",
+        "[3x2]x[2x5] on 2x2 blocks of 3x2 threads (6x4 threads for 5x3 cells): %d of %d cells written, "
+        "%d writes outside c",
+        t.written, KM * KN, t.outside);
+    return own && t.outside == 0 && t.written == KM * KN;
+}
+
+/* A kernel that writes nothing cannot harm anything: launch it, so that an
+ * unwritten lab_matmul_naive_gpu stops the check with its TODO. */
+static void probe_launch(device d)
+{
+    tensor *x;
+    CHECK(tensor_zeros(&x, d, shape2(1, 1)));
+    CHECK(lab_matmul_naive_gpu(x, x, x));
+    CHECK(device_synchronize(d));
+    tensor_free(x);
+}
+
+/* The kernel on the device through lab_matmul_naive_gpu: one launch that
+ * returns without waiting, and products that match float64 on sizes that do
+ * not fill whole blocks. */
 static void check_naive_kernel(device d)
 {
     bool all = true;
+    device_counters counted, during = { 0 };
     for (int s = 0; s < NSHAPES; ++s) {
         const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
         float *a = random_matrix(m, k, 31), *b = random_matrix(k, n, 32),
@@ -212,14 +350,37 @@ static void check_naive_kernel(device d)
         CHECK(tensor_from_host(&tA, d, shape2(m, k), a));
         CHECK(tensor_from_host(&tB, d, shape2(k, n), b));
         CHECK(tensor_full(&tC, d, shape2(m, n), NAN)); /* a cell no thread writes stays NaN */
+        CHECK(counters_reset(d));
         CHECK(lab_matmul_naive_gpu(tA, tB, tC));
+        CHECK(counters_read(d, &counted));
+        during.launches += counted.launches, during.syncs += counted.syncs;
+        during.h2d_copies += counted.h2d_copies + counted.d2h_copies + counted.d2d_copies;
         CHECK(tensor_to_host(tC, c, m * n));
         all = matches("naive kernel", c, ref, m, n) && all;
         tensor_free(tA), tensor_free(tB), tensor_free(tC);
         free(a), free(b), free(c), free(ref);
     }
+    check_that(during.launches == NSHAPES && during.syncs == 0 && during.h2d_copies == 0,
+               "lab_matmul_naive_gpu queues one launch and returns without waiting or copying",
+               "%s, %d calls: %llu launches, %llu blocking waits, %llu copies (want %d, 0, 0)",
+               device_name(d), NSHAPES, (unsigned long long)during.launches, (unsigned long long)during.syncs,
+               (unsigned long long)during.h2d_copies, NSHAPES);
     check_that(all, "your naive kernel, one thread per cell of c, matches float64 on this GPU",
                "%s: [64x64]x[64x64] and [37x53]x[53x29], grids that do not divide evenly", device_name(d));
+}
+
+/* Step 6 on a GPU: the threads first, on the host; the device only with a
+ * kernel that keeps inside c (one that does not would corrupt the memory
+ * around it, and the program could crash far from the mistake). */
+static void check_step6(device d)
+{
+    const kernel_trial one = run_kernel(1, 1, 1, 1), many = run_kernel(2, 2, 3, 2);
+    if (one.written + one.outside + many.written + many.outside == 0) probe_launch(d);
+    if (check_kernel_threads())
+        check_naive_kernel(d);
+    else
+        printf("  (your kernel is not run on %s until each thread writes its own cell and no other)\n",
+               device_name(d));
 }
 
 /* ---- timing claims ------------------------------------------------------------------ */
@@ -254,8 +415,8 @@ static void check_cpu_speed(void)
     if (!c) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
     double blas, ijk, ikj;
     CHECK(openblas_plain(a, b, c, n, n, n)); /* wakes OpenBLAS's threads up */
-    CHECK(lab_gflops(n, n, n, best_seconds(lab_matmul_ijk, a, b, c, n, 2), &ijk));
-    CHECK(lab_gflops(n, n, n, best_seconds(lab_matmul_ikj, a, b, c, n, 2), &ikj));
+    CHECK(lab_gflops(n, n, n, best_seconds(lab_matmul_ijk, a, b, c, n, 3), &ijk));
+    CHECK(lab_gflops(n, n, n, best_seconds(lab_matmul_ikj, a, b, c, n, 3), &ikj));
     CHECK(lab_gflops(n, n, n, best_seconds(openblas_plain, a, b, c, n, 5), &blas));
     check_that(blas > 5.0 * ijk, "OpenBLAS beats the naive loop by a wide margin (> 5x) at N = 512",
                "OpenBLAS %.1f GFLOP/s, naive i-j-k %.2f: %.0fx (i-k-j %.2f: %.1fx)", blas, ijk, blas / ijk,
@@ -321,7 +482,7 @@ int main(int argc, char **argv)
         check_cpu_speed();
         printf("  (the naive kernel runs on GPUs: check it with --device sim:0 or cuda:0)\n");
     } else {
-        check_naive_kernel(d);
+        check_step6(d);
         check_launch_overhead(d);
     }
     return check_finish("04_matmul");

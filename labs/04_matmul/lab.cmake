@@ -1,16 +1,17 @@
-# lab.cmake: the naive kernel's CUDA side (read by labs/CMakeLists.txt).
+# lab.cmake: the launchers of your kernel (read by labs/CMakeLists.txt).
 #
-# The naive kernel, naive_kernel.cuh, is the student's work (step 6), so each
-# program runs the kernel that sits beside its own lab.c: labs/04_matmul's for
-# lab04 and check04, solutions/04_matmul's for the -solution programs.
-#  - Simulated GPU: lab.c includes "naive_kernel.cuh" with quotes, which look in
-#    lab.c's own directory first.
-#  - Real GPU: nvcc compiles naive_cuda.cu, which includes <naive_kernel.cuh>
-#    from the include path, where each program has its lab.c's directory first.
-#    Without CUDA, a C stand-in defines the same launcher, so that the programs
-#    link (naive_cuda_absent.c).
+# Your kernel, naive_kernel.cuh, is step 6's work, so each program compiles the
+# one beside its own lab.c: labs/04_matmul's for lab04 and check04,
+# solutions/04_matmul's for the -solution programs. The two given files that
+# include it are therefore kernel sources, compiled with each program:
+#  - naive_launch.c, for the simulated GPU (always);
+#  - naive_launch.cu, for a real GPU, where nvcc was found; naive_launch.c then
+#    names its launcher (LAB_WITH_CUDA, which labs/CMakeLists.txt defines for a
+#    program that compiles a .cu), and without it device_launch says that this
+#    program cannot launch on cuda:N.
+list(APPEND LAB_KERNEL_SOURCES ${dir}/naive_launch.c)
 if(LABKIT_HAVE_CUDA)
-  list(APPEND LAB_KERNEL_SOURCES ${dir}/naive_cuda.cu)
-else()
-  list(APPEND LAB_KERNEL_SOURCES ${dir}/naive_cuda_absent.c)
+  list(APPEND LAB_KERNEL_SOURCES ${dir}/naive_launch.cu)
+  set_source_files_properties(${dir}/naive_launch.cu PROPERTIES COMPILE_OPTIONS
+                              "-Xcompiler=-Wall,-Wextra;--Werror=all-warnings")
 endif()

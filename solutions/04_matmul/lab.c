@@ -1,6 +1,6 @@
 /* lab.c: lab 04, matrix products. Each function is one step of README.md; lab.h
- * says what each must do, and step 6 also has a kernel in naive_kernel.cuh.
- * Build and run: ./lab run 04; check: ./lab check 04. */
+ * says what each must do. Step 6 also has a kernel, in naive_kernel.cuh.
+ * Build and run: ./lab run 04; check: ./lab check 04; stuck: ./lab hint 04. */
 #include "lab.h"
 
 #include <cblas.h>
@@ -8,14 +8,10 @@
 
 #include "naive_launch.h"
 
-/* The kernel of step 6, compiled by the C compiler for the simulated GPU: the
- * emulation header turns CUDA's qualifiers and indices into plain C first. */
-#include "labkit/cuda_emulation.h"
-#include "naive_kernel.cuh"
+/* ==== Step 1: a layer is a matrix product (README, "Step 1") ============== */
 
-/* Step 1 (README, "Step 1: a layer is a matrix product"): the weighted sums of
- * every neuron at once, w x, then the sigmoid of each. op_matmul writes into
- * out; op_sigmoid may then work in place. */
+/* Goal: out = sigmoid(w x) for all the layer's neurons at once, on the device
+ * where the tensors live. Look up op_matmul and op_sigmoid (labkit/ops.h). */
 status lab_layer_forward(const tensor *w, const tensor *x, tensor *out)
 {
     status s = op_matmul(w, false, x, false, NULL, out);
@@ -23,8 +19,10 @@ status lab_layer_forward(const tensor *w, const tensor *x, tensor *out)
     return op_sigmoid(out, out);
 }
 
-/* Step 2 (README, "Step 2: the naive triple loop"): for each cell (i, j) of c,
- * walk row i of a and column j of b together and add up the products. */
+/* ==== Step 2: the naive triple loop (README, "Step 2") ==================== */
+
+/* Goal: c = a b by the definition: every cell (i, j) of c is the dot product of
+ * row i of a and column j of b. lab.h says how a row-major matrix is laid out. */
 status lab_matmul_ijk(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k)
 {
     for (int64_t i = 0; i < m; ++i)
@@ -36,9 +34,11 @@ status lab_matmul_ijk(const float *a, const float *b, float *c, int64_t m, int64
     return STATUS_OK;
 }
 
-/* Step 3 (README, "Step 3: loop order"): the same products and sums, with the
- * j loop innermost: a[i, p] stays put while row p of b is added, scaled, onto
- * row i of c. Row i of c starts at zero. */
+/* ==== Step 3: loop order (README, "Step 3") =============================== */
+
+/* Goal: the same product and the same sums, with the loops in the order i, p, j
+ * so that the innermost loop walks along rows. Mind what c holds before you
+ * add onto it. */
 status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k)
 {
     for (int64_t i = 0; i < m; ++i) {
@@ -53,10 +53,11 @@ status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64
     return STATUS_OK;
 }
 
-/* Step 4 (README, "Step 4: OpenBLAS"): one cblas_sgemm (cblas.h), c = 1 op(a)
- * op(b) + 0 c, row-major. Each matrix's leading dimension is the length of its
- * rows as stored: a is stored [m, k], or [k, m] when transposed; b [k, n], or
- * [n, k]. cblas takes int sizes: refuse larger ones rather than let them wrap. */
+/* ==== Step 4: OpenBLAS (README, "Step 4") ================================= */
+
+/* Goal: c = op(a) op(b) in one call to OpenBLAS, row-major, with or without
+ * each transpose. Look up cblas_sgemm (cblas.h); the README's step 4 explains
+ * its "leading dimensions". */
 status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool trans_b, float *c, int64_t m,
                            int64_t n, int64_t k)
 {
@@ -64,23 +65,27 @@ status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool tr
         return fail(STATUS_BAD_ARGUMENT,
                     "lab_matmul_openblas: m=%lld n=%lld k=%lld; cblas_sgemm takes int sizes", (long long)m,
                     (long long)n, (long long)k);
+    /* A leading dimension is the length of a row as stored. */
     const int lda = (int)(trans_a ? m : k), ldb = (int)(trans_b ? k : n);
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 (int)m, (int)n, (int)k, 1.0f, a, lda, b, ldb, 0.0f, c, (int)n);
     return STATUS_OK;
 }
 
-/* Step 5 (README, "Step 5: GFLOP/s and the fraction of peak"): each of the
- * m n cells of c takes k multiplications and k additions. */
+/* ==== Step 5: GFLOP/s and the fraction of peak (README, "Step 5") ========= */
+
+/* Goal: a product's speed in GFLOP/s. How many floating-point operations does
+ * one cell of c take? */
 status lab_gflops(int64_t m, int64_t n, int64_t k, double seconds, double *gflops)
 {
     if (!(seconds > 0.0))
         return fail(STATUS_BAD_ARGUMENT, "lab_gflops: seconds = %g; a time must be positive", seconds);
-    *gflops = 2.0 * (double)m * (double)n * (double)k / seconds / 1e9;
+    *gflops = 2.0 * (double)m * (double)n * (double)k / seconds / 1e9; /* a multiply and an add per term */
     return STATUS_OK;
 }
 
-/* Step 5: the peak comes from the device's properties; 0 means unknown. */
+/* Goal: the share of device d's theoretical peak that `gflops` reaches. Look up
+ * device_get_properties (labkit/properties.h). */
 status lab_fraction_of_peak(double gflops, device d, double *fraction)
 {
     device_properties props;
@@ -90,53 +95,16 @@ status lab_fraction_of_peak(double gflops, device d, double *fraction)
     return STATUS_OK;
 }
 
-/* ---- step 6: the naive kernel on a GPU -------------------------------------- */
+/* ==== Step 6: one thread per output cell (README, "Step 6") =============== */
 
-/* Given: the simulated GPU's launcher of your kernel (naive_launch.h). */
-void naive_matmul_on_sim(const void *args, void *stream)
-{
-    const naive_matmul_args *p = args;
-    const dim3 grid = { p->grid_x, p->grid_y, 1 }, block = { p->block_x, p->block_y, 1 };
-    LAUNCH(naive_matmul_kernel, grid, block, stream, p->a, p->b, p->c, p->m, p->n, p->k);
-}
-
-/* Given: a GPU, one device for all three, and shapes [m, k] x [k, n] -> [m, n]. */
-static status check_naive_operands(const tensor *a, const tensor *b, const tensor *c)
-{
-    char sa[48], sb[48], sc[48];
-    if (!a || !b || !c) return fail(STATUS_BAD_ARGUMENT, "lab_matmul_naive_gpu: a, b and c must not be NULL");
-    const device d = tensor_device(c);
-    if (!device_is_gpu(d))
-        return fail(STATUS_WRONG_DEVICE,
-                    "lab_matmul_naive_gpu: c is on %s, which is not a GPU.\n"
-                    "  hint: the naive kernel runs on cuda:N or sim:N; on the CPU use lab_matmul_ikj",
-                    device_name(d));
-    if (!device_equal(tensor_device(a), d) || !device_equal(tensor_device(b), d))
-        return fail(STATUS_WRONG_DEVICE,
-                    "lab_matmul_naive_gpu: a, b and c are on %s, %s and %s; they must share one GPU",
-                    device_name(tensor_device(a)), device_name(tensor_device(b)), device_name(d));
-    if (tensor_dtype(a) != DTYPE_F32 || tensor_dtype(b) != DTYPE_F32 || tensor_dtype(c) != DTYPE_F32 ||
-        tensor_shape(a).ndim != 2 || tensor_shape(b).ndim != 2 || tensor_shape(c).ndim != 2 ||
-        tensor_dim(a, 1) != tensor_dim(b, 0) || tensor_dim(c, 0) != tensor_dim(a, 0) ||
-        tensor_dim(c, 1) != tensor_dim(b, 1))
-        return fail(STATUS_BAD_ARGUMENT,
-                    "lab_matmul_naive_gpu: shapes %s x %s -> %s; need float32 [m, k] x [k, n] -> [m, n]",
-                    shape_format(tensor_shape(a), sa, sizeof sa),
-                    shape_format(tensor_shape(b), sb, sizeof sb),
-                    shape_format(tensor_shape(c), sc, sizeof sc));
-    return STATUS_OK;
-}
-
-/* Step 6 (README, "Step 6: one thread per output cell"): write the kernel in
- * naive_kernel.cuh, then launch it here. Fill a naive_matmul_args
- * (naive_launch.h): the device pointers (tensor_data, tensor_data_const), the
- * sizes, blocks of 16 x 16 threads, and enough blocks to cover c, x along its
- * columns and y along its rows, rounded up. Then device_enqueue it on c's
- * device with the launcher for that kind of GPU: naive_matmul_on_cuda on a
- * cuda:N device, naive_matmul_on_sim on a sim:N one. */
+/* Goal: run your kernel (naive_kernel.cuh: write it first) on c's GPU with one
+ * thread per cell of c, in blocks of 16 x 16 threads, and return without
+ * waiting. Look up naive_matmul_args and naive_matmul_launchers
+ * (naive_launch.h), tensor_data, tensor_data_const and device_launch
+ * (labkit/kernel.h). */
 status lab_matmul_naive_gpu(const tensor *a, const tensor *b, tensor *c)
 {
-    status s = check_naive_operands(a, b, c);
+    status s = naive_matmul_check_operands(a, b, c); /* given: a GPU, one device, shapes that fit */
     if (s != STATUS_OK) return s;
     const int64_t m = tensor_dim(a, 0), k = tensor_dim(a, 1), n = tensor_dim(b, 1);
     const unsigned side = 16;
@@ -147,12 +115,10 @@ status lab_matmul_naive_gpu(const tensor *a, const tensor *b, tensor *c)
         .m = m,
         .n = n,
         .k = k,
-        .grid_x = (unsigned)((n + side - 1) / side),
+        .grid_x = (unsigned)((n + side - 1) / side), /* rounded up: the last block may stick out */
         .grid_y = (unsigned)((m + side - 1) / side),
         .block_x = side,
         .block_y = side,
     };
-    const device d = tensor_device(c);
-    return device_enqueue(d, d.kind == DEVICE_CUDA ? naive_matmul_on_cuda : naive_matmul_on_sim, &args,
-                          sizeof args);
+    return device_launch(tensor_device(c), &naive_matmul_launchers, &args, sizeof args);
 }

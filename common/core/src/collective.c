@@ -29,13 +29,14 @@ static status check_tensors(tensor *const *tensors, int n)
         if (i == 0) continue;
         const tensor *first = tensors[0];
         if (t->shp.ndim != first->shp.ndim || memcmp(t->shp.dims, first->shp.dims, sizeof t->shp.dims) != 0)
-            return fail(STATUS_BAD_ARGUMENT, "%s: tensors[0] is %s but tensors[%d] is %s; every replica has one shape",
-                        op, describe(first, a, sizeof a), i, describe(t, b, sizeof b));
+            return fail(STATUS_BAD_ARGUMENT,
+                        "%s: tensors[0] is %s but tensors[%d] is %s; every replica has one shape", op,
+                        describe(first, a, sizeof a), i, describe(t, b, sizeof b));
         for (int j = 0; j < i; ++j)
             if (device_equal(tensors[j]->dev, t->dev))
                 return fail(STATUS_BAD_ARGUMENT,
-                            "%s: tensors[%d] and tensors[%d] are both on %s; give one tensor per device", op, j,
-                            i, device_name(t->dev));
+                            "%s: tensors[%d] and tensors[%d] are both on %s; give one tensor per device", op,
+                            j, i, device_name(t->dev));
     }
     return STATUS_OK;
 }
@@ -60,9 +61,10 @@ static status reduce_through_host(tensor *const *tensors, int n)
 {
     const int64_t numel = tensors[0]->numel;
     float *sum = malloc((size_t)numel * sizeof *sum), *part = malloc((size_t)numel * sizeof *part);
-    status s = sum && part ? STATUS_OK
-                           : fail(STATUS_OUT_OF_MEMORY,
-                                  "all_reduce_sum: no host memory for two buffers of %" PRId64 " floats", numel);
+    status s = sum && part
+                   ? STATUS_OK
+                   : fail(STATUS_OUT_OF_MEMORY,
+                          "all_reduce_sum: no host memory for two buffers of %" PRId64 " floats", numel);
     for (int i = 0; i < n && s == STATUS_OK; ++i) {
         s = tensor_to_host(tensors[i], i == 0 ? sum : part, numel);
         for (int64_t k = 0; i > 0 && s == STATUS_OK && k < numel; ++k) sum[k] += part[k];

@@ -9,7 +9,8 @@
 
 #include "cuda_internal.h"
 
-namespace {
+namespace
+{
 
 struct comm_set {
     int n;
