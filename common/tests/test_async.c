@@ -539,6 +539,41 @@ cleanup:
     tensor_free(c);
 }
 
+/* Like a CUDA event, an event holds a resource until it is destroyed: the
+ * counters say how many are alive on each device, and a reset keeps that. */
+static void test_live_events_are_counted_until_destroyed(void)
+{
+    const device both[2] = { cpu, dev };
+    event *e0 = NULL, *e1 = NULL;
+    for (int i = 0; i < 2; i++) {
+        const device d = both[i];
+        device_counters c;
+        REQUIRE_OK(counters_read(d, &c));
+        const unsigned long long alive = c.events;
+        REQUIRE_OK(event_create(&e0, d));
+        REQUIRE_OK(event_create(&e1, d));
+        REQUIRE_OK(event_record(e0));
+        REQUIRE_OK(counters_reset(d));
+        REQUIRE_OK(counters_read(d, &c));
+        EXPECT_MSG(c.events == alive + 2,
+                   "%s: %llu events alive after creating 2 and a reset (expected %llu)", device_name(d),
+                   (unsigned long long)c.events, alive + 2);
+        event_destroy(e0);
+        e0 = NULL;
+        REQUIRE_OK(counters_read(d, &c));
+        EXPECT_MSG(c.events == alive + 1, "%s: %llu events alive after destroying 1 (expected %llu)",
+                   device_name(d), (unsigned long long)c.events, alive + 1);
+        event_destroy(e1);
+        e1 = NULL;
+        REQUIRE_OK(counters_read(d, &c));
+        EXPECT_MSG(c.events == alive, "%s: %llu events alive after destroying both (expected %llu)",
+                   device_name(d), (unsigned long long)c.events, alive);
+    }
+cleanup:
+    event_destroy(e0);
+    event_destroy(e1);
+}
+
 static void test_events_refuse_mixed_devices_nulls_and_absent_devices(void)
 {
     const device absent = { DEVICE_SIM, 7 };
@@ -619,5 +654,6 @@ int main(int argc, char **argv)
     RUN_TEST(test_events_are_ordered_and_cover_the_queued_work);
     RUN_TEST(test_cpu_events_are_stamped_when_recorded);
     RUN_TEST(test_events_refuse_mixed_devices_nulls_and_absent_devices);
+    RUN_TEST(test_live_events_are_counted_until_destroyed);
     return harness_finish();
 }

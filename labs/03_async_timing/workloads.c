@@ -40,7 +40,7 @@ static status make_matmuls(workload *w, device d, int64_t n, int64_t count, bool
                     "use 1 <= n <= 8192 and 1 <= count <= 1000",
                     (long long)n, (long long)count);
     snprintf(w->name, sizeof w->name, "%lld matmuls %lldx%lld%s", (long long)count, (long long)n,
-             (long long)n, reading ? ", read each" : "");
+             (long long)n, reading ? " (read each)" : "");
     w->dev = d;
     w->run = reading ? run_reading : run_plain;
     w->n = n;

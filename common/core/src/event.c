@@ -27,6 +27,7 @@ status event_create(event **out, device d)
         free(e);
         return s;
     }
+    counters_of(d)->events++;
     *out = e;
     return STATUS_OK;
 }
@@ -35,6 +36,7 @@ void event_destroy(event *e)
 {
     if (!e) return;
     backend_of(e->dev)->event_destroy(e->dev.index, e->handle);
+    counters_of(e->dev)->events--;
     free(e);
 }
 

@@ -31,10 +31,13 @@ typedef struct device_counters {
     size_t memory_peak;  /* highest memory_current since the last reset */
     double busy_seconds; /* time the device spent running its queue (simulated GPUs;
                              0 where it is not measured) */
+    uint64_t events;     /* events alive on the device now: created and not yet destroyed
+                             (like a CUDA event, each one holds a resource until destroyed) */
 } device_counters;
 
 status counters_read(device d, device_counters *out);
-/* Zeroes the counts; the peak restarts from the memory in use now. */
+/* Zeroes the counts; the peak restarts from the memory in use now. What is alive
+ * now (memory_current, events) is kept. */
 status counters_reset(device d);
 
 #ifdef __cplusplus
