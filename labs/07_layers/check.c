@@ -65,6 +65,18 @@ static tensor *uniform(device d, shape s, float low, float high, uint64_t seed, 
     return t;
 }
 
+/* A relative error as a figure: a value computed from terms that are all
+ * zeros (a window over the padding) has no size to be relative to. */
+static const char *error_text(double e)
+{
+    static char text[64];
+    if (e > 1e3)
+        snprintf(text, sizeof text, "largest over 1000: a value that must be 0 is not");
+    else
+        snprintf(text, sizeof text, "largest %.2g", e);
+    return text;
+}
+
 /* ---- step 1: the output's size ----------------------------------------------------- */
 
 typedef struct conv_case {
@@ -157,8 +169,7 @@ static double run_conv_cases(device d, conv_fn conv, call_usage *most, char *fig
 {
     double worst = 0.0;
     memset(most, 0, sizeof *most);
-    snprintf(figures, size, "%d shapes, padding 0 and 1, against float64: |error| <= %g of sum |x w|", NCASES,
-             CONV_TOLERANCE);
+    snprintf(figures, size, "%d shapes, padding 0 and 1: |error| <= %g of sum |x w|", NCASES, CONV_TOLERANCE);
     for (int i = 0; i < NCASES; ++i) {
         const conv_case *c = &cases[i];
         const conv_dims dims = dims_of(c);
@@ -180,13 +191,14 @@ static double run_conv_cases(device d, conv_fn conv, call_usage *most, char *fig
             int64_t unwritten = 0;
             for (int64_t j = 0; j < tensor_numel(y); ++j) unwritten += isnan(hy[j]);
             char xs[64], ws[64];
-            snprintf(
-                figures, size, "x %s, w %s, pad %lld: y[%lld] = %.6g, float64 says %.6g%s%s",
-                shape_format(x_shape(c), xs, sizeof xs), shape_format(w_shape(c), ws, sizeof ws),
-                (long long)c->pad, (long long)at, (double)hy[at], conv_reference(hx, hw, &dims, at, NULL),
-                unwritten == tensor_numel(y) ? " (no element of y was written: is the kernel still empty?)"
-                                             : "",
-                failure_of(s));
+            snprintf(figures, size, "x %s, w %s, pad %lld: y[%lld] = %.6g, float64 says %.6g%s%s",
+                     shape_format(x_shape(c), xs, sizeof xs), shape_format(w_shape(c), ws, sizeof ws),
+                     (long long)c->pad, (long long)at, (double)hy[at],
+                     conv_reference(hx, hw, &dims, at, NULL),
+                     s == STATUS_OK && unwritten == tensor_numel(y)
+                         ? " (no element of y was written: is the kernel still empty?)"
+                         : "",
+                     failure_of(s));
         }
         worst = fmax(worst, e);
         tensor_free(x), tensor_free(w), tensor_free(y), free(hx), free(hw), free(hy);
@@ -199,11 +211,11 @@ static void check_direct(device d)
     call_usage u;
     char figures[1024];
     const double worst = run_conv_cases(d, lab_conv_direct, &u, figures, sizeof figures);
-    check_that(worst <= CONV_TOLERANCE, "the direct convolution matches float64", "%s (largest %.2g)",
-               figures, worst);
+    check_that(worst <= CONV_TOLERANCE, "the direct convolution matches float64", "%s (%s)", figures,
+               error_text(worst));
     check_that(u.launches == 1 && u.syncs == 0 && u.peak_bytes == 0 && u.left_bytes == 0,
                "the direct convolution is one launch, queued, and needs no memory beyond y",
-               "on %s: %llu launches, %llu waits, %lld bytes at its peak, %lld left (want 1, 0, 0, 0)",
+               "on %s: launches %llu, waits %llu, %lld bytes at its peak, %lld left (want 1, 0, 0, 0)",
                device_name(d), (unsigned long long)u.launches, (unsigned long long)u.syncs, u.peak_bytes,
                u.left_bytes);
 }
@@ -250,7 +262,7 @@ static void check_im2col(device d)
                "the im2col buffer holds x's windows: row (c, r, s), column (n, oh, ow), zeros in the padding",
                "%s", figures);
     check_that(most.launches == 1 && most.syncs == 0, "im2col is one launch, queued",
-               "on %s: %llu launches, %llu waits (want 1, 0)", device_name(d),
+               "on %s: launches %llu, waits %llu (want 1, 0)", device_name(d),
                (unsigned long long)most.launches, (unsigned long long)most.syncs);
 }
 
@@ -262,7 +274,7 @@ static void check_conv_im2col(device d)
     char figures[1024];
     const double worst = run_conv_cases(d, lab_conv_im2col, &u, figures, sizeof figures);
     check_that(worst <= CONV_TOLERANCE, "the convolution through im2col and one product matches float64",
-               "%s (largest %.2g)", figures, worst);
+               "%s (%s)", figures, error_text(worst));
     /* The peak of the largest case: the buffer [C R S, N H_out W_out] and the
      * product's [K, N H_out W_out], both alive while the product runs. */
     long long want = 0, buffer = 0;
@@ -281,7 +293,7 @@ static void check_conv_im2col(device d)
         u.peak_bytes, want, buffer, want - buffer, u.left_bytes);
     check_that(u.launches == 3 && u.syncs == 0,
                "the im2col path is 3 launches, queued: im2col, the product, the reorder",
-               "on %s: %llu launches, %llu waits (want 3, 0: the buffer needs no zeroing, im2col writes it "
+               "on %s: launches %llu, waits %llu (want 3, 0: the buffer needs no zeroing, im2col writes it "
                "all)",
                device_name(d), (unsigned long long)u.launches, (unsigned long long)u.syncs);
 }
@@ -345,7 +357,7 @@ static void check_softmax(device d)
                "largest |sum - 1| %.2g (want <= 1e-5)", r.sum_error);
     check_that(r.u.launches == 1 && r.u.syncs == 0 && r.u.peak_bytes == 0,
                "the softmax is one launch, queued, in place",
-               "on %s: %llu launches, %llu waits, %lld bytes at its peak (want 1, 0, 0)", device_name(d),
+               "on %s: launches %llu, waits %llu, %lld bytes at its peak (want 1, 0, 0)", device_name(d),
                (unsigned long long)r.u.launches, (unsigned long long)r.u.syncs, r.u.peak_bytes);
 
     /* Huge scores: exp(1000) overflows a float (and a double), exp(-1000) is 0. */
@@ -425,7 +437,7 @@ static void check_attention(device d)
                most.peak_bytes, peak_want, most.left_bytes);
     check_that(most.launches == 3 && most.syncs == 0,
                "attention is 3 launches, queued: Q K^T, the softmax, the product with V",
-               "on %s: %llu launches, %llu waits (want 3, 0)", device_name(d),
+               "on %s: launches %llu, waits %llu (want 3, 0)", device_name(d),
                (unsigned long long)most.launches, (unsigned long long)most.syncs);
 }
 

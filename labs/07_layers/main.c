@@ -9,9 +9,7 @@
  *      Q K^T, of your softmax, of P V and of the whole, and the n x n scores in
  *      the peak memory.
  * Sizes follow the device: a real GPU gets a realistic layer; the CPU and a
- * simulated GPU, whose kernels run one thread at a time, smaller ones.
- *
- *   ./lab run 07 -- --quick --plot layers.png */
+ * simulated GPU, whose kernels run one thread at a time, smaller ones. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,11 +84,11 @@ static double measure(results *r, device dev, work *t, part p, int runs, double 
     return ms;
 }
 
-/* What the takeaway says. */
+/* What the takeaway says: the convolution's figures, and attention's at the longest n. */
 typedef struct summary {
     double direct_ms, im2col_ms, im2col_extra, conv_input, buffer;
     int64_t n;
-    double ms[4], scores_bytes, qkv_bytes; /* at the largest n: the three parts, the total */
+    double ms[4], scores_bytes, qkv_bytes; /* ms: Q K^T, the softmax, P V, the whole */
 } summary;
 
 /* ---- 1. the convolution -------------------------------------------------------------- */
@@ -143,12 +141,9 @@ static void attention(results *r, device dev, int64_t n, int64_t d, bool causal,
     CHECK(tensor_empty(&t.out, dev, DTYPE_F32, shape2(n, d)));
     const double flop = 2.0 * (double)(n * n * d), input = 3.0 * (double)tensor_bytes(t.q);
     s->n = n, s->qkv_bytes = input;
+    const double flops[] = { flop, 0.0, flop, 2.0 * flop }; /* Q K^T, softmax (no product), P V, total */
     for (part p = SCORES; p <= ATTENTION; ++p)
-        s->ms[p - SCORES] = measure(r, dev, &t, p, runs,
-                                    p == SOFTMAX     ? 0.0
-                                    : p == ATTENTION ? 2 * flop
-                                                     : flop,
-                                    input);
+        s->ms[p - SCORES] = measure(r, dev, &t, p, runs, flops[p - SCORES], input);
     s->scores_bytes = results_get(r, results_count(r) - 1, "extra_bytes");
     CHECK(host_copy(t.q, &hq));
     CHECK(host_copy(t.k, &hk));
@@ -164,10 +159,11 @@ static void attention(results *r, device dev, int64_t n, int64_t d, bool causal,
 static void print_takeaway(device dev, const summary *s)
 {
     const double products = 100.0 * (s->ms[0] + s->ms[2]) / (s->ms[0] + s->ms[1] + s->ms[2]);
-    printf("(error vs f64: the largest on sampled outputs, relative to the size of the terms summed; "
-           "extra at peak: memory beyond the layer's operands; im2col's buffer alone: %.1f MiB, %.1fx the "
-           "input)\n",
-           s->buffer / 1048576.0, s->buffer / s->conv_input);
+    printf(
+        "(error vs f64: the largest on sampled outputs, relative to the size of the terms summed; extra at "
+        "peak: memory beyond the layer's operands, im2col's buffer alone %.1f MiB, %.1fx the input; total: "
+        "the whole layer, which also makes its n x n scores afresh each call)\n",
+        s->buffer / 1048576.0, s->buffer / s->conv_input);
     printf(
         "\ntakeaway: on %s the convolution through im2col and one product took %.3g ms against %.3g ms for "
         "the direct kernel (%.1fx), for %.1f MiB of extra memory (%.1fx its input); attention at n = %lld: "
@@ -183,10 +179,8 @@ static void print_takeaway(device dev, const summary *s)
             device_name(dev));
 }
 
-/* Seconds for attention at n: each part runs 4 times, the whole 5 (main's
- * measure), so about 9 attentions; on the CPU or a simulated GPU about 20 ns
- * per element of the emulated softmax and 50 GFLOP/s for the products (2
- * loaded cores), on a real GPU little. */
+/* Seconds for attention at n: about 9 runs (measure), each of 20 ns per emulated softmax
+ * element and products at 50 GFLOP/s on the CPU or a simulated GPU; little on a real GPU. */
 static double attention_seconds(bool gpu, int64_t n, int head)
 {
     return gpu ? 0.05 : 9.0 * ((double)n * n * 20e-9 + 4.0 * (double)(n * n * head) / 5e10);
@@ -199,14 +193,14 @@ int main(int argc, char **argv)
     const cli_option options[] = {
         { "head-size", CLI_INT, &head, "D", "attention's head size d (default 64)", 1, 1024 },
         { "max-n", CLI_INT, &max_n, "N",
-          "the longest sequence (default: 4096 on a simulated GPU or the CPU, "
-          "16384 on a real GPU; --quick: 512 and 2048)",
+          "the longest sequence (default 4096 on the CPU or a simulated GPU, 16384 "
+          "on a real GPU; --quick: 512, 2048)",
           16, 1 << 20 },
         { "causal", CLI_FLAG, &causal, NULL, "attention with the causal mask", 0, 0 },
     };
     const cli_program program = { "07_layers",
-                                  "a convolution and self-attention from matrix products: where "
-                                  "the time and the memory go",
+                                  "a convolution and self-attention from matrix products: where the "
+                                  "time and the memory go",
                                   options, 3 };
     cli_args args;
     const int exit_code = cli_parse(&program, argc, argv, &args);
@@ -224,8 +218,7 @@ int main(int argc, char **argv)
     const int runs = gpu ? 10 : 3;
     char xs[64], ws[64];
     printf("lab 07 on %s, sizes for %s\n", device_name(dev),
-           gpu ? "a real GPU"
-               : "a device whose kernels run one thread at a time (the CPU or a simulated GPU)");
+           gpu ? "a real GPU" : "kernels run one thread at a time");
     printf("1. convolution: x %s, w %s, padding %lld (%.2f GFLOP): your direct kernel, then im2col and one "
            "product\n",
            shape_format(shape4(d.n, d.c, d.h, d.w), xs, sizeof xs),
