@@ -316,10 +316,16 @@ status time_call(device d, timed_call call, const void *context, int runs, doubl
     status s = event_create(&start, d);
     if (s == STATUS_OK) s = event_create(&stop, d);
     if (s == STATUS_OK) s = call(context); /* the warm-up: cuBLAS picks its kernel, caches fill */
-    if (s == STATUS_OK) s = time_batch(call, context, 1, start, stop, &ms);
-    /* Calls shorter than 10 ms are queued back to back, up to 100 a run, as a
-     * network's layers are: a single short one would mostly time the launch. */
-    const int repeat = ms >= 10.0 ? 1 : ms <= 0.1 ? 100 : (int)(10.0 / ms);
+    /* How long one call takes: the fastest of 3, since a busy machine can
+     * stall any one of them. Calls shorter than 10 ms are then queued back to
+     * back, up to 100 a run, as a network's layers are: a single short one
+     * would mostly time the launch. */
+    double one = INFINITY;
+    for (int i = 0; i < 3 && s == STATUS_OK; ++i) {
+        s = time_batch(call, context, 1, start, stop, &ms);
+        one = fmin(one, ms);
+    }
+    const int repeat = one >= 10.0 ? 1 : one <= 0.1 ? 100 : (int)(10.0 / one);
     for (int r = 0; r < runs && s == STATUS_OK; ++r) {
         s = time_batch(call, context, repeat, start, stop, &ms);
         if (s == STATUS_OK && ms / repeat < *best_ms) *best_ms = ms / repeat;

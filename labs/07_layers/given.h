@@ -98,7 +98,7 @@ typedef status (*timed_call)(const void *context);
  * events stamped when the device reaches them: after a warm-up call, the
  * fastest of `runs` runs (noise on a shared machine only ever adds time), each
  * of as many calls queued back to back as fill about 10 ms (at most 100), the
- * way a network queues its layers. */
+ * way a network queues its layers, judged from the fastest of 3 single calls. */
 status time_call(device d, timed_call call, const void *context, int runs, double *best_ms);
 
 /* ---- host copies ----------------------------------------------------------------------- */

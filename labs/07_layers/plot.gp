@@ -64,7 +64,7 @@ set rmargin 3
 set bmargin 5
 set xrange [-0.6 : 3.6]
 label_font = sprintf(',%g', font_size * 0.8)
-set xtics ("conv\ninput x" 0, "conv: im2col\nbuffer and\nproduct" 1, sprintf("attention\nQ, K, V\nn = %.0f", n_max) 2, \
+set xtics ("conv\ninput x" 0, "conv\nim2col +\nproduct" 1, sprintf("attention\nQ, K, V\nn = %.0f", n_max) 2, \
            sprintf("attention\nn x n scores\nn = %.0f", n_max) 3) font label_font
 unset xlabel
 set ylabel 'bytes (log scale)'
