@@ -2,6 +2,7 @@
 // the baselines of the benches on a real GPU (bench_cuda.h).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -34,6 +35,62 @@ void check(cudaError_t err, const char *what)
 }
 
 __global__ void empty_kernel() {}
+
+// ---- the tuned softmax of bench_attention ----------------------------------
+
+constexpr int softmax_block = 256;             // threads per row
+constexpr int64_t softmax_cached_cols = 12288; // 48 KiB of shared memory: a row read once
+
+__device__ float warp_max(float v)
+{
+    for (int offset = 16; offset > 0; offset /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    return v;
+}
+
+__device__ float warp_sum(float v)
+{
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    return v;
+}
+
+// Every thread of the block gets the block's maximum (or sum): each warp
+// reduces its own values, then every warp reduces the warps' results.
+__device__ float block_reduce(float v, float *partial, bool maximum)
+{
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    v = maximum ? warp_max(v) : warp_sum(v);
+    __syncthreads(); // the previous reduction's readers are done with partial
+    if (lane == 0) partial[warp] = v;
+    __syncthreads();
+    v = lane < warps ? partial[lane] : (maximum ? -INFINITY : 0.0f);
+    return maximum ? warp_max(v) : warp_sum(v);
+}
+
+// One block per row: the maximum of scale x row, the sum of exp(scale x row -
+// max), then each value over the sum; with `cached`, the row's scaled values
+// and then their exponentials stay in shared memory between the passes.
+__global__ void softmax_rows_block(float *scores, int64_t cols, float scale, bool cached)
+{
+    extern __shared__ float row_cache[];
+    __shared__ float partial[32];
+    float *row = scores + static_cast<int64_t>(blockIdx.x) * cols;
+    float max = -INFINITY;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+        const float v = scale * row[j];
+        if (cached) row_cache[j] = v;
+        max = fmaxf(max, v);
+    }
+    max = block_reduce(max, partial, true);
+    float sum = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+        const float e = expf((cached ? row_cache[j] : scale * row[j]) - max);
+        if (cached) row_cache[j] = e;
+        sum += e;
+    }
+    const float inverse = 1.0f / block_reduce(sum, partial, false);
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+        row[j] = (cached ? row_cache[j] : expf(scale * row[j] - max)) * inverse;
+}
 
 } // namespace
 
@@ -94,4 +151,14 @@ extern "C" double bench_cuda_launch_seconds(int index, int launches)
     check(cudaStreamSynchronize(stream), "empty_kernel");
     cudaStreamDestroy(stream);
     return median(times);
+}
+
+extern "C" void bench_cuda_softmax_rows(const void *args, void *stream)
+{
+    const bench_softmax_args *p = static_cast<const bench_softmax_args *>(args);
+    if (p->rows <= 0 || p->cols <= 0) return;
+    const bool cached = p->cols <= softmax_cached_cols;
+    const size_t shared = cached ? static_cast<size_t>(p->cols) * sizeof(float) : 0;
+    softmax_rows_block<<<static_cast<unsigned>(p->rows), softmax_block, shared,
+                         static_cast<cudaStream_t>(stream)>>>(p->scores, p->cols, p->scale, cached);
 }

@@ -1,11 +1,13 @@
 /* bench_cuda.h: what a user would call instead of the kit on a real GPU:
  * cuBLAS, cudaMemcpy and a bare kernel launch, called directly (bench_cuda.cu,
  * built only with CUDA). Each returns seconds. The benches set the kit's paths
- * beside these, in the same run and on the same buffers. */
+ * beside these, in the same run and on the same buffers. Also a tuned row
+ * softmax, CUDA-only, that bench_attention queues with the kit's products. */
 #ifndef BENCH_CUDA_H
 #define BENCH_CUDA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +26,21 @@ double bench_cuda_memcpy_seconds(int index, void *device_ptr, void *host, size_t
 /* Median host seconds of one launch of an empty kernel <<<1, 1>>> on a stream
  * of GPU `index`, over `launches` launches (synchronised every 256). */
 double bench_cuda_launch_seconds(int index, int launches);
+
+/* In place, every row of scores [rows, cols] (device memory) becomes
+ * softmax(scale x row): one block of 256 threads per row, the row held in
+ * shared memory when it fits (up to 12288 columns) so that it is read from
+ * memory once, the maximum and the sum reduced with warp shuffles. The tuned
+ * kind (PyTorch's is alike), CUDA-only: it needs shared memory and barriers. */
+typedef struct bench_softmax_args {
+    float *scores;
+    int64_t rows, cols;
+    float scale;
+} bench_softmax_args;
+
+/* A kernel_fn (labkit/kernel.h) for device_launch on a cuda:N device: starts
+ * the softmax of `args` (a bench_softmax_args) on `stream`. */
+void bench_cuda_softmax_rows(const void *args, void *stream);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,522 @@
+/* check.c: lab 07's claims, on the device given with --device (default: cpu).
+ *
+ *   - the convolution's output shape, on exact inputs, and the refusal of
+ *     shapes that have none;
+ *   - the direct convolution and the one through im2col match float64, on
+ *     odd shapes, padding 0 and 1, a filter that is not square, C and K that
+ *     are multiples of nothing;
+ *   - the im2col buffer holds x's windows exactly, zeros in the padding, and
+ *     is C R S x H_out W_out floats per image: the im2col path's peak memory
+ *     is that buffer plus the product's result, and both are released;
+ *   - the softmax matches float64 with its scale, its rows sum to 1, rows of
+ *     huge scores neither overflow nor give NaN, the causal mask zeroes the
+ *     future;
+ *   - attention matches float64, with and without the mask; its peak memory
+ *     is one n x n matrix, released afterwards;
+ *   - each layer is the launches it should be, queued without waiting;
+ *   - on a real GPU: im2col and one product beat the direct kernel by a wide
+ *     margin at a realistic size; the products' share of attention's time at
+ *     n = 4096 is reported.
+ * Every claim but the GPU's speed is an exact count or a comparison with
+ * float64 whose tolerance is far above float32's rounding and far below what a
+ * wrong index or a missing term gives. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "given.h"
+#include "lab.h"
+
+/* A convolution's output against float64, relative to the size of its terms
+ * (given.h): a float32 sum of the check's at most 45 terms is off by less than
+ * 3e-6 of it; a wrong tap or a missing term, by 0.01 or more. */
+#define CONV_TOLERANCE 1e-5
+/* Softmax probabilities, relative to each one; attention's outputs, relative
+ * to sum p |v| (given.h). float32 gets them to about 1e-6. */
+#define SOFTMAX_TOLERANCE 1e-4
+#define ATTENTION_TOLERANCE 1e-4
+
+/* A call of your lab: an unwritten step stops the check with its TODO; any
+ * other failure is returned, to fail the claim it was made for. */
+#define YOURS(call) yours((call), #call, __LINE__)
+static status yours(status s, const char *expression, int line)
+{
+    if (s != STATUS_TODO) return s;
+    check_report_failure(__FILE__, line, expression, s);
+    exit(CHECK_FAILS);
+}
+
+/* ", the call failed: <message>" when s is a failure, else "". */
+static const char *failure_of(status s)
+{
+    static char text[400];
+    if (s == STATUS_OK) return "";
+    snprintf(text, sizeof text, "; the call failed (%s): %.320s", status_name(s), last_error());
+    return text;
+}
+
+/* A [shape] tensor of uniform values in [low, high) on d, and its values on the host. */
+static tensor *uniform(device d, shape s, float low, float high, uint64_t seed, float **host)
+{
+    tensor *t;
+    CHECK(tensor_uniform(&t, d, s, low, high, seed));
+    CHECK(host_copy(t, host));
+    return t;
+}
+
+/* A relative error as a figure: a value computed from terms that are all
+ * zeros (a window over the padding) has no size to be relative to. */
+static const char *error_text(double e)
+{
+    static char text[64];
+    if (e > 1e3)
+        snprintf(text, sizeof text, "largest over 1000: a value that must be 0 is not");
+    else
+        snprintf(text, sizeof text, "largest %.2g", e);
+    return text;
+}
+
+/* ---- step 1: the output's size ----------------------------------------------------- */
+
+typedef struct conv_case {
+    int64_t n, c, h, w, k, r, s, pad;
+} conv_case;
+
+/* Odd sizes, multiples of nothing; a filter that is not square; padding 0 and 1;
+ * a 1 x 1 filter with padding, whose border outputs see nothing but zeros. */
+static const conv_case cases[] = {
+    { 2, 3, 7, 5, 5, 3, 2, 0 },
+    { 1, 5, 6, 9, 3, 3, 3, 1 },
+    { 3, 2, 4, 4, 7, 1, 1, 1 },
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+
+static shape x_shape(const conv_case *c) { return shape4(c->n, c->c, c->h, c->w); }
+static shape w_shape(const conv_case *c) { return shape4(c->k, c->c, c->r, c->s); }
+static conv_dims dims_of(const conv_case *c)
+{
+    const conv_dims d = { c->n,
+                          c->c,
+                          c->h,
+                          c->w,
+                          c->k,
+                          c->r,
+                          c->s,
+                          c->pad,
+                          c->h + 2 * c->pad - c->r + 1,
+                          c->w + 2 * c->pad - c->s + 1 };
+    return d;
+}
+
+static void check_output_shape(void)
+{
+    static const struct {
+        conv_case c;
+        int64_t h_out, w_out;
+    } good[] = { { { 2, 3, 7, 5, 5, 3, 2, 0 }, 5, 4 },        { { 1, 5, 6, 9, 3, 3, 3, 1 }, 6, 9 },
+                 { { 32, 64, 56, 56, 64, 3, 3, 1 }, 56, 56 }, { { 1, 1, 5, 5, 1, 5, 5, 0 }, 1, 1 },
+                 { { 1, 1, 2, 2, 4, 5, 5, 2 }, 2, 2 },        { { 3, 2, 4, 4, 7, 1, 1, 1 }, 6, 6 } };
+    char figures[1024] = "6 shapes, padding 0 to 2, filters 1x1 to 5x5";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof good / sizeof good[0]; ++i) {
+        const conv_case *c = &good[i].c;
+        shape y = { 0 };
+        const status s = YOURS(lab_conv_output_shape(x_shape(c), w_shape(c), c->pad, &y));
+        const shape want = shape4(c->n, c->k, good[i].h_out, good[i].w_out);
+        right = s == STATUS_OK && y.ndim == 4 && memcmp(y.dims, want.dims, sizeof want.dims) == 0;
+        if (!right) {
+            char xs[64], ws[64], ys[64], wants[64];
+            snprintf(figures, sizeof figures, "x %s, w %s, pad %lld: got %s, want %s%s",
+                     shape_format(x_shape(c), xs, sizeof xs), shape_format(w_shape(c), ws, sizeof ws),
+                     (long long)c->pad, s == STATUS_OK ? shape_format(y, ys, sizeof ys) : "a failure",
+                     shape_format(want, wants, sizeof wants), failure_of(s));
+        }
+    }
+    check_that(right, "the output shape is [N, K, H + 2 pad - R + 1, W + 2 pad - S + 1]", "%s", figures);
+
+    static const struct {
+        shape x, w;
+        int64_t pad;
+        const char *what;
+    } bad[] = {
+        { { 4, { 1, 3, 5, 5 } }, { 4, { 2, 4, 3, 3 } }, 0, "3 channels against filters of 4" },
+        { { 4, { 1, 1, 3, 3 } }, { 4, { 1, 1, 5, 5 } }, 0, "a 5x5 filter on a 3x3 image, no padding" },
+        { { 4, { 1, 1, 8, 8 } }, { 4, { 1, 1, 3, 3 } }, -1, "padding -1" },
+        { { 3, { 1, 8, 8 } }, { 4, { 1, 1, 3, 3 } }, 0, "a 3-D x" }
+    };
+    bool refused = true;
+    snprintf(figures, sizeof figures, "%s",
+             "different channels, a filter too large, a negative pad, a 3-D x");
+    for (size_t i = 0; refused && i < sizeof bad / sizeof bad[0]; ++i) {
+        shape y = { 0 };
+        const status s = YOURS(lab_conv_output_shape(bad[i].x, bad[i].w, bad[i].pad, &y));
+        refused = s == STATUS_BAD_ARGUMENT && last_error()[0] != '\0';
+        if (!refused)
+            snprintf(figures, sizeof figures, "%s: returned %s, want STATUS_BAD_ARGUMENT with a message",
+                     bad[i].what, status_name(s));
+    }
+    check_that(refused, "a convolution that has no output is refused with a message", "%s", figures);
+}
+
+/* ---- steps 2 and 4: the two convolutions ---------------------------------------------- */
+
+typedef status (*conv_fn)(const tensor *x, const tensor *w, int64_t pad, tensor *y);
+
+/* Every case through `conv` on d: the largest error against float64 and what
+ * the device did in the worst call (the most launches, memory, ...). */
+static double run_conv_cases(device d, conv_fn conv, call_usage *most, char *figures, size_t size)
+{
+    double worst = 0.0;
+    memset(most, 0, sizeof *most);
+    snprintf(figures, size, "%d shapes, padding 0 and 1: |error| <= %g of sum |x w|", NCASES, CONV_TOLERANCE);
+    for (int i = 0; i < NCASES; ++i) {
+        const conv_case *c = &cases[i];
+        const conv_dims dims = dims_of(c);
+        float *hx, *hw, *hy;
+        tensor *x = uniform(d, x_shape(c), -1.0f, 1.0f, 70 + (uint64_t)i, &hx);
+        tensor *w = uniform(d, w_shape(c), -1.0f, 1.0f, 80 + (uint64_t)i, &hw), *y;
+        CHECK(tensor_full(&y, d, shape4(c->n, c->k, dims.h_out, dims.w_out), NAN)); /* never written: NaN */
+        const size_t before = usage_begin(d);
+        const status s = YOURS(conv(x, w, c->pad, y));
+        const call_usage u = usage_end(d, before);
+        most->launches = u.launches > most->launches ? u.launches : most->launches;
+        most->syncs += u.syncs;
+        most->peak_bytes = u.peak_bytes > most->peak_bytes ? u.peak_bytes : most->peak_bytes;
+        most->left_bytes = u.left_bytes > most->left_bytes ? u.left_bytes : most->left_bytes;
+        CHECK(host_copy(y, &hy));
+        int64_t at = 0;
+        const double e = s == STATUS_OK ? conv_error(hx, hw, &dims, hy, INT64_MAX, &at) : INFINITY;
+        if (!(e <= CONV_TOLERANCE) && worst <= CONV_TOLERANCE) {
+            int64_t unwritten = 0;
+            for (int64_t j = 0; j < tensor_numel(y); ++j) unwritten += isnan(hy[j]);
+            char xs[64], ws[64];
+            snprintf(figures, size, "x %s, w %s, pad %lld: y[%lld] = %.6g, float64 says %.6g%s%s",
+                     shape_format(x_shape(c), xs, sizeof xs), shape_format(w_shape(c), ws, sizeof ws),
+                     (long long)c->pad, (long long)at, (double)hy[at],
+                     conv_reference(hx, hw, &dims, at, NULL),
+                     s == STATUS_OK && unwritten == tensor_numel(y)
+                         ? " (no element of y was written: is the kernel still empty?)"
+                         : "",
+                     failure_of(s));
+        }
+        worst = fmax(worst, e);
+        tensor_free(x), tensor_free(w), tensor_free(y), free(hx), free(hw), free(hy);
+    }
+    return worst;
+}
+
+static void check_direct(device d)
+{
+    call_usage u;
+    char figures[1024];
+    const double worst = run_conv_cases(d, lab_conv_direct, &u, figures, sizeof figures);
+    check_that(worst <= CONV_TOLERANCE, "the direct convolution matches float64", "%s (%s)", figures,
+               error_text(worst));
+    check_that(u.launches == 1 && u.syncs == 0 && u.peak_bytes == 0 && u.left_bytes == 0,
+               "the direct convolution is one launch, queued, and needs no memory beyond y",
+               "on %s: launches %llu, waits %llu, %lld bytes at its peak, %lld left (want 1, 0, 0, 0)",
+               device_name(d), (unsigned long long)u.launches, (unsigned long long)u.syncs, u.peak_bytes,
+               u.left_bytes);
+}
+
+/* ---- step 3: the im2col buffer ------------------------------------------------------- */
+
+static void check_im2col(device d)
+{
+    char figures[1024];
+    bool exact = true;
+    call_usage most = { 0 };
+    snprintf(figures, sizeof figures, "%d shapes, every element of the buffer, padding 0 and 1", NCASES);
+    for (int i = 0; i < NCASES && exact; ++i) {
+        const conv_case *c = &cases[i];
+        const conv_dims dims = dims_of(c);
+        const int64_t rows = c->c * c->r * c->s, width = c->n * dims.h_out * dims.w_out;
+        float *hx, *hcols;
+        tensor *x = uniform(d, x_shape(c), -1.0f, 1.0f, 90 + (uint64_t)i, &hx), *cols;
+        CHECK(tensor_full(&cols, d, shape2(rows, width), NAN));
+        const size_t before = usage_begin(d);
+        const status s = YOURS(lab_im2col(x, c->r, c->s, c->pad, cols));
+        const call_usage u = usage_end(d, before);
+        most.launches = u.launches > most.launches ? u.launches : most.launches, most.syncs += u.syncs;
+        CHECK(host_copy(cols, &hcols));
+        for (int64_t j = 0; j < rows * width && exact; ++j) {
+            const float want = im2col_reference(hx, &dims, j / width, j % width);
+            exact = s == STATUS_OK && hcols[j] == want;
+            if (exact) continue;
+            const int64_t row = j / width, col = j % width, pixels = dims.h_out * dims.w_out;
+            char xs[64];
+            snprintf(
+                figures, sizeof figures,
+                "x %s, %lldx%lld filter, pad %lld: cols[%lld, %lld] (c %lld, r %lld, s %lld; image %lld, "
+                "oh %lld, ow %lld) = %.6g, want %.6g%s",
+                shape_format(x_shape(c), xs, sizeof xs), (long long)c->r, (long long)c->s, (long long)c->pad,
+                (long long)row, (long long)col, (long long)(row / (c->r * c->s)),
+                (long long)(row / c->s % c->r), (long long)(row % c->s), (long long)(col / pixels),
+                (long long)(col % pixels / dims.w_out), (long long)(col % dims.w_out), (double)hcols[j],
+                (double)want, failure_of(s));
+        }
+        tensor_free(x), tensor_free(cols), free(hx), free(hcols);
+    }
+    check_that(exact,
+               "the im2col buffer holds x's windows: row (c, r, s), column (n, oh, ow), zeros in the padding",
+               "%s", figures);
+    check_that(most.launches == 1 && most.syncs == 0, "im2col is one launch, queued",
+               "on %s: launches %llu, waits %llu (want 1, 0)", device_name(d),
+               (unsigned long long)most.launches, (unsigned long long)most.syncs);
+}
+
+/* ---- step 4: convolution as one product ---------------------------------------------- */
+
+static void check_conv_im2col(device d)
+{
+    call_usage u;
+    char figures[1024];
+    const double worst = run_conv_cases(d, lab_conv_im2col, &u, figures, sizeof figures);
+    check_that(worst <= CONV_TOLERANCE, "the convolution through im2col and one product matches float64",
+               "%s (%s)", figures, error_text(worst));
+    /* The peak of the largest case: the buffer [C R S, N H_out W_out] and the
+     * product's [K, N H_out W_out], both alive while the product runs. */
+    long long want = 0, buffer = 0;
+    for (int i = 0; i < NCASES; ++i) {
+        const conv_dims d7 = dims_of(&cases[i]);
+        const long long pixels = (long long)(d7.n * d7.h_out * d7.w_out),
+                        taps = (long long)(d7.c * d7.r * d7.s);
+        if ((taps + d7.k) * pixels * 4 > want) want = (taps + d7.k) * pixels * 4, buffer = taps * pixels * 4;
+    }
+    check_that(
+        u.peak_bytes == want && u.left_bytes == 0,
+        "the im2col path's peak memory is its buffer (C R S x H_out W_out floats per image) and the "
+        "product's result, both released",
+        "largest case: %lld bytes at the peak, want %lld (buffer %lld + product %lld); %lld bytes left "
+        "afterwards",
+        u.peak_bytes, want, buffer, want - buffer, u.left_bytes);
+    check_that(u.launches == 3 && u.syncs == 0,
+               "the im2col path is 3 launches, queued: im2col, the product, the reorder",
+               "on %s: launches %llu, waits %llu (want 3, 0: the buffer needs no zeroing, im2col writes it "
+               "all)",
+               device_name(d), (unsigned long long)u.launches, (unsigned long long)u.syncs);
+}
+
+/* ---- step 5: the softmax --------------------------------------------------------------- */
+
+/* Softmax of rows x cols host values through lab_softmax_rows on d: the
+ * largest relative error against float64, the largest |sum - 1|, and whether
+ * every masked value is exactly 0. */
+typedef struct softmax_result {
+    double error, sum_error;
+    bool future_zero, finite;
+    call_usage u;
+    status s;
+} softmax_result;
+
+static softmax_result run_softmax(device d, const float *values, int64_t rows, int64_t cols, float scale,
+                                  bool causal)
+{
+    softmax_result r = { 0.0, 0.0, true, true, { 0 }, STATUS_OK };
+    tensor *t;
+    float *p;
+    double *want = malloc((size_t)cols * sizeof *want);
+    if (!want) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
+    CHECK(tensor_from_host(&t, d, shape2(rows, cols), values));
+    const size_t before = usage_begin(d);
+    r.s = YOURS(lab_softmax_rows(t, scale, causal));
+    r.u = usage_end(d, before);
+    CHECK(host_copy(t, &p));
+    for (int64_t i = 0; i < rows; ++i) {
+        const int64_t seen = causal && i + 1 < cols ? i + 1 : cols;
+        softmax_reference(values + i * cols, cols, seen, scale, want);
+        double sum = 0.0;
+        for (int64_t j = 0; j < cols; ++j) {
+            const double got = p[i * cols + j];
+            r.finite = r.finite && isfinite(got);
+            r.future_zero = r.future_zero && (j < seen || got == 0.0);
+            /* Relative, down to 1e-30: below, float32 has only subnormals and 0 to offer. */
+            const double e = fabs(got - want[j]) / fmax(want[j], 1e-30);
+            r.error = isnan(got) ? INFINITY : fmax(r.error, e);
+            sum += got;
+        }
+        r.sum_error = isnan(sum) ? INFINITY : fmax(r.sum_error, fabs(sum - 1.0));
+    }
+    if (r.s != STATUS_OK) r.error = r.sum_error = INFINITY, r.finite = r.future_zero = false;
+    tensor_free(t), free(p), free(want);
+    return r;
+}
+
+static void check_softmax(device d)
+{
+    enum { ROWS = 37, COLS = 53, SQUARE = 64, BIG_COLS = 40 };
+    float *plain, *square;
+    tensor *a = uniform(device_cpu(), shape2(ROWS, COLS), -8.0f, 8.0f, 101, &plain);
+    tensor *b = uniform(device_cpu(), shape2(SQUARE, SQUARE), -8.0f, 8.0f, 102, &square);
+    const softmax_result r = run_softmax(d, plain, ROWS, COLS, 0.35f, false);
+    check_that(r.error <= SOFTMAX_TOLERANCE, "the softmax matches float64, scale included",
+               "[%d, %d] scores in [-8, 8), scale 0.35: largest relative error %.2g (tolerance %g)%s", ROWS,
+               COLS, r.error, SOFTMAX_TOLERANCE, failure_of(r.s));
+    check_that(r.sum_error <= 1e-5, "every row of the softmax sums to 1",
+               "largest |sum - 1| %.2g (want <= 1e-5)", r.sum_error);
+    check_that(r.u.launches == 1 && r.u.syncs == 0 && r.u.peak_bytes == 0,
+               "the softmax is one launch, queued, in place",
+               "on %s: launches %llu, waits %llu, %lld bytes at its peak (want 1, 0, 0)", device_name(d),
+               (unsigned long long)r.u.launches, (unsigned long long)r.u.syncs, r.u.peak_bytes);
+
+    /* Huge scores: exp(1000) overflows a float (and a double), exp(-1000) is 0. */
+    static float big[4 * BIG_COLS];
+    for (int j = 0; j < BIG_COLS; ++j) {
+        big[j] = 1000.0f + 50.0f * plain[j] / 8.0f;
+        big[BIG_COLS + j] = -1000.0f + 50.0f * plain[COLS + j] / 8.0f;
+        big[2 * BIG_COLS + j] = j % 2 ? 3e4f : -3e4f;
+        big[3 * BIG_COLS + j] = 1e30f;
+    }
+    const softmax_result h = run_softmax(d, big, 4, BIG_COLS, 1.0f, false);
+    check_that(
+        h.finite && h.error <= SOFTMAX_TOLERANCE && h.sum_error <= 1e-5,
+        "a row of large scores neither overflows nor gives NaN",
+        "rows around +1000, around -1000, of +-3e4 and of 1e30, scale 1: %s; largest relative error %.2g, "
+        "largest |sum - 1| %.2g%s",
+        h.finite ? "all finite" : "inf or NaN in the result", h.error, h.sum_error, failure_of(h.s));
+
+    const softmax_result c = run_softmax(d, square, SQUARE, SQUARE, 0.25f, true);
+    check_that(c.future_zero && c.error <= SOFTMAX_TOLERANCE && c.sum_error <= 1e-5,
+               "the causal mask zeroes the future: p[i, j] = 0 for j > i, each row still a softmax",
+               "[%d, %d], scale 0.25: the future %s; largest relative error %.2g, largest |sum - 1| %.2g%s",
+               SQUARE, SQUARE, c.future_zero ? "is exactly 0" : "is not all 0", c.error, c.sum_error,
+               failure_of(c.s));
+    tensor_free(a), tensor_free(b), free(plain), free(square);
+}
+
+/* ---- step 6: attention ----------------------------------------------------------------- */
+
+static void check_attention(device d)
+{
+    static const struct {
+        int64_t n, d;
+        bool causal;
+    } shapes[] = { { 37, 8, false }, { 37, 8, true }, { 64, 16, false }, { 64, 16, true }, { 1, 3, false } };
+    char figures[1024] = "";
+    double worst = 0.0;
+    call_usage most = { 0 };
+    long long peak_want = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+        const int64_t n = shapes[i].n, dim = shapes[i].d;
+        float *hq, *hk, *hv, *hout;
+        tensor *q = uniform(d, shape2(n, dim), -2.0f, 2.0f, 110 + i, &hq);
+        tensor *k = uniform(d, shape2(n, dim), -2.0f, 2.0f, 120 + i, &hk);
+        tensor *v = uniform(d, shape2(n, dim), -1.0f, 1.0f, 130 + i, &hv), *out;
+        CHECK(tensor_full(&out, d, shape2(n, dim), NAN));
+        const size_t before = usage_begin(d);
+        const status s = YOURS(lab_attention(q, k, v, shapes[i].causal, out));
+        const call_usage u = usage_end(d, before);
+        most.peak_bytes = u.peak_bytes > most.peak_bytes ? u.peak_bytes : most.peak_bytes;
+        peak_want = n * n * 4 > peak_want ? (long long)(n * n * 4) : peak_want;
+        most.launches = u.launches > most.launches ? u.launches : most.launches;
+        most.syncs += u.syncs,
+            most.left_bytes = u.left_bytes > most.left_bytes ? u.left_bytes : most.left_bytes;
+        CHECK(host_copy(out, &hout));
+        int64_t at = 0;
+        const double e =
+            s == STATUS_OK ? attention_error(hq, hk, hv, n, dim, shapes[i].causal, hout, n, &at) : INFINITY;
+        if (!(e <= ATTENTION_TOLERANCE) && worst <= ATTENTION_TOLERANCE) {
+            double want[16];
+            attention_reference(hq, hk, hv, n, dim, shapes[i].causal, at / dim, want, NULL);
+            snprintf(figures, sizeof figures,
+                     "; n %lld, d %lld%s: out[%lld, %lld] = %.6g, float64 says %.6g%s", (long long)n,
+                     (long long)dim, shapes[i].causal ? ", causal" : "", (long long)(at / dim),
+                     (long long)(at % dim), (double)hout[at], want[at % dim], failure_of(s));
+        }
+        worst = fmax(worst, e);
+        tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(out), free(hq), free(hk), free(hv),
+            free(hout);
+    }
+    check_that(worst <= ATTENTION_TOLERANCE, "attention matches float64, with and without the causal mask",
+               "n 37 and 64 (d 8 and 16) and n 1: largest error %.2g of sum p |v| (tolerance %g)%s", worst,
+               ATTENTION_TOLERANCE, figures);
+    check_that(most.peak_bytes == peak_want && most.left_bytes == 0,
+               "attention's peak memory is one n x n score matrix, released afterwards",
+               "n = 64: %lld bytes at the peak, want %lld (64 x 64 floats); %lld bytes left afterwards",
+               most.peak_bytes, peak_want, most.left_bytes);
+    check_that(most.launches == 3 && most.syncs == 0,
+               "attention is 3 launches, queued: Q K^T, the softmax, the product with V",
+               "on %s: launches %llu, waits %llu (want 3, 0)", device_name(d),
+               (unsigned long long)most.launches, (unsigned long long)most.syncs);
+}
+
+/* ---- on a real GPU: where the time goes ---------------------------------------------- */
+
+/* One call to time (given.h's time_call): a convolution, or one part of attention. */
+typedef struct timed {
+    conv_fn conv;      /* a convolution of x = a, w = b into out; NULL: a part of attention */
+    int part;          /* attention: 0 = scores = q k^T, 1 = their softmax, 2 = out = p v */
+    tensor *a, *b, *c; /* x and w; or q, k and v */
+    tensor *scores, *out;
+} timed;
+
+static status run_timed(const void *context)
+{
+    const timed *t = context;
+    if (t->conv) return t->conv(t->a, t->b, 1, t->out);
+    if (t->part == 0) return op_matmul(t->a, false, t->b, true, NULL, t->scores);
+    if (t->part == 1)
+        return lab_softmax_rows(t->scores, (float)(1.0 / sqrt((double)tensor_dim(t->a, 1))), false);
+    return op_matmul(t->scores, false, t->c, false, NULL, t->out);
+}
+
+static double best_ms(device d, const timed *t, int runs)
+{
+    double ms;
+    CHECK(time_call(d, run_timed, t, runs, &ms));
+    return ms;
+}
+
+static void check_gpu_speed(device d)
+{
+    tensor *x, *w, *y;
+    CHECK(tensor_uniform(&x, d, shape4(32, 64, 56, 56), -1.0f, 1.0f, 140));
+    CHECK(tensor_uniform(&w, d, shape4(64, 64, 3, 3), -1.0f, 1.0f, 141));
+    CHECK(tensor_empty(&y, d, DTYPE_F32, shape4(32, 64, 56, 56)));
+    const timed direct = { .conv = lab_conv_direct, .a = x, .b = w, .out = y },
+                im2col = { .conv = lab_conv_im2col, .a = x, .b = w, .out = y };
+    const double direct_ms = best_ms(d, &direct, 5), im2col_ms = best_ms(d, &im2col, 5);
+    check_that(
+        direct_ms > 2.0 * im2col_ms,
+        "on a GPU, im2col and one product beat the direct kernel by a wide margin (> 2x)",
+        "%s, x [32, 64, 56, 56], w [64, 64, 3, 3], pad 1 (7.4 GFLOP): direct %.3f ms, im2col path %.3f "
+        "ms: %.1fx (fastest of 5 runs each)",
+        device_name(d), direct_ms, im2col_ms, direct_ms / im2col_ms);
+    tensor_free(x), tensor_free(w), tensor_free(y);
+
+    enum { N = 4096, D = 64 };
+    tensor *q, *k, *v, *scores, *out;
+    CHECK(tensor_uniform(&q, d, shape2(N, D), -1.0f, 1.0f, 150));
+    CHECK(tensor_uniform(&k, d, shape2(N, D), -1.0f, 1.0f, 151));
+    CHECK(tensor_uniform(&v, d, shape2(N, D), -1.0f, 1.0f, 152));
+    CHECK(tensor_empty(&scores, d, DTYPE_F32, shape2(N, N)));
+    CHECK(tensor_empty(&out, d, DTYPE_F32, shape2(N, D)));
+    double ms[3];
+    for (int part = 0; part < 3; ++part) {
+        const timed t = { .part = part, .a = q, .b = k, .c = v, .scores = scores, .out = out };
+        ms[part] = best_ms(d, &t, 3);
+    }
+    printf("  (%s, attention at n = %d, d = %d: Q K^T %.3f ms, softmax %.3f ms, P V %.3f ms: the products "
+           "take %.0f%% of the time)\n",
+           device_name(d), N, D, ms[0], ms[1], ms[2], 100.0 * (ms[0] + ms[2]) / (ms[0] + ms[1] + ms[2]));
+    tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(scores), tensor_free(out);
+}
+
+int main(int argc, char **argv)
+{
+    const device d = check_device(argc, argv);
+    check_output_shape();
+    check_direct(d);
+    check_im2col(d);
+    check_conv_im2col(d);
+    check_softmax(d);
+    check_attention(d);
+    if (d.kind == DEVICE_CUDA)
+        check_gpu_speed(d);
+    else
+        printf("  (the two convolutions' speeds are claimed on a real GPU only: on %s both kernels run one "
+               "thread at a time, and the product runs in OpenBLAS)\n",
+               device_name(d));
+    return check_finish("07_layers");
+}

@@ -1,0 +1,21 @@
+# lab.cmake: lab 07's given code and the launchers of your kernels (read by
+# labs/CMakeLists.txt).
+#
+# given.c (checks of operands, the reorder's host side, float64 references)
+# is compiled once for the lab's programs. Your kernels, layer_kernels.cuh,
+# are steps 2, 3 and 5, so each program compiles the file beside its own lab.c:
+# labs/07_layers's for lab07 and check07, solutions/07_layers's for the
+# -solution programs. The two given files that include it are therefore kernel
+# sources, compiled with each program:
+#  - launch.c, for the simulated GPU and the CPU (always);
+#  - launch.cu, for a real GPU, where nvcc was found; launch.c then names its
+#    launchers (LAB07_WITH_CUDA), and without it device_launch says that this
+#    build cannot launch on cuda:N.
+list(APPEND LAB_SOURCES ${dir}/given.c)
+list(APPEND LAB_KERNEL_SOURCES ${dir}/launch.c)
+if(LABKIT_HAVE_CUDA)
+  list(APPEND LAB_KERNEL_SOURCES ${dir}/launch.cu)
+  set_source_files_properties(${dir}/launch.c PROPERTIES COMPILE_DEFINITIONS LAB07_WITH_CUDA=1)
+  set_source_files_properties(${dir}/launch.cu PROPERTIES COMPILE_OPTIONS
+                              "-Xcompiler=-Wall,-Wextra;--Werror=all-warnings")
+endif()
