@@ -29,6 +29,13 @@ static inline int64_t dataset_pixels(const dataset *d) { return d->rows * d->col
 /* `count` synthetic 28x28 digits drawn from `seed`. */
 status dataset_synthetic(dataset *out, int64_t count, uint64_t seed);
 
+/* A run's training and held-out images: with `dir`, the MNIST files there
+ * (the first `samples` training images, or all when samples is 0; 28x28
+ * images only, what the lab's networks take); else
+ * `samples` synthetic digits drawn from `seed` and a quarter as many (at
+ * least 500) held out, drawn from seed + 1000. */
+status dataset_for_run(const char *dir, int64_t samples, uint64_t seed, dataset *train, dataset *test);
+
 /* One images file (IDX magic 0x00000803) and its labels file (0x00000801).
  * Fails with STATUS_IO_FAILED and a message naming the file and what is wrong:
  * missing, not a regular file (a directory, a FIFO, a device: refused without

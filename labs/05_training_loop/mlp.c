@@ -210,7 +210,8 @@ status mlp_sgd_step(mlp *net, float lr, float momentum)
 
 /* ---- the --layers option ---------------------------------------------------------- */
 
-status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsizes)
+status mlp_parse_sizes(const char *text, int64_t inputs, int64_t classes, int64_t *sizes, int capacity,
+                       int *nsizes)
 {
     *nsizes = 0;
     const char *p = text;
@@ -232,5 +233,10 @@ status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsiz
     }
     if (*nsizes < 2)
         return fail(STATUS_BAD_ARGUMENT, "--layers %s: give at least two sizes (inputs, classes)", text);
+    if (sizes[0] != inputs || sizes[*nsizes - 1] != classes)
+        return fail(
+            STATUS_BAD_ARGUMENT,
+            "--layers %s: the first size must be %lld (the pixels of an image), the last %lld (the classes)",
+            text, (long long)inputs, (long long)classes);
     return STATUS_OK;
 }

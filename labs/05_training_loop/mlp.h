@@ -85,7 +85,9 @@ status mlp_sgd_step(mlp *net, float lr, float momentum);
 /* The largest layer size --layers accepts. */
 #define MLP_MAX_WIDTH 100000
 
-/* Parses "784,256,256,10" into sizes (at most `capacity`, each 1 to MLP_MAX_WIDTH). */
-status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsizes);
+/* Parses "784,256,256,10" into sizes (at most `capacity`, each 1 to
+ * MLP_MAX_WIDTH): the first must be `inputs`, the last `classes`. */
+status mlp_parse_sizes(const char *text, int64_t inputs, int64_t classes, int64_t *sizes, int capacity,
+                       int *nsizes);
 
 #endif

@@ -237,6 +237,18 @@ status evaluate(trainer *t, const dataset *data, double *accuracy)
     return s;
 }
 
+status evaluate_saved(device d, const int64_t *sizes, int nsizes, const train_settings *settings,
+                      const char *path, const dataset *data, double *accuracy)
+{
+    trainer t;
+    status s = trainer_create(&t, d, sizes, nsizes, settings);
+    if (s != STATUS_OK) return s;
+    s = lab_load_parameters(&t.net, path);
+    if (s == STATUS_OK) s = evaluate(&t, data, accuracy);
+    trainer_free(&t);
+    return s;
+}
+
 double epoch_flops(const int64_t *sizes, int nsizes, int64_t samples)
 {
     double per_image = 0.0;

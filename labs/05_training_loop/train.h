@@ -82,6 +82,11 @@ status train_epoch(trainer *t, const dataset *data, int epoch, train_style style
  * counted on the device, one read at the end). */
 status evaluate(trainer *t, const dataset *data, double *accuracy);
 
+/* Loads the parameters saved at `path` (the student's lab_load_parameters)
+ * into a new network of `sizes` on d and evaluates it on `data`. */
+status evaluate_saved(device d, const int64_t *sizes, int nsizes, const train_settings *settings,
+                      const char *path, const dataset *data, double *accuracy);
+
 /* The floating-point operations of the matrix products of one epoch of
  * `samples` images: 2 per weight per image forward, 4 backward (the
  * gradients of the weight and of the input), less the first layer's input
