@@ -63,6 +63,7 @@ static status idx_open(idx_file *x, const char *path, uint32_t magic, int ndims)
     if (input_open(path, &x->f, &size) != STATUS_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", last_error());
+        if (!strstr(why, "cannot open")) return fail(STATUS_IO_FAILED, "%s", why); /* not a regular file */
         return fail(STATUS_IO_FAILED,
                     "%s\n  hint: --data DIR needs the four MNIST files, unzipped (gunzip *.gz)", why);
     }
