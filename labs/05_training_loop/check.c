@@ -57,11 +57,11 @@ static const train_settings settings = { BATCH, LR, MOMENTUM, 1 };
 
 /* A call that should work: a TODO stops the check there (the step to write
  * next); any other failure is the claim failing, with the library's message. */
-static bool worked(status s, char *why, size_t size)
+static bool worked(status call, char *why, size_t size)
 {
-    if (s == STATUS_TODO) CHECK(s);
-    snprintf(why, size, "%s", s == STATUS_OK ? "" : last_error());
-    return s == STATUS_OK;
+    if (call == STATUS_TODO) CHECK(call);
+    snprintf(why, size, "%s", call == STATUS_OK ? "" : last_error());
+    return call == STATUS_OK;
 }
 
 static double *to_host_f64(const tensor *t)

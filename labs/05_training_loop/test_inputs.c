@@ -46,8 +46,8 @@ static long peak_kib(void)
 }
 
 /* Loads the pair and expects a refusal whose message names `bad_file` and says `what`. */
-static bool refused(const char *images, const char *labels, const char *bad_file, const char *what, char *message,
-                    size_t size)
+static bool refused(const char *images, const char *labels, const char *bad_file, const char *what,
+                    char *message, size_t size)
 {
     dataset d;
     clear_error();
@@ -79,14 +79,15 @@ static void check_idx_files(const dataset *good, const char *images, const char 
     double worst = 0.0;
     for (int64_t i = 0; i < good->count * dataset_pixels(good); ++i) {
         const double e = good->images[i] > back.images[i] ? good->images[i] - back.images[i]
-                                                           : back.images[i] - good->images[i];
+                                                          : back.images[i] - good->images[i];
         worst = e > worst ? e : worst;
     }
     const bool same_labels = memcmp(good->labels, back.labels, sizeof(int32_t) * (size_t)good->count) == 0;
-    check_that(back.count == 5 && back.rows == 28 && back.cols == 28 && same_labels && worst <= 0.5 / 255 + 1e-6,
+    check_that(back.count == 5 && back.rows == 28 && back.cols == 28 && same_labels &&
+                   worst <= 0.5 / 255 + 1e-6,
                "IDX: a good file pair reads back", "%lld images of %lldx%lld, labels %s, pixels within %.4f",
-               (long long)back.count, (long long)back.rows, (long long)back.cols, same_labels ? "equal" : "DIFFER",
-               worst);
+               (long long)back.count, (long long)back.rows, (long long)back.cols,
+               same_labels ? "equal" : "DIFFER", worst);
     dataset_free(&back);
 
     char m[4][512];
@@ -125,12 +126,13 @@ static void check_special_files(const char *images, const char *labels)
     const long long before = bytes_read();
     const bool device = refused(zero, labels, zero, "character device", m[3], sizeof m[3]);
     const long long read = bytes_read() - before;
-    check_that(fifo_images && fifo_labels, "IDX: a FIFO in place of either file is refused at once, never waited on",
+    check_that(fifo_images && fifo_labels,
+               "IDX: a FIFO in place of either file is refused at once, never waited on",
                "images: %s; labels: %s", m[0], m[1]);
     check_that(directory, "IDX: a directory in place of a file is refused, saying so", "%s", m[2]);
     check_that(device && (before < 0 || read < 65536),
-               "IDX: a link to a device (/dev/zero) is refused without reading it", "%s (%lld bytes read)", m[3],
-               before < 0 ? -1LL : read);
+               "IDX: a link to a device (/dev/zero) is refused without reading it", "%s (%lld bytes read)",
+               m[3], before < 0 ? -1LL : read);
     remove(fifo), rmdir(dir), remove(zero);
 }
 
@@ -148,7 +150,8 @@ static void check_lying_size(const dataset *good, const char *images, const char
     const long grew = peak_kib() - peak;
     check_that(refused_it && (before < 0 || read < 65536) && grew < 16384,
                "IDX: a 3 GiB file whose header announces 5 images is refused after reading its header alone",
-               "%s; %lld bytes read, peak memory +%ld KiB, %.2f s", m, before < 0 ? -1LL : read, grew, seconds);
+               "%s; %lld bytes read, peak memory +%ld KiB, %.2f s", m, before < 0 ? -1LL : read, grew,
+               seconds);
     CHECK(dataset_write_idx(good, images, labels));
 }
 
@@ -160,11 +163,12 @@ static void check_sizing(void)
     const int64_t tiny[] = { 4, 3, 2 };
     const uint64_t bytes = mlp_device_bytes(tiny, 3, 5);
     const double flops = epoch_flops(tiny, 3, 10);
-    check_that(bytes == 276 + 3 * 348 && flops == 840.0,
-               "sizing: the bytes and the products' operations of a network, exactly",
-               "4-3-2: %llu bytes at batch 5 (1320 expected), %.0f FLOP for an epoch of 10 images (840 expected: "
-               "6 x 18 per image, less 2 x 12 for the first layer's input gradient)",
-               (unsigned long long)bytes, flops);
+    check_that(
+        bytes == 276 + 3 * 348 && flops == 840.0,
+        "sizing: the bytes and the products' operations of a network, exactly",
+        "4-3-2: %llu bytes at batch 5 (1320 expected), %.0f FLOP for an epoch of 10 images (840 expected: "
+        "6 x 18 per image, less 2 x 12 for the first layer's input gradient)",
+        (unsigned long long)bytes, flops);
 
     const device sim = { DEVICE_SIM, 0 };
     const int64_t huge[] = { 784, 50000, 50000, 10 };
@@ -178,31 +182,35 @@ static void check_sizing(void)
     char message[512];
     snprintf(message, sizeof message, "%s", last_error());
     CHECK(counters_read(sim, &c));
-    check_that(s == STATUS_OUT_OF_MEMORY && strstr(message, "sim:0") && c.memory_peak == c.memory_current &&
-                   peak_kib() - peak < 16384,
-               "sizing: a network too large for the device is refused before anything is allocated or drawn",
-               "784-50000-50000-10 on sim:0 (LABKIT_SIM_MEMORY=%s): %s; %.3f s, %zu bytes more taken on sim:0, host "
-               "peak +%ld KiB",
-               getenv("LABKIT_SIM_MEMORY") ? getenv("LABKIT_SIM_MEMORY") : "default", message, seconds,
-               c.memory_peak - c.memory_current, peak_kib() - peak);
+    check_that(
+        s == STATUS_OUT_OF_MEMORY && strstr(message, "sim:0") && c.memory_peak == c.memory_current &&
+            peak_kib() - peak < 16384,
+        "sizing: a network too large for the device is refused before anything is allocated or drawn",
+        "784-50000-50000-10 on sim:0 (LABKIT_SIM_MEMORY=%s): %s; %.3f s, %zu bytes more taken on sim:0, host "
+        "peak +%ld KiB",
+        getenv("LABKIT_SIM_MEMORY") ? getenv("LABKIT_SIM_MEMORY") : "default", message, seconds,
+        c.memory_peak - c.memory_current, peak_kib() - peak);
 
     const int64_t wider[] = { 784, 100000, 100000, 100000, 10 };
     const status on_cpu = mlp_check_fits(device_cpu(), wider, 5, 128);
     snprintf(message, sizeof message, "%s", last_error());
     check_that(on_cpu == STATUS_OUT_OF_MEMORY && strstr(message, "on cpu"),
-               "sizing: the cpu's memory is the limit on the cpu", "784-100000-100000-100000-10: %s", message);
+               "sizing: the cpu's memory is the limit on the cpu", "784-100000-100000-100000-10: %s",
+               message);
 
     int64_t sizes[MLP_MAX_LAYERS + 1];
     int n = 0;
     const char *bad[] = { "784,100001,10", "784,8,8,8,8,8,8,8,8,10", "100,256,10", "784,256,9", "784,,10" };
     int refusals = 0;
-    for (int i = 0; i < 5; ++i) refusals += mlp_parse_sizes(bad[i], 784, 10, sizes, MLP_MAX_LAYERS + 1, &n) != 0;
+    for (int i = 0; i < 5; ++i)
+        refusals += mlp_parse_sizes(bad[i], 784, 10, sizes, MLP_MAX_LAYERS + 1, &n) != 0;
     const bool good = mlp_parse_sizes("784,100000,10", 784, 10, sizes, MLP_MAX_LAYERS + 1, &n) == STATUS_OK &&
                       n == 3 && sizes[1] == MLP_MAX_WIDTH;
-    check_that(refusals == 5 && good, "--layers: 2 to 9 sizes of 1 to 100000, 784 first and 10 last",
-               "%d of 5 bad lists refused (a size over 100000, 10 sizes, a first size not 784, a last not 10, "
-               "an empty size); 784,100000,10 %s",
-               refusals, good ? "accepted" : "REFUSED");
+    check_that(
+        refusals == 5 && good, "--layers: 2 to 9 sizes of 1 to 100000, 784 first and 10 last",
+        "%d of 5 bad lists refused (a size over 100000, 10 sizes, a first size not 784, a last not 10, "
+        "an empty size); 784,100000,10 %s",
+        refusals, good ? "accepted" : "REFUSED");
 }
 
 int main(void)
