@@ -3,8 +3,9 @@
 #          one colour per device (the on-device log's run; the three styles
 #          train the same numbers);
 #   right  the time per step of each style on each device (median of the
-#          epochs after the first, which warms up and captures the graphs),
-#          each bar labelled with its host launches per step.
+#          epochs after the first, which warms up and captures the graphs), and
+#          inside each bar the host's share of it (the time it spent queueing
+#          the step); the key gives each style's launches and reads.
 # The CSV's columns: device, style, epoch, loss, accuracy_percent, us_per_step,
 # host_us_per_step, launches_per_step, d2h_reads, waits, buffer_waits. The
 # program passes data, out, format, style, devices, device_names and its own
@@ -26,23 +27,26 @@ width = 0.27
 t_min = 1e30
 t_max = 0
 set print $bars
-print 'x,us,launches,style'
+print 'x,us,host,launches,style'
 do for [i = 1:nd] {
     do for [j = 1:3] {
         stats data using (only2('device', word(devices, i), 'style', style_name(j), \
                                 column('epoch') > first ? column('us_per_step') : NaN)) nooutput
         us = STATS_median
         stats data using (only2('device', word(devices, i), 'style', style_name(j), \
+                                column('epoch') > first ? column('host_us_per_step') : NaN)) nooutput
+        host = STATS_median
+        stats data using (only2('device', word(devices, i), 'style', style_name(j), \
                                 column('epoch') > first ? column('launches_per_step') : NaN)) nooutput
-        print sprintf('%g,%g,%g,%d', i + (j - 2) * width, us, STATS_median, j)
-        t_min = us < t_min ? us : t_min
+        print sprintf('%g,%g,%g,%g,%d', i + (j - 2) * width, us, host, STATS_median, j)
+        t_min = host < t_min ? host : t_min
         t_max = us > t_max ? us : t_max
     }
 }
 set print
 # "15.6 ms", "126 us"; on the axis "20 ms", "500 us"
-duration(us) = us >= 1000 ? sprintf('%.1f ms', us / 1000) : sprintf('%.0f us', us)
-tick(us) = us >= 1000 ? sprintf('%g ms', us / 1000) : sprintf('%g us', us)
+duration(us) = us >= 1000 ? sprintf('%.1f ms', us / 1000) : us >= 10 ? sprintf('%.0f us', us) : sprintf('%.1f us', us)
+tick(us) = us >= 1000 ? sprintf('%g ms', us / 1000) : us >= 1 ? sprintf('%g us', us) : sprintf('%g ns', us * 1000)
 # The key names each style with the host launches per step of the last device (a GPU when there is one).
 stats $bars using (column('style') == 1 ? column('launches') : NaN) nooutput
 launches_item = STATS_max
@@ -59,7 +63,7 @@ set size 0.46, 0.93
 set origin 0, 0
 
 # ---- left: learning ------------------------------------------------------------------------
-set title 'learning'
+set title 'learning' font sprintf(',%g', font_size)
 set xlabel 'epoch'
 eval integer_axis('x', 1, last_epoch)
 set ylabel 'training loss (solid)'
@@ -80,9 +84,9 @@ unset y2tics
 unset y2label
 set size 0.54, 0.93
 set origin 0.46, 0
-set title 'time per step (median)'
+set title "time per step (dark: the host's share)" font sprintf(',%g', font_size)
 set xlabel strstrt(devices, 'sim:') > 0 ? \
-    "a simulated GPU computes on the host's cores:\nits counts show the lesson, not its times" : ''
+    "a simulated GPU computes on the host's cores:\nthe host's share and the counts show the lesson" : ''
 set xrange [0.5:nd + 0.5]
 set xtics () scale 0
 do for [i = 1:nd] { set xtics add (word(devices, i) i) }
@@ -92,16 +96,22 @@ set logscale y
 set yrange [t_min / 2.5:t_max * 3]
 set format y ''
 set ytics ()
-do for [k = 0:8] {
-    do for [m in '1 2 5'] {
+# Ticks at 1, 2, 5 times a power of ten when the range is short, at powers of ten when it is long.
+steps = t_max / t_min > 300 ? '1' : '1 2 5'
+do for [k = -1:8] {
+    do for [m in steps] {
         v = m * 10**k
         if (v >= t_min / 2.5 && v <= t_max * 3) { set ytics add (tick(v) v) }
     }
 }
 set grid noxtics
 key_font = sprintf(',%g', font_size * 0.72)
+label_font = sprintf(',%g', font_size * 0.68)
 set key below vertical left Left reverse font key_font
 plot for [j = 1:3] $bars using 'x':(column('style') == j ? column('us') : NaN):(width * 0.95) \
          with boxes lt j title style_key(j), \
-     $bars using 'x':'us':(duration(column('us'))) with labels offset 0, 0.8 font sprintf(',%g', font_size * 0.75) notitle
+     $bars using 'x':'host':(width * 0.45) with boxes fill solid 0.9 lc rgb '#333333' notitle, \
+     $bars using 'x':'us':(duration(column('us'))) with labels offset 0, 0.8 font label_font notitle, \
+     $bars using 'x':'host':(column('host') < column('us') / 3 ? duration(column('host')) : '') \
+         with labels offset 0, 0.8 font label_font tc rgb '#333333' notitle
 unset multiplot
