@@ -290,8 +290,9 @@ static void step_on(stepper *s, const dataset *data, int k)
     must(lab_train_step(&s->net, &s->b, LR, MOMENTUM, s->loss_sum), FIRST_STEP, "lab_train_step");
 }
 
-/* Every parameter (weights, then biases, layer by layer) in one host array. */
-static double *parameters(const mlp *net, int64_t *n)
+/* Every parameter (weights, then biases, layer by layer), or every gradient
+ * in the same order, in one host array of *n values. */
+static double *all_of(const mlp *net, bool gradients, int64_t *n)
 {
     *n = 0;
     for (int l = 0; l < net->nlayers; ++l)
@@ -299,7 +300,8 @@ static double *parameters(const mlp *net, int64_t *n)
     double *all = malloc((size_t)*n * sizeof *all), *at = all;
     for (int l = 0; l < net->nlayers; ++l)
         for (int k = 0; k < 2; ++k) {
-            const tensor *t = k ? net->layers[l].b : net->layers[l].W;
+            const layer *L = &net->layers[l];
+            const tensor *t = gradients ? (k ? L->db : L->dW) : (k ? L->b : L->W);
             double *v = to_host_f64(t);
             memcpy(at, v, (size_t)tensor_numel(t) * sizeof *v);
             at += tensor_numel(t);
@@ -308,20 +310,7 @@ static double *parameters(const mlp *net, int64_t *n)
     return all;
 }
 
-/* The gradients, in the order of parameters(). */
-static double *gradients(const mlp *net, int64_t n)
-{
-    double *all = malloc((size_t)n * sizeof *all), *at = all;
-    for (int l = 0; l < net->nlayers; ++l)
-        for (int k = 0; k < 2; ++k) {
-            const tensor *t = k ? net->layers[l].db : net->layers[l].dW;
-            double *v = to_host_f64(t);
-            memcpy(at, v, (size_t)tensor_numel(t) * sizeof *v);
-            at += tensor_numel(t);
-            free(v);
-        }
-    return all;
-}
+static double *parameters(const mlp *net, int64_t *n) { return all_of(net, false, n); }
 
 /* Parameters that are not `before - lr * velocity` within float32 rounding. */
 static int64_t sgd_misses(const double *before, const double *after, const double *velocity, int64_t n)
@@ -357,11 +346,11 @@ static void check_step(device d, const dataset *data)
                "MLP 784-256-256-10, batch %d: loss %.7f on %s, %.7f on the cpu; worst |a - b| / |b| %.1e "
                "(tolerance %.0e: two BLAS libraries sum in other orders)",
                BATCH, (double)loss1, device_name(d), (double)cpu_loss, worst, CROSS_DEVICE_RTOL);
-    double *g1 = gradients(&on_d.net, n), *w1 = parameters(&on_d.net, &n);
+    double *g1 = all_of(&on_d.net, true, &n), *w1 = parameters(&on_d.net, &n);
     step_on(&on_d, data, 1);
     CHECK(tensor_item(on_d.b.loss, &loss2));
     CHECK(tensor_item(on_d.loss_sum, &sum));
-    double *g2 = gradients(&on_d.net, n), *w2 = parameters(&on_d.net, &n);
+    double *g2 = all_of(&on_d.net, true, &n), *w2 = parameters(&on_d.net, &n);
     for (int64_t i = 0; i < n; ++i) g2[i] += (double)MOMENTUM * g1[i]; /* the velocity after step 2 */
     const int64_t misses = sgd_misses(w0, w1, g1, n) + sgd_misses(w1, w2, g2, n);
     check_that(

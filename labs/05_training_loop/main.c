@@ -40,11 +40,11 @@ typedef struct experiment {
     char saved[512]; /* --save: what was saved, printed after the table */
 } experiment;
 
-/* What one style did on one device, for the summary. */
+/* What one style did on one device: medians over the epochs after the first (which warms up and captures
+ * the graphs), the last epoch, and the held-out accuracy after it. */
 typedef struct style_run {
-    double us_per_step, host_us; /* medians over the epochs after the first (which captures, warms up) */
-    epoch_result last;           /* the last epoch */
-    double accuracy;             /* held-out, after the last epoch */
+    double us_per_step, host_us, accuracy;
+    epoch_result last;
 } style_run;
 
 static const results_column columns[] = {
@@ -110,8 +110,8 @@ static void run_style(experiment *x, device d, train_style style, int run, style
     CHECK(trainer_create(&t, d, x->sizes, x->nsizes, &settings));
     t.progress = &x->p;
     for (int e = 0; e < o->epochs; ++e) {
-        t.progress_from = (run + (double)e / o->epochs) / x->runs;
-        t.progress_to = (run + (e + 1.0) / o->epochs) / x->runs;
+        t.progress_from = (run + (double)e / o->epochs) / x->runs,
+        t.progress_to = t.progress_from + 1.0 / x->runs / o->epochs;
         CHECK(train_epoch(&t, &x->train, e, style, &out->last));
         CHECK(evaluate(&t, &x->test, &out->accuracy));
         add_row(x->r, d, style, e, &out->last, out->accuracy);
@@ -137,22 +137,23 @@ static void print_takeaway(device d, const style_run runs[STYLES])
         device_name(d), item->us_per_step, log->us_per_step, captured->us_per_step, item->host_us,
         log->host_us, captured->host_us);
     if (!device_is_gpu(d)) {
-        printf(
-            "takeaway: on the cpu there is no queue and no bus: a read is free and every call runs at once, "
-            "so the styles cost the same but for noise; on a GPU they do not (LABKIT_SIM_GPUS=2 ... "
-            "--device sim:0).\n");
+        puts("takeaway: on the cpu a read is free and every call runs at once: the styles cost the same but "
+             "for noise; on a GPU they do not (LABKIT_SIM_GPUS=2 ... --device sim:0).");
         return;
     }
-    printf("takeaway: on %s a read every step drained the device's queue %llu times per epoch, idling the "
-           "device while the host prepared each next step; with the on-device log the host read once and "
-           "waited only when two steps ahead (%lld times: the device always had a step queued), and "
-           "capturing the step cut the host's launches from %.0f to %.0f per step.%s\n",
-           device_name(d), (unsigned long long)item->last.counters.syncs, (long long)log->last.buffer_waits,
-           (double)log->last.counters.launches / steps, (double)captured->last.counters.launches / steps,
-           d.kind == DEVICE_SIM
-               ? " On a simulated GPU the worker and the host share this CPU's cores, so the "
-                 "times say little: the counts show the lesson."
-               : "");
+    const bool ahead = 4 * log->last.buffer_waits >= log->last.steps; /* the host ran ahead of the device */
+    printf(
+        "takeaway: on %s a read every step drained the device's queue %llu times per epoch, idling the "
+        "device while the host prepared each next step; the on-device log read once, and the host waited "
+        "%lld times for a staging buffer (%s); capturing the step cut the host's launches from %.0f to %.0f "
+        "per step.%s\n",
+        device_name(d), (unsigned long long)item->last.counters.syncs, (long long)log->last.buffer_waits,
+        ahead ? "two steps ahead: the device always had a step queued"
+              : "the device kept up: the host's own time bounds a step, which capturing cuts",
+        (double)log->last.counters.launches / steps, (double)captured->last.counters.launches / steps,
+        d.kind == DEVICE_SIM ? " On a simulated GPU the worker and the host share this CPU's cores, so the "
+                               "times say little: the counts and the host's share show the lesson."
+                             : "");
 }
 
 /* --load: evaluates saved parameters on each device, without training. */
@@ -238,11 +239,10 @@ int main(int argc, char **argv)
     print_takeaway(devices[ndevices - 1], runs[ndevices - 1]);
     printf("%s", x.saved);
 
-    char layers[160], batch[32];
-    snprintf(layers, sizeof layers, "layers=%s", o->layers);
-    snprintf(batch, sizeof batch, "batch=%d", o->batch);
-    const char *vars[] = { layers, batch, o->data_dir ? "data_name=MNIST" : "data_name=synthetic digits",
-                           NULL };
+    char setup[256]; /* the figure's title */
+    snprintf(setup, sizeof setup, "setup=MLP %s, batch %d, %s", o->layers, o->batch,
+             o->data_dir ? "MNIST" : "synthetic digits");
+    const char *vars[] = { setup, NULL };
     CHECK(results_finish(x.r, vars));
     results_free(x.r);
     dataset_free(&x.train), dataset_free(&x.test);

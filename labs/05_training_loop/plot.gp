@@ -9,11 +9,9 @@
 # The CSV's columns: device, style, epoch, loss, accuracy_percent, us_per_step,
 # host_us_per_step, launches_per_step, d2h_reads, waits, buffer_waits. The
 # program passes data, out, format, style, devices, device_names and its own
-# layers, batch and data_name (where the images came from).
+# setup ("MLP 784,256,256,10, batch 128, synthetic digits"), for the title.
 load style
-if (!exists("layers")) layers = '784,256,256,10'
-if (!exists("batch")) batch = '128'
-if (!exists("data_name")) data_name = 'synthetic digits'
+if (!exists("setup")) setup = 'MLP 784,256,256,10'
 nd = words(devices)
 style_name(j) = j == 1 ? 'item every step' : j == 2 ? 'on-device log' : 'captured step'
 
@@ -57,7 +55,7 @@ style_key(j) = j == 1 ? sprintf('item every step: %.0f launches + 1 read a step'
                         sprintf('captured step: %.0f launch a step, 1 read an epoch', launches_captured)
 
 # Two panels side by side under one title; the right one a little wider, for its key.
-set multiplot title wrap(sprintf('MLP %s, batch %s, %s: %s', layers, batch, data_name, device_names), 2 * title_width) \
+set multiplot title wrap(sprintf('%s: %s', setup, device_names), 2 * title_width) \
     font sprintf(',%g', font_size * 1.1)
 set size 0.46, 0.93
 set origin 0, 0
