@@ -9,7 +9,8 @@
  *   - the sizing of a network: the bytes a network needs, exactly; a network
  *     too large for a device refused before anything is drawn on the host,
  *     naming the device; the limits of --layers;
- *   - the operation count behind the progress estimate, exactly.
+ *   - the operation count behind the progress estimate, exactly, and the
+ *     estimate itself: an absurd network long, the default one short.
  * Everything happens in a scratch directory under /tmp, removed at the end. */
 #include <signal.h>
 #include <stdio.h>
@@ -197,6 +198,17 @@ static void check_sizing(void)
     check_that(on_cpu == STATUS_OUT_OF_MEMORY && strstr(message, "on cpu"),
                "sizing: the cpu's memory is the limit on the cpu", "784-100000-100000-100000-10: %s",
                message);
+
+    /* A run estimated over a minute says so at its start (progress.h): the estimate must see an absurd
+     * network as long, and the default one as short, whatever the cpu. */
+    const int64_t usual[] = { 784, 256, 256, 10 }, absurd[] = { 784, 100000, 100000, 10 };
+    const double quick = estimate_epoch_seconds(device_cpu(), usual, 4, 12000, 128);
+    const double slow = estimate_epoch_seconds(device_cpu(), absurd, 4, 12000, 128);
+    check_that(quick > 0 && quick < 10 && slow > PROGRESS_LONG_SECONDS,
+               "progress: one epoch of an absurd network is estimated long, one of the default network short",
+               "on the cpu, 12000 images: 784-256-256-10 %.2f s (under 10 s expected), 784-100000-100000-10 "
+               "%.0f s (over %.0f s expected: the run says so at its start)",
+               quick, slow, PROGRESS_LONG_SECONDS);
 
     int64_t sizes[MLP_MAX_LAYERS + 1];
     int n = 0;
