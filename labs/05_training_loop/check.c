@@ -1,12 +1,21 @@
-/* check.c: does lab 05's training loop hold on a given device?
+/* check.c: does lab 05 hold on a given device? One group of claims per step:
  *
  *   1. backward: every parameter's gradient matches float64 finite differences;
- *   2. learning: held-out accuracy passes a threshold within a few epochs;
- *   3. the same seed gives the same per-epoch losses as on the cpu;
- *   4. the log kept on the device costs one device-to-host read per epoch, the
- *      item-every-step log one per step (counted by the library), and on a GPU
- *      only the on-device log lets the host run ahead of the device;
- *   5. the IDX reader refuses truncated, wrong-magic and wrong-size files. */
+ *   2. the log: 1.5 + 0.25 + 0.25 is exactly 2 on the device, read by nobody;
+ *   3. the upload: a batch arrives whole, by two copies that wait for nothing;
+ *   4. the step: the cpu's loss and gradients within float32 rounding, SGD with
+ *      momentum to the rounding, learning, and the reads and waits of an epoch
+ *      in each logging style, counted (on a GPU, nothing in a step may wait);
+ *   5. the captured step: the eager step's losses, one host launch per step;
+ *   6. saved and loaded: one copy per tensor each way, the names and shapes of
+ *      the file, bit-identical logits on the same device, the same accuracy on
+ *      the cpu, and another network's file refused without touching this one.
+ *
+ * Every claim is a count, an exact value or a tolerance of float32 rounding:
+ * none depends on how fast the device is, so they hold on the cpu, on a
+ * simulated GPU and on a real one, also with other programs on the cores. The
+ * given code (the IDX reader, the sizing of a network) is tested by test05_inputs. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,12 +40,63 @@
 #define ACCURACY_THRESHOLD 0.70
 #endif
 #define EVERY_STEP_SAMPLES 1000 /* the item-every-step epoch: 32 steps */
-#define SAME_SEED_RTOL 1e-4
+#define CAPTURE_SAMPLES 200     /* 6 full batches and one of 8 rows: two graphs */
+#define LR 0.05f
+#define MOMENTUM 0.9f
 /* Float32 gradients against float64 central differences: |g - fd| <= ATOL + RTOL |fd|. */
 #define GRAD_ATOL 1e-4
 #define GRAD_RTOL 1e-3
+/* Two BLAS libraries (cuBLAS, OpenBLAS) sum in different orders: one step's
+ * results differ by float32 rounding, |a - b| / |b| of 1e-6 over a tensor. */
+#define CROSS_DEVICE_RTOL 1e-4
+/* The captured step runs the eager step's own kernels: the same numbers. */
+#define CAPTURED_RTOL 1e-5
 
-/* ==== 1. gradients against finite differences ================================ */
+static const int64_t default_sizes[] = { 784, 256, 256, 10 };
+static const train_settings settings = { BATCH, LR, MOMENTUM, 1 };
+
+/* A call that should work: a TODO stops the check there (the step to write
+ * next); any other failure is the claim failing, with the library's message. */
+static bool worked(status call, char *why, size_t size)
+{
+    if (call == STATUS_TODO) CHECK(call);
+    snprintf(why, size, "%s", call == STATUS_OK ? "" : last_error());
+    return call == STATUS_OK;
+}
+
+/* A call of the student's that the claims after it need: a TODO stops the
+ * check there; any other failure fails `claim` with the library's message and
+ * ends the check, since what follows cannot be measured. */
+static void must(status call, const char *claim, const char *what)
+{
+    char why[512];
+    if (worked(call, why, sizeof why)) return;
+    check_that(false, claim, "%s failed: %s", what, why);
+    exit(check_finish("05_training_loop"));
+}
+
+static double *to_host_f64(const tensor *t)
+{
+    const int64_t n = tensor_numel(t);
+    float *f = malloc((size_t)n * sizeof *f);
+    double *d = malloc((size_t)n * sizeof *d);
+    CHECK(tensor_to_host(t, f, n));
+    for (int64_t i = 0; i < n; ++i) d[i] = f[i];
+    free(f);
+    return d;
+}
+
+/* |a - b| / |b| over two tensors of one shape (norms over all elements). */
+static double relative_difference(const tensor *a, const tensor *b)
+{
+    const int64_t n = tensor_numel(a);
+    double *x = to_host_f64(a), *y = to_host_f64(b), diff = 0.0, norm = 0.0;
+    for (int64_t i = 0; i < n; ++i) diff += (x[i] - y[i]) * (x[i] - y[i]), norm += y[i] * y[i];
+    free(x), free(y);
+    return norm > 0 ? sqrt(diff / norm) : sqrt(diff);
+}
+
+/* ==== Step 1: gradients against finite differences =========================== */
 
 enum { G_BATCH = 6, G_LAYERS = 3 };
 static const int64_t g_sizes[G_LAYERS + 1] = { 12, 7, 5, 4 };
@@ -68,19 +128,8 @@ static double host_loss(const host_net *h, const double *x, const int32_t *y)
     return total / G_BATCH;
 }
 
-static double *to_host_f64(const tensor *t)
-{
-    const int64_t n = tensor_numel(t);
-    float *f = malloc((size_t)n * sizeof *f);
-    double *d = malloc((size_t)n * sizeof *d);
-    CHECK(tensor_to_host(t, f, n));
-    for (int64_t i = 0; i < n; ++i) d[i] = f[i];
-    free(f);
-    return d;
-}
-
-/* Worst |analytic - numeric| over the parameters of one array, against the
- * tolerance; counts the parameters looked at. */
+/* Worst |analytic - numeric| over the parameters of one array; counts the
+ * parameters looked at and those out of tolerance. */
 static double compare_param(const host_net *h, double *param, const double *grad, int64_t n, const double *x,
                             const int32_t *y, int64_t *checked, int64_t *bad)
 {
@@ -103,236 +152,477 @@ static double compare_param(const host_net *h, double *param, const double *grad
 
 static void check_gradients(device d)
 {
+    const char *claim = "backward: every parameter's gradient matches float64 central differences";
     mlp net;
     mlp_batch b;
+    tensor *xt;
+    const int32_t y[G_BATCH] = { 0, 3, 1, 2, 3, 0 };
     CHECK(mlp_create(&net, d, g_sizes, G_LAYERS + 1, 5));
     CHECK(mlp_batch_create(&net, G_BATCH, &b));
-    tensor *xt;
     CHECK(tensor_uniform(&xt, d, shape2(G_BATCH, g_sizes[0]), -1.0f, 1.0f, 11));
-    const int32_t y[G_BATCH] = { 0, 3, 1, 2, 3, 0 };
     CHECK(tensor_copy(b.x, xt));
     CHECK(tensor_copy_from_host_i32(b.labels, y, G_BATCH));
-    /* The forward and backward passes under test, on device d. */
     CHECK(mlp_forward(&net, &b));
     CHECK(op_softmax_cross_entropy(b.out[G_LAYERS - 1], b.labels, b.probs, b.loss));
     CHECK(op_softmax_cross_entropy_backward(b.probs, b.labels, b.grad[G_LAYERS - 1]));
-    CHECK(mlp_backward(&net, &b));
-
-    host_net h;
-    double *x = to_host_f64(xt), worst = 0.0;
-    int64_t checked = 0, bad = 0;
-    for (int l = 0; l < G_LAYERS; ++l)
-        h.W[l] = to_host_f64(net.layers[l].W), h.b[l] = to_host_f64(net.layers[l].b);
-    for (int l = 0; l < G_LAYERS; ++l) {
-        double *dW = to_host_f64(net.layers[l].dW), *db = to_host_f64(net.layers[l].db);
-        worst =
-            fmax(worst, compare_param(&h, h.W[l], dW, tensor_numel(net.layers[l].W), x, y, &checked, &bad));
-        worst =
-            fmax(worst, compare_param(&h, h.b[l], db, tensor_numel(net.layers[l].b), x, y, &checked, &bad));
-        free(dW), free(db);
+    char why[512];
+    if (worked(mlp_backward(&net, &b), why, sizeof why)) { /* the student's step 1, layer by layer */
+        host_net h;
+        double *x = to_host_f64(xt), worst = 0.0;
+        int64_t checked = 0, bad = 0;
+        for (int l = 0; l < G_LAYERS; ++l)
+            h.W[l] = to_host_f64(net.layers[l].W), h.b[l] = to_host_f64(net.layers[l].b);
+        for (int l = 0; l < G_LAYERS; ++l) {
+            const layer *L = &net.layers[l];
+            double *dW = to_host_f64(L->dW), *db = to_host_f64(L->db);
+            worst = fmax(worst, compare_param(&h, h.W[l], dW, tensor_numel(L->W), x, y, &checked, &bad));
+            worst = fmax(worst, compare_param(&h, h.b[l], db, tensor_numel(L->b), x, y, &checked, &bad));
+            free(dW), free(db);
+        }
+        check_that(
+            bad == 0 && checked > 0, claim,
+            "MLP 12-7-5-4, batch %d: %lld of %lld parameters within %.0e + %.0e |fd|; worst error %.2e",
+            G_BATCH, (long long)(checked - bad), (long long)checked, GRAD_ATOL, GRAD_RTOL, worst);
+        for (int l = 0; l < G_LAYERS; ++l) free(h.W[l]), free(h.b[l]);
+        free(x);
+    } else {
+        check_that(false, claim, "mlp_backward failed: %s", why);
     }
-    check_that(bad == 0 && checked > 0,
-               "backward: every parameter's gradient matches float64 central differences",
-               "MLP 12-7-5-4, batch %d: %lld of %lld parameters within %.0e + %.0e |fd|; worst error %.2e",
-               G_BATCH, (long long)(checked - bad), (long long)checked, GRAD_ATOL, GRAD_RTOL, worst);
-    for (int l = 0; l < G_LAYERS; ++l) free(h.W[l]), free(h.b[l]);
-    free(x);
     tensor_free(xt);
     mlp_batch_free(&b);
     mlp_free(&net);
 }
 
-/* ==== 2-4. training on the device =================================================== */
+/* ==== Step 2: the log on the device ============================================= */
+
+#define ACCUMULATE "the log adds each step's loss to the sum on the device, reading neither"
+
+static void check_accumulate(device d)
+{
+    tensor *sum, *step;
+    device_counters c;
+    float value = 0.0f;
+    CHECK(tensor_full(&sum, d, shape1(1), 1.5f));
+    CHECK(tensor_full(&step, d, shape1(1), 0.25f));
+    CHECK(device_synchronize(d));
+    CHECK(counters_reset(d));
+    must(lab_accumulate_loss(step, sum), ACCUMULATE, "lab_accumulate_loss");
+    must(lab_accumulate_loss(step, sum), ACCUMULATE, "lab_accumulate_loss");
+    CHECK(counters_read(d, &c));
+    CHECK(tensor_item(sum, &value));
+    const unsigned long long copies = c.d2h_copies + c.d2d_copies + c.h2d_copies;
+    check_that(value == 2.0f && copies == 0 && c.syncs == 0, ACCUMULATE,
+               "1.5 + 0.25 + 0.25 gave %g (2 expected) with %llu copies and %llu blocking waits (0 expected)",
+               (double)value, copies, (unsigned long long)c.syncs);
+    tensor_free(sum), tensor_free(step);
+}
+
+/* ==== Step 3: the upload =========================================================== */
+
+#define UPLOAD "the upload: the batch arrives whole, images in b->x and labels in b->labels"
+
+static void check_upload(device d)
+{
+    enum { ROWS = 6 };
+    mlp net;
+    mlp_batch b;
+    CHECK(mlp_create(&net, d, g_sizes, G_LAYERS + 1, 5));
+    CHECK(mlp_batch_create(&net, ROWS, &b));
+    float *images = host_alloc(ROWS * 12 * sizeof(float), 1), back[ROWS * 12];
+    int32_t *labels = host_alloc(ROWS * sizeof(int32_t), 1), labels_back[ROWS];
+    if (!images || !labels) CHECK(fail(STATUS_OUT_OF_MEMORY, "check: no host memory for a batch"));
+    for (int i = 0; i < ROWS * 12; ++i) images[i] = 0.5f * (float)i;
+    for (int i = 0; i < ROWS; ++i) labels[i] = (i * 3) % 4;
+    device_counters c;
+    CHECK(device_synchronize(d));
+    CHECK(counters_reset(d));
+    must(lab_upload_batch(&b, images, labels), UPLOAD, "lab_upload_batch");
+    CHECK(counters_read(d, &c));
+    CHECK(tensor_to_host(b.x, back, ROWS * 12));
+    CHECK(tensor_to_host_i32(b.labels, labels_back, ROWS));
+    const bool whole =
+        memcmp(back, images, sizeof back) == 0 && memcmp(labels_back, labels, sizeof labels_back) == 0;
+    check_that(whole, UPLOAD, "%s",
+               whole ? "6 rows of 12 pixels and 6 labels, bit for bit" : "the device holds other values");
+    if (device_is_gpu(d))
+        check_that(c.h2d_copies == 2 && c.syncs == 0,
+                   "the upload: two queued host-to-device copies, and the host waits for neither",
+                   "%llu host-to-device copies, %llu blocking waits (2 and 0 expected; a blocking copy waits "
+                   "for the work queued before it)",
+                   (unsigned long long)c.h2d_copies, (unsigned long long)c.syncs);
+    host_free(images, 1), host_free(labels, 1);
+    mlp_batch_free(&b);
+    mlp_free(&net);
+}
+
+/* ==== Step 4: the step ================================================================== */
+
+#define FIRST_STEP \
+    "the step: the loss and every gradient of a first step agree with the cpu's within float32 rounding"
+#define LEARNING "learning: held-out accuracy on synthetic digits passes the threshold"
+
+/* A network of the default sizes on d with its batch, seed 1, and a log. */
+typedef struct stepper {
+    mlp net;
+    mlp_batch b;
+    tensor *loss_sum;
+} stepper;
+
+static void stepper_create(stepper *s, device d)
+{
+    CHECK(mlp_create(&s->net, d, default_sizes, 4, 1));
+    CHECK(mlp_batch_create(&s->net, BATCH, &s->b));
+    CHECK(tensor_zeros(&s->loss_sum, d, shape1(1)));
+}
+
+static void stepper_free(stepper *s)
+{
+    tensor_free(s->loss_sum);
+    mlp_batch_free(&s->b);
+    mlp_free(&s->net);
+}
+
+/* Batch k (0 or 1) of `data` uploaded, then one step. */
+static void step_on(stepper *s, const dataset *data, int k)
+{
+    must(lab_upload_batch(&s->b, data->images + k * BATCH * 784, data->labels + k * BATCH), FIRST_STEP,
+         "lab_upload_batch");
+    must(lab_train_step(&s->net, &s->b, LR, MOMENTUM, s->loss_sum), FIRST_STEP, "lab_train_step");
+}
+
+/* Every parameter (weights, then biases, layer by layer), or every gradient
+ * in the same order, in one host array of *n values. */
+static double *all_of(const mlp *net, bool gradients, int64_t *n)
+{
+    *n = 0;
+    for (int l = 0; l < net->nlayers; ++l)
+        *n += tensor_numel(net->layers[l].W) + tensor_numel(net->layers[l].b);
+    double *all = malloc((size_t)*n * sizeof *all), *at = all;
+    for (int l = 0; l < net->nlayers; ++l)
+        for (int k = 0; k < 2; ++k) {
+            const layer *L = &net->layers[l];
+            const tensor *t = gradients ? (k ? L->db : L->dW) : (k ? L->b : L->W);
+            double *v = to_host_f64(t);
+            memcpy(at, v, (size_t)tensor_numel(t) * sizeof *v);
+            at += tensor_numel(t);
+            free(v);
+        }
+    return all;
+}
+
+static double *parameters(const mlp *net, int64_t *n) { return all_of(net, false, n); }
+
+/* Parameters that are not `before - lr * velocity` within float32 rounding. */
+static int64_t sgd_misses(const double *before, const double *after, const double *velocity, int64_t n)
+{
+    int64_t misses = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double expected = before[i] - (double)LR * velocity[i];
+        const double scale = fabs(before[i]) + (double)LR * fabs(velocity[i]) + 1e-30;
+        misses += fabs(after[i] - expected) > 8 * FLT_EPSILON * scale;
+    }
+    return misses;
+}
+
+/* Two steps on d, one on the cpu, from the same network and batches. */
+static void check_step(device d, const dataset *data)
+{
+    stepper on_d, on_cpu;
+    stepper_create(&on_d, d);
+    stepper_create(&on_cpu, device_cpu());
+    int64_t n = 0;
+    double *w0 = parameters(&on_d.net, &n);
+    float loss1 = 0, loss2 = 0, cpu_loss = 0, sum = 0;
+    step_on(&on_d, data, 0);
+    step_on(&on_cpu, data, 0);
+    CHECK(tensor_item(on_d.b.loss, &loss1));
+    CHECK(tensor_item(on_cpu.b.loss, &cpu_loss));
+    double worst = fabs((double)loss1 - cpu_loss) / fabs((double)cpu_loss);
+    for (int l = 0; l < 3; ++l) {
+        worst = fmax(worst, relative_difference(on_d.net.layers[l].dW, on_cpu.net.layers[l].dW));
+        worst = fmax(worst, relative_difference(on_d.net.layers[l].db, on_cpu.net.layers[l].db));
+    }
+    check_that(worst <= CROSS_DEVICE_RTOL, FIRST_STEP,
+               "MLP 784-256-256-10, batch %d: loss %.7f on %s, %.7f on the cpu; worst |a - b| / |b| %.1e "
+               "(tolerance %.0e: two BLAS libraries sum in other orders)",
+               BATCH, (double)loss1, device_name(d), (double)cpu_loss, worst, CROSS_DEVICE_RTOL);
+    double *g1 = all_of(&on_d.net, true, &n), *w1 = parameters(&on_d.net, &n);
+    step_on(&on_d, data, 1);
+    CHECK(tensor_item(on_d.b.loss, &loss2));
+    CHECK(tensor_item(on_d.loss_sum, &sum));
+    double *g2 = all_of(&on_d.net, true, &n), *w2 = parameters(&on_d.net, &n);
+    for (int64_t i = 0; i < n; ++i) g2[i] += (double)MOMENTUM * g1[i]; /* the velocity after step 2 */
+    const int64_t misses = sgd_misses(w0, w1, g1, n) + sgd_misses(w1, w2, g2, n);
+    check_that(
+        misses == 0,
+        "the step: SGD with momentum, after two steps every parameter is W - lr (momentum g1 + g2)",
+        "lr %g, momentum %g: %lld of %lld parameters differ by more than float32 rounding after step 1 "
+        "or 2",
+        (double)LR, (double)MOMENTUM, (long long)misses, (long long)n);
+    check_that(sum == loss1 + loss2, "the step: it adds its loss to the log",
+               "after two steps the log holds %.7f; their losses %.7f + %.7f = %.7f", (double)sum,
+               (double)loss1, (double)loss2, (double)(loss1 + loss2));
+    free(w0), free(w1), free(w2), free(g1), free(g2);
+    stepper_free(&on_d);
+    stepper_free(&on_cpu);
+}
 
 typedef struct training {
+    trainer t;
     epoch_result epochs[EPOCHS];
     double accuracy[EPOCHS];
 } training;
 
-static const int64_t default_sizes[] = { 784, 256, 256, 10 };
-
-static void train_on(device d, const dataset *train, const dataset *test, log_style style, int epochs,
+/* Trains `epochs` epochs; the trainer is kept (the caller frees it). */
+static void train_on(device d, const dataset *train, const dataset *test, train_style style, int epochs,
                      training *out)
 {
-    const train_settings settings = { BATCH, 0.05f, 0.9f, 1 };
-    trainer t;
-    CHECK(trainer_create(&t, d, default_sizes, 4, &settings));
+    CHECK(trainer_create(&out->t, d, default_sizes, 4, &settings));
     for (int e = 0; e < epochs; ++e) {
-        CHECK(train_epoch(&t, train, e, style, &out->epochs[e]));
-        CHECK(evaluate(&t, test, &out->accuracy[e]));
+        must(train_epoch(&out->t, train, e, style, &out->epochs[e]), LEARNING, "an epoch of training");
+        CHECK(evaluate(&out->t, test, &out->accuracy[e]));
     }
-    trainer_free(&t);
 }
 
 static void check_learning(device d, const training *run)
 {
-    check_that(run->accuracy[EPOCHS - 1] >= ACCURACY_THRESHOLD,
-               "learning: held-out accuracy on synthetic digits passes the threshold",
+    check_that(run->accuracy[EPOCHS - 1] >= ACCURACY_THRESHOLD, LEARNING,
                "%.1f%% after %d epochs of %d images, batch %d (threshold %.0f%%; after epoch 1: %.1f%%; loss "
-               "%.3f -> %.3f) "
-               "on %s",
+               "%.3f -> %.3f) on %s",
                100 * run->accuracy[EPOCHS - 1], EPOCHS, TRAIN_SAMPLES, BATCH, 100 * ACCURACY_THRESHOLD,
                100 * run->accuracy[0], run->epochs[0].loss, run->epochs[EPOCHS - 1].loss, device_name(d));
 }
 
-static void check_same_seed(device d, const training *run, const training *cpu_run)
-{
-    double worst = 0.0;
-    for (int e = 0; e < EPOCHS; ++e) {
-        const double a = run->epochs[e].loss, b = cpu_run->epochs[e].loss;
-        worst = fmax(worst, fabs(a - b) / fabs(b));
-    }
-    check_that(
-        worst <= SAME_SEED_RTOL,
-        device_is_gpu(d) ? "same seed: per-epoch losses on this device agree with the cpu's"
-                         : "same seed: a second cpu run gives the same per-epoch losses",
-        "%d epochs, worst relative difference %.1e (tolerance %.0e); last epoch %.7f on %s, %.7f on cpu",
-        EPOCHS, worst, SAME_SEED_RTOL, run->epochs[EPOCHS - 1].loss, device_name(d),
-        cpu_run->epochs[EPOCHS - 1].loss);
-}
-
-/* On a GPU a host read is a blocking device-to-host copy. On the cpu nothing
- * crosses a bus: the counters show no d2h copy at all, and each host read or
- * batch upload counts as a copy within the cpu (d2d): 2 uploads per step plus
- * the reads. */
+/* On a GPU a host read is a blocking device-to-host copy, and so the count of
+ * blocking waits says whether anything else in a step waits. On the cpu
+ * nothing crosses a bus: each host read and each batch upload counts as a copy
+ * within the cpu (d2d). */
 static void check_reads(device d, const epoch_result *on_device, const epoch_result *every_step)
 {
     typedef unsigned long long ull;
     const ull sa = (ull)on_device->steps, sb = (ull)every_step->steps;
     const device_counters *a = &on_device->counters, *b = &every_step->counters;
-    if (device_is_gpu(d)) {
-        check_that(a->d2h_copies == 1, "on-device log: exactly one blocking device-to-host read per epoch",
-                   "%llu d2h copies (%llu bytes), %llu syncs over %llu steps", (ull)a->d2h_copies,
-                   (ull)a->d2h_bytes, (ull)a->syncs, sa);
-        check_that(b->d2h_copies == sb, "item every step: one blocking device-to-host read per step",
-                   "%llu d2h copies, %llu syncs over %llu steps", (ull)b->d2h_copies, (ull)b->syncs, sb);
-        /* The host waits for a staging buffer only when it is two steps ahead of
-         * the device. A blocking upload or a read every step keeps it level. */
-        check_that(
-            4 * on_device->buffer_waits >= on_device->steps && every_step->buffer_waits == 0,
-            "queued uploads: with the on-device log the host runs ahead of the device, with a read every "
-            "step "
-            "it cannot",
-            "on-device: two steps ahead (waited for its staging buffer) at %lld of %llu steps (at least a "
-            "quarter expected; none: are the step's copies the _async ones?); item every step: at %lld of "
-            "%llu",
-            (long long)on_device->buffer_waits, sa, (long long)every_step->buffer_waits, sb);
-    } else {
+    if (!device_is_gpu(d)) {
         check_that(a->d2h_copies == 0 && b->d2h_copies == 0, "cpu: no device-to-host copy in either style",
                    "%llu and %llu d2h copies", (ull)a->d2h_copies, (ull)b->d2h_copies);
         check_that(
             a->d2d_copies == 2 * sa + 1 && b->d2d_copies == 3 * sb,
             "cpu: host reads of the loss, counted as copies within the cpu: one per epoch vs one per step",
-            "on-device: %llu = 2 x %llu batch uploads + 1 read expected; item every step: %llu = 3 x %llu "
-            "(2 uploads + 1 read per step) expected",
-            (ull)a->d2d_copies, sa, (ull)b->d2d_copies, sb);
+            "on-device log: %llu copies, %llu expected (2 x %llu batch uploads + 1 read); item every step: "
+            "%llu, %llu expected (3 x %llu: 2 uploads and 1 read per step)",
+            (ull)a->d2d_copies, 2 * sa + 1, sa, (ull)b->d2d_copies, 3 * sb, sb);
+        return;
     }
+    check_that(a->d2h_copies == 1, "on-device log: exactly one blocking device-to-host read per epoch",
+               "%llu d2h copies (%llu bytes) over %llu steps", (ull)a->d2h_copies, (ull)a->d2h_bytes, sa);
+    check_that(b->d2h_copies == sb, "item every step: one blocking device-to-host read per step",
+               "%llu d2h copies over %llu steps", (ull)b->d2h_copies, sb);
+    /* The host may wait for a staging buffer when it is two steps ahead of the
+     * device (often on a simulated GPU, never on a GPU faster than the host);
+     * any other wait is a step that blocks. */
+    check_that(
+        a->syncs == (ull)on_device->buffer_waits + 1 && b->syncs == sb,
+        "nothing in a step waits: the host waits only for a staging buffer and for the log's reads",
+        "on-device log: %llu blocking waits, %lld + 1 expected (%lld for a staging buffer, 1 read); item "
+        "every step: %llu, %llu expected (its reads)",
+        (ull)a->syncs, (long long)on_device->buffer_waits, (long long)on_device->buffer_waits, (ull)b->syncs,
+        sb);
 }
 
-/* ==== 5. the IDX reader ================================================================ */
+/* ==== Step 5: the captured step ============================================================== */
 
-typedef struct idx_files {
-    char images[64], labels[64];
-} idx_files;
-
-static void make_temp(char *path, size_t size)
+static void check_captured(device d, const dataset *data)
 {
-    snprintf(path, size, "/tmp/lab05-idx-XXXXXX");
-    const int fd = mkstemp(path);
-    if (fd < 0) {
-        perror("mkstemp");
-        exit(CHECK_FAILS);
+    const char *same = "captured step: the same losses and parameters as the eager step";
+    const char *one = "captured step: one host launch per step, replaying the eager step's operations";
+    trainer eager, captured;
+    epoch_result e[2], c[2];
+    char why[512];
+    CHECK(trainer_create(&eager, d, default_sizes, 4, &settings));
+    CHECK(trainer_create(&captured, d, default_sizes, 4, &settings));
+    must(train_epoch(&eager, data, 0, STYLE_ON_DEVICE, &e[0]), same, "an eager epoch");
+    if (worked(train_epoch(&captured, data, 0, STYLE_CAPTURED, &c[0]), why, sizeof why)) {
+        double worst = fabs(c[0].loss - e[0].loss) / e[0].loss;
+        for (int l = 0; l < 3; ++l) {
+            worst = fmax(worst, relative_difference(captured.net.layers[l].W, eager.net.layers[l].W));
+            worst = fmax(worst, relative_difference(captured.net.layers[l].b, eager.net.layers[l].b));
+        }
+        check_that(worst <= CAPTURED_RTOL, same,
+                   "one epoch of %lld images: loss %.7f captured, %.7f eager; worst |a - b| / |b| over the "
+                   "loss and the parameters %.1e (tolerance %.0e)",
+                   (long long)data->count, c[0].loss, e[0].loss, worst, CAPTURED_RTOL);
+    } else {
+        check_that(false, same, "training with the captured step failed: %s", why);
     }
-    close(fd);
+    /* The second epochs make no new batch tensors: eagerly, a fill of the log
+     * and the step's K operations per step are all they launch. */
+    must(train_epoch(&eager, data, 1, STYLE_ON_DEVICE, &e[1]), one, "an eager epoch");
+    if (worked(train_epoch(&captured, data, 1, STYLE_CAPTURED, &c[1]), why, sizeof why)) {
+        typedef unsigned long long ull;
+        const ull steps = (ull)e[1].steps, k = (e[1].counters.launches - 1) / steps;
+        check_that(c[1].counters.launches == steps + 1 && c[1].counters.replayed == steps * k &&
+                       c[0].captures == 2 && c[1].captures == 0,
+                   one,
+                   "%llu steps of %llu operations eagerly (%llu launches); captured: %llu launches and %llu "
+                   "operations replayed (%llu and %llu expected: one launch per step and the log's fill); "
+                   "%lld then %lld graphs captured (2 then 0 expected: one per batch size, then reused)",
+                   steps, k, (ull)e[1].counters.launches, (ull)c[1].counters.launches,
+                   (ull)c[1].counters.replayed, steps + 1, steps * k, (long long)c[0].captures,
+                   (long long)c[1].captures);
+    } else {
+        check_that(false, one, "training with the captured step failed: %s", why);
+    }
+    trainer_free(&eager);
+    trainer_free(&captured);
 }
 
-/* Rewrites byte `at` of a file, or its length (truncated or grown by zeros). */
-static void poke_byte(const char *path, long at, unsigned char value)
+/* ==== Step 6: saved and loaded =============================================================== */
+
+#define SAVED "saved: the file holds layers.<i>.weight [in, out] and layers.<i>.bias [out], nothing else"
+#define COPIES "saved and loaded: one copy per tensor each way"
+#define ON_CPU "loaded on the cpu: the held-out accuracy of the trained network"
+
+/* The parameters' bytes, for "unchanged" and "bit-identical". */
+static bool same_parameters(const double *a, const double *b, int64_t n)
 {
-    FILE *f = fopen(path, "r+b");
-    if (!f || fseek(f, at, SEEK_SET) != 0 || fputc(value, f) == EOF) exit(CHECK_FAILS);
-    fclose(f);
+    return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
-static void set_length(const char *path, long length)
+/* Writes a network of other sizes to `path`. */
+static void save_other(const char *path, const int64_t *sizes, int nsizes)
 {
-    if (truncate(path, length) != 0) exit(CHECK_FAILS);
+    mlp other;
+    CHECK(mlp_create(&other, device_cpu(), sizes, nsizes, 9));
+    CHECK(lab_save_parameters(&other, path, NULL));
+    mlp_free(&other);
 }
 
-/* Loads the pair and expects a refusal whose message names the file and says `what`. */
-static bool refused(const idx_files *f, const char *bad_file, const char *what, char *message, size_t size)
+/* Loads `path` into net, which must refuse it naming the file and leave the network as it was. */
+static void check_refused(mlp *net, const char *path, const char *claim, const char *what)
 {
-    dataset d;
+    int64_t n = 0;
+    double *before = parameters(net, &n);
     clear_error();
-    const status s = dataset_load_idx(&d, f->images, f->labels);
-    snprintf(message, size, "%s", last_error());
-    if (s == STATUS_OK) dataset_free(&d);
-    return s == STATUS_IO_FAILED && strstr(message, what) && strstr(message, bad_file);
+    const status s = lab_load_parameters(net, path);
+    if (s == STATUS_TODO) CHECK(s);
+    char message[512];
+    snprintf(message, sizeof message, "%s", last_error());
+    double *after = parameters(net, &n);
+    check_that(s != STATUS_OK && strstr(message, path), claim, "%s: %s", what,
+               s == STATUS_OK ? "loaded without a word" : message);
+    check_that(same_parameters(before, after, n), "a refused file leaves the network as it was",
+               "%s: the network's parameters %s", what,
+               same_parameters(before, after, n) ? "unchanged" : "CHANGED");
+    free(before), free(after);
 }
 
-static void check_idx_reader(void)
+static void check_saved(device d, training *run, const dataset *test, const char *dir)
 {
-    dataset good, back;
-    idx_files f;
-    make_temp(f.images, sizeof f.images);
-    make_temp(f.labels, sizeof f.labels);
-    CHECK(dataset_synthetic(&good, 5, 3));
-    CHECK(dataset_write_idx(&good, f.images, f.labels));
-    CHECK(dataset_load_idx(&back, f.images, f.labels));
-    double worst = 0.0;
-    for (int64_t i = 0; i < good.count * dataset_pixels(&good); ++i)
-        worst = fmax(worst, fabs(good.images[i] - back.images[i]));
-    const bool same_labels = memcmp(good.labels, back.labels, sizeof(int32_t) * (size_t)good.count) == 0;
-    check_that(back.count == 5 && back.rows == 28 && back.cols == 28 && same_labels &&
-                   worst <= 0.5 / 255 + 1e-6,
-               "IDX: a good file pair reads back", "%lld images of %lldx%lld, labels %s, pixels within %.4f",
-               (long long)back.count, (long long)back.rows, (long long)back.cols,
-               same_labels ? "equal" : "DIFFER", worst);
-    dataset_free(&back);
-
-    const long image_bytes = 16 + 5 * 784;
-    char m1[512], m2[512], m3[512], m4[512];
-    set_length(f.images, image_bytes - 100);
-    const bool truncated = refused(&f, f.images, "truncated", m1, sizeof m1);
-    CHECK(dataset_write_idx(&good, f.images, f.labels));
-    poke_byte(f.images, 3, 0x01); /* 0x00000801: a labels file where images are expected */
-    const bool magic = refused(&f, f.images, "wrong magic", m2, sizeof m2);
-    CHECK(dataset_write_idx(&good, f.images, f.labels));
-    set_length(f.labels, 8 + 5 + 3);
-    const bool size = refused(&f, f.labels, "wrong size", m3, sizeof m3);
-    CHECK(dataset_write_idx(&good, f.images, f.labels));
-    poke_byte(f.labels, 8 + 2, 42);
-    const bool label = refused(&f, f.labels, "labels must be 0 to 9", m4, sizeof m4);
-    check_that(truncated, "IDX: a truncated images file is refused", "%s", m1);
-    check_that(magic, "IDX: a wrong magic number is refused", "%s", m2);
-    check_that(size, "IDX: a file longer than its header says is refused", "%s", m3);
-    check_that(label, "IDX: a label out of range is refused", "%s", m4);
-    remove(f.images);
-    remove(f.labels);
-    dataset_free(&good);
+    typedef unsigned long long ull;
+    char path[512], other[512];
+    snprintf(path, sizeof path, "%s/mlp.safetensors", dir);
+    snprintf(other, sizeof other, "%s/other.safetensors", dir);
+    mlp *net = &run->t.net;
+    device_counters saving, loading;
+    CHECK(device_synchronize(d));
+    CHECK(counters_reset(d));
+    must(lab_save_parameters(net, path, "{\"by\": \"check05\"}"), SAVED, "lab_save_parameters");
+    CHECK(counters_read(d, &saving));
+    /* The file: exactly the network's tensors, named as PyTorch's state_dict. */
+    safetensors_file *f;
+    CHECK(safetensors_open(&f, path));
+    int right = 0;
+    for (int l = 0; l < 3; ++l)
+        for (int k = 0; k < 2; ++k) {
+            char name[32];
+            safetensors_info info;
+            snprintf(name, sizeof name, "layers.%d.%s", l, k ? "bias" : "weight");
+            const shape want =
+                k ? shape1(default_sizes[l + 1]) : shape2(default_sizes[l], default_sizes[l + 1]);
+            right += safetensors_find(f, name, &info) == STATUS_OK && info.type == DTYPE_F32 &&
+                     info.shp.ndim == want.ndim && info.shp.dims[0] == want.dims[0] &&
+                     info.shp.dims[want.ndim - 1] == want.dims[want.ndim - 1];
+        }
+    const int count = safetensors_count(f);
+    safetensors_close(f);
+    check_that(right == 6 && count == 6,
+               "saved: the file holds layers.<i>.weight [in, out] and layers.<i>.bias [out], nothing else",
+               "%d of 6 tensors with the right name, dtype and shape; %d tensors in the file", right, count);
+    /* Loaded on the same device: the same network, bit for bit. */
+    trainer copy;
+    CHECK(trainer_create(&copy, d, default_sizes, 4, &(train_settings){ BATCH, LR, MOMENTUM, 77 }));
+    CHECK(counters_reset(d));
+    must(lab_load_parameters(&copy.net, path), COPIES, "lab_load_parameters of the file just saved");
+    CHECK(counters_read(d, &loading));
+    const ull per_save = device_is_gpu(d) ? saving.d2h_copies : saving.d2d_copies;
+    const ull per_load = device_is_gpu(d) ? loading.h2d_copies : loading.d2d_copies;
+    check_that(per_save == 6 && per_load == 6, COPIES,
+               "%llu %s copies to save, %llu %s copies to load the network's 6 tensors", per_save,
+               device_is_gpu(d) ? "device-to-host" : "(cpu)", per_load,
+               device_is_gpu(d) ? "host-to-device" : "(cpu)");
+    mlp_batch *b = &run->t.batches[0], *b2 = &copy.batches[0];
+    CHECK(mlp_batch_create(&copy.net, BATCH, b2));
+    CHECK(tensor_copy_from_host(b->x, test->images, BATCH * 784));
+    CHECK(tensor_copy_from_host(b2->x, test->images, BATCH * 784));
+    CHECK(mlp_forward(net, b));
+    CHECK(mlp_forward(&copy.net, b2));
+    const bool identical = relative_difference(b2->out[2], b->out[2]) == 0.0;
+    check_that(identical, "loaded on the same device: bit-identical logits", "%d images' logits on %s: %s",
+               BATCH, device_name(d), identical ? "identical" : "DIFFER");
+    /* Loaded on the cpu: the same predictions, to float32 rounding. */
+    trainer cpu;
+    double accuracy = 0.0;
+    CHECK(trainer_create(&cpu, device_cpu(), default_sizes, 4, &settings));
+    must(lab_load_parameters(&cpu.net, path), ON_CPU, "lab_load_parameters on the cpu");
+    CHECK(evaluate(&cpu, test, &accuracy));
+    const double trained = run->accuracy[EPOCHS - 1];
+    check_that(fabs(accuracy - trained) <= 0.01,
+               "loaded on the cpu: the held-out accuracy of the trained network",
+               "%.2f%% on the cpu, %.2f%% on %s (within 1 point: rounding may flip a borderline image)",
+               100 * accuracy, 100 * trained, device_name(d));
+    /* Another network's file: refused, and nothing loaded. */
+    const int64_t smaller[] = { 784, 256, 128, 10 }, deeper[] = { 784, 256, 256, 10, 10 };
+    save_other(other, smaller, 4);
+    check_refused(&copy.net, other, "another network's file is refused, naming the file",
+                  "784-256-128-10 into 784-256-256-10 (layer 0 alike)");
+    save_other(other, deeper, 5);
+    check_refused(&copy.net, other, "a file with a layer more is refused, naming the file",
+                  "784-256-256-10-10 into 784-256-256-10 (the first three layers alike)");
+    remove(other), remove(path);
+    trainer_free(&cpu);
+    trainer_free(&copy);
 }
 
 int main(int argc, char **argv)
 {
     device d = check_device(argc, argv);
     check_gradients(d);
+    check_accumulate(d);
+    check_upload(d);
 
-    dataset train, test;
+    dataset train, test, head;
     CHECK(dataset_synthetic(&train, TRAIN_SAMPLES, 1));
     CHECK(dataset_synthetic(&test, HELDOUT_SAMPLES, 1001));
-    static training run, cpu_run, every_step;
-    train_on(d, &train, &test, LOG_ON_DEVICE, EPOCHS, &run);
+    check_step(d, &train);
+    static training run, every_step;
+    train_on(d, &train, &test, STYLE_ON_DEVICE, EPOCHS, &run);
     check_learning(d, &run);
-    train_on(device_cpu(), &train, &test, LOG_ON_DEVICE, EPOCHS, &cpu_run);
-    check_same_seed(d, &run, &cpu_run);
-    dataset head;
     CHECK(dataset_head(&train, EVERY_STEP_SAMPLES, &head));
-    train_on(d, &head, &test, LOG_EVERY_STEP, 1, &every_step);
+    train_on(d, &head, &test, STYLE_ITEM_EVERY_STEP, 1, &every_step);
+    trainer_free(&every_step.t);
     dataset_free(&head);
     check_reads(d, &run.epochs[EPOCHS - 1], &every_step.epochs[0]);
+
+    CHECK(dataset_head(&train, CAPTURE_SAMPLES, &head));
+    check_captured(d, &head);
+    dataset_free(&head);
+
+    char dir[] = "/tmp/check05-XXXXXX";
+    if (!mkdtemp(dir)) CHECK(fail(STATUS_IO_FAILED, "check: no scratch directory in /tmp"));
+    check_saved(d, &run, &test, dir);
+    rmdir(dir);
+    trainer_free(&run.t);
     dataset_free(&train);
     dataset_free(&test);
-
-    check_idx_reader();
     return check_finish("05_training_loop");
 }

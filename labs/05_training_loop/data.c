@@ -136,6 +136,32 @@ status dataset_synthetic(dataset *out, int64_t count, uint64_t seed)
     return STATUS_OK;
 }
 
+status dataset_for_run(const char *dir, int64_t samples, uint64_t seed, dataset *train, dataset *test)
+{
+    if (!train || !test || samples < 0 || (!dir && samples < 1))
+        return fail(STATUS_BAD_ARGUMENT,
+                    "dataset_for_run: give the datasets and, without a directory, samples >= 1");
+    memset(train, 0, sizeof *train), memset(test, 0, sizeof *test);
+    if (!dir) {
+        status s = dataset_synthetic(train, samples, seed);
+        if (s == STATUS_OK) s = dataset_synthetic(test, samples / 4 > 500 ? samples / 4 : 500, seed + 1000);
+        if (s != STATUS_OK) dataset_free(train);
+        return s;
+    }
+    dataset all;
+    status s = dataset_load_mnist_dir(dir, &all, test);
+    if (s != STATUS_OK) return s;
+    if (all.rows != SYNTHETIC_SIDE || all.cols != SYNTHETIC_SIDE)
+        s = fail(STATUS_IO_FAILED,
+                 "%s: its images are %" PRId64 "x%" PRId64 "; the lab's networks take %dx%d", dir, all.rows,
+                 all.cols, SYNTHETIC_SIDE, SYNTHETIC_SIDE);
+    if (s == STATUS_OK)
+        s = dataset_head(&all, samples > 0 && samples < all.count ? samples : all.count, train);
+    dataset_free(&all);
+    if (s != STATUS_OK) dataset_free(test);
+    return s;
+}
+
 status dataset_head(const dataset *src, int64_t count, dataset *out)
 {
     if (!src || !out || count < 1 || count > src->count)

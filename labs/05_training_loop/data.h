@@ -29,9 +29,20 @@ static inline int64_t dataset_pixels(const dataset *d) { return d->rows * d->col
 /* `count` synthetic 28x28 digits drawn from `seed`. */
 status dataset_synthetic(dataset *out, int64_t count, uint64_t seed);
 
+/* A run's training and held-out images: with `dir`, the MNIST files there
+ * (the first `samples` training images, or all when samples is 0; 28x28
+ * images only, what the lab's networks take); else
+ * `samples` synthetic digits drawn from `seed` and a quarter as many (at
+ * least 500) held out, drawn from seed + 1000. */
+status dataset_for_run(const char *dir, int64_t samples, uint64_t seed, dataset *train, dataset *test);
+
 /* One images file (IDX magic 0x00000803) and its labels file (0x00000801).
  * Fails with STATUS_IO_FAILED and a message naming the file and what is wrong:
- * missing, truncated, wrong magic number, sizes that disagree, bad labels. */
+ * missing, not a regular file (a directory, a FIFO, a device: refused without
+ * waiting or reading), truncated, wrong magic number, longer than its header
+ * says, counts that disagree, bad labels. Both headers are checked against
+ * their files' sizes before any data is read, and no more data is read than
+ * the headers announce. */
 status dataset_load_idx(dataset *out, const char *images_path, const char *labels_path);
 
 /* The four MNIST files in `dir`: train-{images-idx3,labels-idx1}-ubyte for

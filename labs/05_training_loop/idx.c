@@ -5,7 +5,10 @@
  *   labels (magic 0x00000801):  magic, count, count labels
  * The magic's third byte is the type (0x08: unsigned byte), its fourth the number
  * of dimensions. A file that does not match is refused with what is wrong, since
- * "loss: nan" after loading garbage teaches nothing. */
+ * "loss: nan" after loading garbage teaches nothing; and it is refused before
+ * its data is read: only a regular file is opened (never waiting on a FIFO),
+ * and the header is checked against the file's size first, so a huge file
+ * that claims to be small costs a stat and 16 bytes, not its length. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "data.h"
+#include "labkit/files.h"
 
 #define IDX_IMAGES_MAGIC 0x00000803u
 #define IDX_LABELS_MAGIC 0x00000801u
@@ -29,36 +33,6 @@ static void put_big_endian_u32(unsigned char *p, uint32_t v)
     p[3] = (unsigned char)v;
 }
 
-/* The whole file in memory (malloc'd into *bytes, its length in *size). */
-static status read_file(const char *path, unsigned char **bytes, size_t *size)
-{
-    *bytes = NULL, *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return fail(STATUS_IO_FAILED,
-                    "%s: cannot open it (%s).\n  hint: --data DIR needs the four MNIST files, "
-                    "unzipped (gunzip *.gz)",
-                    path, strerror(errno));
-    size_t capacity = 1 << 20, used = 0;
-    unsigned char *buf = malloc(capacity);
-    while (buf) {
-        used += fread(buf + used, 1, capacity - used, f);
-        if (used < capacity) break;
-        unsigned char *bigger = realloc(buf, capacity * 2);
-        if (!bigger) free(buf);
-        buf = bigger, capacity *= 2;
-    }
-    const int read_error = ferror(f);
-    fclose(f);
-    if (!buf) return fail(STATUS_OUT_OF_MEMORY, "%s: no host memory to read it", path);
-    if (read_error) {
-        free(buf);
-        return fail(STATUS_IO_FAILED, "%s: read error", path);
-    }
-    *bytes = buf, *size = used;
-    return STATUS_OK;
-}
-
 static const char *magic_meaning(uint32_t magic)
 {
     if (magic == IDX_IMAGES_MAGIC) return "an IDX images file";
@@ -69,46 +43,87 @@ static const char *magic_meaning(uint32_t magic)
     return "not an IDX file";
 }
 
-/* Checks the header of an IDX file held in `bytes`: its length, magic number
- * and dimensions, and that the data is exactly as long as they say. */
-static status check_idx(const char *path, const unsigned char *bytes, size_t size, uint32_t magic, int ndims,
-                        uint32_t dims[3])
+/* One IDX file, opened and its header checked against the file's size. */
+typedef struct idx_file {
+    const char *path;
+    FILE *f;          /* positioned at the data */
+    uint32_t dims[3]; /* count, then rows and cols for images */
+    uint64_t values;  /* the data's bytes, as the header announces them */
+} idx_file;
+
+/* Opens `path` without blocking (a regular file only: files.h), reads its
+ * header alone and checks its magic number and dimensions, and that the file
+ * is exactly as long as they say, before a byte of data is read. */
+static status idx_open(idx_file *x, const char *path, uint32_t magic, int ndims)
 {
-    const size_t header = 4 + 4 * (size_t)ndims;
+    memset(x, 0, sizeof *x);
+    x->path = path;
     const char *what = magic == IDX_IMAGES_MAGIC ? "images" : "labels";
-    if (size < 4)
+    int64_t size = 0;
+    if (input_open(path, &x->f, &size) != STATUS_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", last_error());
+        if (!strstr(why, "cannot open")) return fail(STATUS_IO_FAILED, "%s", why); /* not a regular file */
         return fail(STATUS_IO_FAILED,
-                    "%s: truncated: %zu bytes, too short for an IDX header (%zu bytes for %s)", path, size,
-                    header, what);
-    const uint32_t found = big_endian_u32(bytes);
+                    "%s\n  hint: --data DIR needs the four MNIST files, unzipped (gunzip *.gz)", why);
+    }
+    unsigned char header[16];
+    const size_t header_size = 4 + 4 * (size_t)ndims;
+    const size_t got = fread(header, 1, size < (int64_t)header_size ? (size_t)size : header_size, x->f);
+    if (got < 4)
+        return fail(STATUS_IO_FAILED,
+                    "%s: truncated: %zu bytes, too short for an IDX header (%zu bytes for %s)", path, got,
+                    header_size, what);
+    const uint32_t found = big_endian_u32(header);
     if (found != magic)
         return fail(STATUS_IO_FAILED,
-                    "%s: wrong magic number 0x%08" PRIX32 " (%s); an IDX %s file starts with "
-                    "0x%08" PRIX32,
+                    "%s: wrong magic number 0x%08" PRIX32 " (%s); an IDX %s file starts with 0x%08" PRIX32,
                     path, found, magic_meaning(found), what, magic);
-    if (size < header)
+    if (got < header_size)
         return fail(STATUS_IO_FAILED, "%s: truncated: %zu bytes, too short for its %zu-byte header", path,
-                    size, header);
-    uint64_t values = 1;
+                    got, header_size);
+    x->values = 1;
     for (int i = 0; i < ndims; ++i) {
-        dims[i] = big_endian_u32(bytes + 4 + 4 * i);
-        if (dims[i] == 0 || (i > 0 && dims[i] > IDX_MAX_SIDE))
+        x->dims[i] = big_endian_u32(header + 4 + 4 * i);
+        if (x->dims[i] == 0 || (i > 0 && x->dims[i] > IDX_MAX_SIDE))
             return fail(STATUS_IO_FAILED, "%s: dimension %d is %" PRIu32 "; it must be 1 to %d", path, i,
-                        dims[i], i == 0 ? INT32_MAX : IDX_MAX_SIDE);
-        values *= dims[i];
+                        x->dims[i], i == 0 ? INT32_MAX : IDX_MAX_SIDE);
+        x->values *= x->dims[i];
     }
-    const uint64_t expected = header + values;
-    if (size < expected)
+    const uint64_t expected = header_size + x->values, actual = (uint64_t)size;
+    if (actual < expected)
         return fail(STATUS_IO_FAILED,
                     "%s: truncated: its header announces %" PRIu64 " bytes of %s data (%zu + %" PRIu64
-                    " bytes in all) but the file has %zu",
-                    path, values, what, header, expected, size);
-    if (size > expected)
+                    " bytes in all) but the file has %" PRIu64,
+                    path, x->values, what, header_size, expected, actual);
+    if (actual > expected)
         return fail(STATUS_IO_FAILED,
-                    "%s: wrong size: %zu bytes, %" PRIu64 " more than its header announces "
-                    "(%zu + %" PRIu64 ")",
-                    path, size, size - expected, header, values);
+                    "%s: wrong size: %" PRIu64 " bytes, %" PRIu64
+                    " more than its header announces (%zu + %" PRIu64 ")",
+                    path, actual, actual - expected, header_size, x->values);
     return STATUS_OK;
+}
+
+/* The data the header announced, and not a byte more, into a new buffer. */
+static status idx_read_data(idx_file *x, unsigned char **out)
+{
+    *out = malloc(x->values ? (size_t)x->values : 1);
+    if (!*out)
+        return fail(STATUS_OUT_OF_MEMORY, "%s: no host memory for its %" PRIu64 " bytes of data", x->path,
+                    x->values);
+    const size_t got = fread(*out, 1, (size_t)x->values, x->f);
+    if (got == x->values) return STATUS_OK;
+    free(*out);
+    *out = NULL;
+    return fail(STATUS_IO_FAILED,
+                "%s: %s after %zu of its %" PRIu64 " bytes of data (did it change while read?)", x->path,
+                ferror(x->f) ? "read error" : "ended", got, x->values);
+}
+
+static void idx_close(idx_file *x)
+{
+    if (x->f) fclose(x->f);
+    x->f = NULL;
 }
 
 /* Pixels as floats in [0, 1], labels checked against the class count. */
@@ -126,32 +141,34 @@ static status fill_dataset(dataset *out, const unsigned char *pixels, const unsi
     return STATUS_OK;
 }
 
+/* Both headers are checked, and their counts compared, before either file's
+ * data is read. */
 status dataset_load_idx(dataset *out, const char *images_path, const char *labels_path)
 {
     if (!out || !images_path || !labels_path)
         return fail(STATUS_BAD_ARGUMENT, "dataset_load_idx: NULL argument");
     memset(out, 0, sizeof *out);
-    unsigned char *img = NULL, *lab = NULL;
-    size_t img_size = 0, lab_size = 0;
-    uint32_t idims[3] = { 0 }, ldims[3] = { 0 };
-    status s = read_file(images_path, &img, &img_size);
-    if (s == STATUS_OK) s = check_idx(images_path, img, img_size, IDX_IMAGES_MAGIC, 3, idims);
-    if (s == STATUS_OK) s = read_file(labels_path, &lab, &lab_size);
-    if (s == STATUS_OK) s = check_idx(labels_path, lab, lab_size, IDX_LABELS_MAGIC, 1, ldims);
-    if (s == STATUS_OK && idims[0] != ldims[0])
+    idx_file img = { 0 }, lab = { 0 };
+    unsigned char *pixels = NULL, *labels = NULL;
+    status s = idx_open(&img, images_path, IDX_IMAGES_MAGIC, 3);
+    if (s == STATUS_OK) s = idx_open(&lab, labels_path, IDX_LABELS_MAGIC, 1);
+    if (s == STATUS_OK && img.dims[0] != lab.dims[0])
         s = fail(STATUS_IO_FAILED, "%s has %" PRIu32 " images but %s has %" PRIu32 " labels; they must match",
-                 images_path, idims[0], labels_path, ldims[0]);
+                 images_path, img.dims[0], labels_path, lab.dims[0]);
+    if (s == STATUS_OK) s = idx_read_data(&img, &pixels);
+    if (s == STATUS_OK) s = idx_read_data(&lab, &labels);
     if (s == STATUS_OK) {
-        /* dataset_alloc is data.c's; allocate here the same way. */
-        out->count = idims[0], out->rows = idims[1], out->cols = idims[2];
+        out->count = img.dims[0], out->rows = img.dims[1], out->cols = img.dims[2];
         out->images = malloc((size_t)(out->count * dataset_pixels(out)) * sizeof(float));
         out->labels = malloc((size_t)out->count * sizeof(int32_t));
         s = out->images && out->labels
-                ? fill_dataset(out, img + 16, lab + 8, labels_path)
-                : fail(STATUS_OUT_OF_MEMORY, "%s: no host memory for the images", images_path);
+                ? fill_dataset(out, pixels, labels, labels_path)
+                : fail(STATUS_OUT_OF_MEMORY, "%s: no host memory for the images as floats", images_path);
     }
-    free(img);
-    free(lab);
+    idx_close(&img);
+    idx_close(&lab);
+    free(pixels);
+    free(labels);
     if (s != STATUS_OK) dataset_free(out);
     return s;
 }

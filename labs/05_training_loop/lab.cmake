@@ -1,3 +1,14 @@
-# Lab 05's own sources, compiled into all four programs: the MLP, the epoch
+# Lab 05's own sources, compiled into all its programs: the MLP, the epoch
 # loop, the synthetic digits and the IDX reader (none of them student work).
 list(APPEND LAB_SOURCES ${dir}/mlp.c ${dir}/train.c ${dir}/data.c ${dir}/idx.c)
+
+# test05_inputs: that given code against bad inputs (IDX files that lie or are
+# no files at all, networks too large for a device), on its own: the test
+# 05_training_loop.unit.inputs. It links the skeleton's lab.c only because
+# mlp.c and train.c call the student's functions; it never runs them.
+add_executable(test${LAB_NN}_inputs ${dir}/test_inputs.c ${dir}/lab.c $<TARGET_OBJECTS:lab_given_${LAB_NN}>)
+labkit_lab_options(test${LAB_NN}_inputs ${dir})
+set_target_properties(test${LAB_NN}_inputs PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/${LAB_NAME})
+add_test(NAME ${LAB_NAME}.unit.inputs COMMAND test${LAB_NN}_inputs)
+set_tests_properties(${LAB_NAME}.unit.inputs PROPERTIES LABELS unit TIMEOUT 120
+                     ENVIRONMENT "LABKIT_SIM_GPUS=2;LABKIT_SIM_MEMORY=1G")

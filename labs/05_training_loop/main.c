@@ -1,21 +1,18 @@
 /* Lab 05: a training loop on a device, with its log kept on the device.
  *
- * Trains a small MLP (default 784-256-256-10, ReLU, softmax cross-entropy, SGD
- * with momentum) for a few epochs on each device present (the CPU and every GPU,
- * real or simulated; --device picks one), on built-in synthetic digits or on
- * MNIST (--data DIR). Every device trains twice from the same seed, once per
- * way of logging the loss:
- *   item every step   the host reads each step's loss: one blocking read per step
- *   on-device         each step adds its loss to a sum on the device; one read per epoch
- * and prints, per epoch, the loss, the held-out accuracy, the time of each style
- * and the blocking device-to-host reads each one made (counted by the library),
- * then how often the host ran two steps ahead of the device: the batches go up
- * by queued copies from two pinned staging buffers (train.c), so only a read
- * every step holds the host back.
+ * Trains an MLP (default 784-256-256-10) on the cpu and on the first GPU, real
+ * or simulated (--device picks one), on synthetic digits or MNIST (--data DIR),
+ * three times from the same seed, once per style of step:
+ *   item every step   the host reads each step's loss: it waits for the device every step
+ *   on-device log     each step adds its loss to a sum on the device, read once per epoch
+ *   captured step     the on-device log, the step recorded once and replayed as one launch
+ * One row per device, style and epoch (loss, held-out accuracy, time per step
+ * and the host's share, launches per step, reads and waits counted by the
+ * library), then a takeaway. --save FILE saves what the last device trained
+ * and evaluates the file on the cpu; --load FILE evaluates saved parameters.
  *
- *   ./lab run 05                                   every device, synthetic digits
- *   LABKIT_SIM_GPUS=2 ./lab run 05 -- --device sim:0 --epochs 3
- *   ./lab run 05 -- --data ~/mnist --plot loss.png
+ *   ./lab run 05                                    the cpu and the first GPU
+ *   LABKIT_SIM_GPUS=2 ./lab run 05 -- --device sim:0 --epochs 3 --plot loss.png
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,260 +22,229 @@
 #include "train.h"
 
 #define MAX_EPOCHS 50
-#define STYLES 2
 
 typedef struct options {
-    const char *layers, *data_dir;
+    const char *layers, *data_dir, *save_path, *load_path;
     int epochs, batch, samples, seed;
     double lr, momentum;
 } options;
 
-/* What one device did: per style and epoch. */
-typedef struct device_run {
-    device dev;
-    epoch_result epochs[STYLES][MAX_EPOCHS];
-    double accuracy[STYLES][MAX_EPOCHS];
-} device_run;
+/* What every part of the run shares. */
+typedef struct experiment {
+    options o;
+    int64_t sizes[MLP_MAX_LAYERS + 1];
+    int nsizes, runs; /* runs: devices x styles */
+    dataset train, test;
+    results *r;
+    progress p;
+    char saved[512]; /* --save: what was saved, printed after the table */
+} experiment;
 
-static void load_data(const options *o, bool quick, dataset *train, dataset *test)
+/* What one style did on one device: medians over the epochs after the first (which warms up and captures
+ * the graphs), the last epoch, and the held-out accuracy after it. */
+typedef struct style_run {
+    double us_per_step, host_us, accuracy;
+    epoch_result last;
+} style_run;
+
+static const results_column columns[] = {
+    { "device", RESULTS_TEXT, NULL, "%s", 6 },
+    { "style", RESULTS_TEXT, NULL, "%s", 15 },
+    { "epoch", RESULTS_NUMBER, NULL, "%.0f", 5 },
+    { "loss", RESULTS_NUMBER, NULL, "%.4f", 6 },
+    { "accuracy_percent", RESULTS_NUMBER, "held-out", "%.1f%%", 8 },
+    { "us_per_step", RESULTS_NUMBER, "us/step", "%.0f", 7 },
+    { "host_us_per_step", RESULTS_NUMBER, "host us", "%.1f", 7 },
+    { "launches_per_step", RESULTS_NUMBER, "launches", "%.1f", 8 },
+    { "d2h_reads", RESULTS_NUMBER, "reads", "%.0f", 5 },
+    { "waits", RESULTS_NUMBER, "waits", "%.0f", 5 },
+    { "buffer_waits", RESULTS_NUMBER, "buffer waits", "%.0f", 12 },
+};
+
+static void add_row(results *r, device d, train_style style, int epoch, const epoch_result *e, double acc)
 {
-    if (o->data_dir) {
-        dataset all;
-        CHECK(dataset_load_mnist_dir(o->data_dir, &all, test));
-        const int64_t n = o->samples > 0 && o->samples < all.count ? o->samples : all.count;
-        CHECK(dataset_head(&all, n, train));
-        dataset_free(&all);
-        return;
-    }
-    const int64_t n = o->samples > 0 ? o->samples : quick ? 3000 : 12000;
-    CHECK(dataset_synthetic(train, n, (uint64_t)o->seed));
-    CHECK(dataset_synthetic(test, n / 4 > 500 ? n / 4 : 500, (uint64_t)o->seed + 1000)); /* held out */
+    const double steps = (double)e->steps;
+    results_row(r);
+    results_text(r, "device", device_name(d));
+    results_text(r, "style", style_name(style));
+    results_number(r, "epoch", epoch + 1);
+    results_number(r, "loss", e->loss);
+    results_number(r, "accuracy_percent", 100.0 * acc);
+    results_number(r, "us_per_step", 1e6 * e->seconds / steps);
+    results_number(r, "host_us_per_step", 1e6 * e->host_seconds / steps);
+    results_number(r, "launches_per_step", (double)e->counters.launches / steps);
+    results_number(r, "d2h_reads", (double)e->counters.d2h_copies);
+    results_number(r, "waits", (double)e->counters.syncs);
+    results_number(r, "buffer_waits", (double)e->buffer_waits);
 }
 
-/* Trains a fresh network (same seed) with one logging style, all epochs. */
-static void run_style(const options *o, const int64_t *sizes, int nsizes, const dataset *train,
-                      const dataset *test, log_style style, device_run *run)
+/* --save: the trained parameters to the file, then loaded on the cpu and evaluated there. */
+static void save_and_reload(experiment *x, trainer *t, double accuracy)
 {
+    char meta[512];
+    const device d = t->net.dev;
+    snprintf(meta, sizeof meta, "{\"layers\": \"%s\", \"epochs\": \"%d\", \"trained_on\": \"%s\"}",
+             x->o.layers, x->o.epochs, device_name(d));
+    device_counters c;
+    double on_cpu = 0.0;
+    CHECK(counters_reset(d));
+    CHECK(lab_save_parameters(&t->net, x->o.save_path, meta));
+    CHECK(counters_read(d, &c));
+    CHECK(evaluate_saved(device_cpu(), x->sizes, x->nsizes, &t->settings, x->o.save_path, &x->test, &on_cpu));
+    snprintf(x->saved, sizeof x->saved,
+             "saved %s: %d tensors, %llu device-to-host copies from %s; loaded on the cpu: held-out accuracy "
+             "%.2f%% (%.2f%% on %s)\n",
+             x->o.save_path, 2 * t->net.nlayers, (unsigned long long)c.d2h_copies, device_name(d),
+             100 * on_cpu, 100 * accuracy, device_name(d));
+}
+
+/* Trains a fresh network (same seed) in one style, all epochs: a row per
+ * epoch. `run` counts the runs so far (for the progress line); the last run
+ * saves its parameters when --save asks. */
+static void run_style(experiment *x, device d, train_style style, int run, style_run *out)
+{
+    const options *o = &x->o;
     const train_settings settings = { o->batch, (float)o->lr, (float)o->momentum, (uint64_t)o->seed };
+    double us[MAX_EPOCHS], host[MAX_EPOCHS];
     trainer t;
-    CHECK(trainer_create(&t, run->dev, sizes, nsizes, &settings));
+    CHECK(trainer_create(&t, d, x->sizes, x->nsizes, &settings));
+    t.progress = &x->p;
     for (int e = 0; e < o->epochs; ++e) {
-        CHECK(train_epoch(&t, train, e, style, &run->epochs[style][e]));
-        CHECK(evaluate(&t, test, &run->accuracy[style][e]));
+        t.progress_from = (run + (double)e / o->epochs) / x->runs,
+        t.progress_to = t.progress_from + 1.0 / x->runs / o->epochs;
+        CHECK(train_epoch(&t, &x->train, e, style, &out->last));
+        CHECK(evaluate(&t, &x->test, &out->accuracy));
+        add_row(x->r, d, style, e, &out->last, out->accuracy);
+        us[e] = 1e6 * out->last.seconds / (double)out->last.steps;
+        host[e] = 1e6 * out->last.host_seconds / (double)out->last.steps;
     }
+    const int first = o->epochs > 1; /* the first epoch warms up (and captures the graphs) */
+    out->us_per_step = median_of(us + first, (size_t)(o->epochs - first));
+    out->host_us = median_of(host + first, (size_t)(o->epochs - first));
+    if (o->save_path && run == x->runs - 1) save_and_reload(x, &t, out->accuracy);
     trainer_free(&t);
 }
 
-static void print_run(const options *o, const device_run *run)
+/* The takeaway speaks of the last device: the first GPU when there is one. */
+static void print_takeaway(device d, const style_run runs[STYLES])
 {
-    for (int e = 0; e < o->epochs; ++e) {
-        const epoch_result *item = &run->epochs[LOG_EVERY_STEP][e], *dev = &run->epochs[LOG_ON_DEVICE][e];
-        printf("%-7s %5d %8.4f %9.1f%%   %9.3f s %9.3f s   %7llu %7llu\n", device_name(run->dev), e + 1,
-               dev->loss, 100.0 * run->accuracy[LOG_ON_DEVICE][e], item->seconds, dev->seconds,
-               (unsigned long long)item->counters.d2h_copies, (unsigned long long)dev->counters.d2h_copies);
+    const style_run *item = &runs[STYLE_ITEM_EVERY_STEP], *log = &runs[STYLE_ON_DEVICE],
+                    *captured = &runs[STYLE_CAPTURED];
+    const double steps = (double)item->last.steps;
+    printf(
+        "\n%s: a step took %.0f us with a read every step, %.0f with the on-device log, %.0f captured (the "
+        "host's share %.1f, %.1f and %.1f us; medians after the first epoch)\n",
+        device_name(d), item->us_per_step, log->us_per_step, captured->us_per_step, item->host_us,
+        log->host_us, captured->host_us);
+    if (!device_is_gpu(d)) {
+        puts("takeaway: on the cpu a read is free and every call runs at once: the styles cost the same but "
+             "for noise; on a GPU they do not (LABKIT_SIM_GPUS=2 ... --device sim:0).");
+        return;
     }
+    const bool ahead = 4 * log->last.buffer_waits >= log->last.steps; /* the host ran ahead of the device */
+    printf(
+        "takeaway: on %s a read every step drained the device's queue %llu times per epoch, idling the "
+        "device while the host prepared each next step; the on-device log read once, and the host waited "
+        "%lld times for a staging buffer (%s); capturing the step cut the host's launches from %.0f to %.0f "
+        "per step.%s\n",
+        device_name(d), (unsigned long long)item->last.counters.syncs, (long long)log->last.buffer_waits,
+        ahead ? "two steps ahead: the device always had a step queued"
+              : "the device kept up: the host's own time bounds a step, which capturing cuts",
+        (double)log->last.counters.launches / steps, (double)captured->last.counters.launches / steps,
+        d.kind == DEVICE_SIM ? " On a simulated GPU the worker and the host share this CPU's cores, so the "
+                               "times say little: the counts and the host's share show the lesson."
+                             : "");
 }
 
-/* Median epoch time of one style (epochs after the first, which warms up). */
-static double typical_seconds(const options *o, const device_run *run, log_style style)
+/* --load: evaluates saved parameters on each device, without training. */
+static int load_only(const experiment *x, const device *devices, int n)
 {
-    double t[MAX_EPOCHS];
-    const int first = o->epochs > 1 ? 1 : 0;
-    for (int e = first; e < o->epochs; ++e) t[e - first] = run->epochs[style][e].seconds;
-    return median_of(t, (size_t)(o->epochs - first));
-}
-
-/* Both styles trained the same network from the same seed: their losses must agree. */
-static double style_disagreement(const options *o, const device_run *run)
-{
-    double worst = 0.0;
-    for (int e = 0; e < o->epochs; ++e) {
-        const double a = run->epochs[LOG_ON_DEVICE][e].loss, b = run->epochs[LOG_EVERY_STEP][e].loss;
-        const double rel = (a > b ? a - b : b - a) / (b > 0 ? b : 1.0);
-        if (rel > worst) worst = rel;
-    }
-    return worst;
-}
-
-static void write_csv(const char *path, const options *o, const device_run *runs, int nruns)
-{
-    const char *columns[] = { "device",  "style",      "epoch", "loss",        "heldout_accuracy",
-                              "seconds", "d2h_copies", "syncs", "buffer_waits" };
-    csv_file *f;
-    CHECK(csv_open(&f, path, columns, 9));
-    for (int r = 0; r < nruns; ++r)
-        for (int s = 0; s < STYLES; ++s)
-            for (int e = 0; e < o->epochs; ++e) {
-                const epoch_result *x = &runs[r].epochs[s][e];
-                char epoch[16], loss[32], acc[32], sec[32], d2h[32], syncs[32], waits[32];
-                snprintf(epoch, sizeof epoch, "%d", e + 1);
-                snprintf(loss, sizeof loss, "%.6f", x->loss);
-                snprintf(acc, sizeof acc, "%.4f", runs[r].accuracy[s][e]);
-                snprintf(sec, sizeof sec, "%.4f", x->seconds);
-                snprintf(d2h, sizeof d2h, "%llu", (unsigned long long)x->counters.d2h_copies);
-                snprintf(syncs, sizeof syncs, "%llu", (unsigned long long)x->counters.syncs);
-                snprintf(waits, sizeof waits, "%lld", (long long)x->buffer_waits);
-                const char *cells[] = { device_name(runs[r].dev),
-                                        log_style_name((log_style)s),
-                                        epoch,
-                                        loss,
-                                        acc,
-                                        sec,
-                                        d2h,
-                                        syncs,
-                                        waits };
-                CHECK(csv_row_text(f, cells, 9));
-            }
-    CHECK(csv_close(f));
-}
-
-/* "plots/fig.png" -> "plots/fig-time.png" */
-static void time_plot_path(const char *path, char *out, size_t size)
-{
-    const char *dot = strrchr(path, '.');
-    const int stem = (int)(dot ? dot - path : (ptrdiff_t)strlen(path));
-    snprintf(out, size, "%.*s-time%s", stem, path, dot ? dot : "");
-}
-
-static void draw_plots(const char *path, const options *o, const char *what, const device_run *runs,
-                       int nruns)
-{
-    static double x[MAX_EPOCHS], loss[LABKIT_MAX_DEVICES][MAX_EPOCHS], acc[LABKIT_MAX_DEVICES][MAX_EPOCHS];
-    char titles[LABKIT_MAX_DEVICES][2][64], names[256] = "", title[512];
-    plot p = { 0 };
-    for (int e = 0; e < o->epochs; ++e) x[e] = e + 1;
-    for (int r = 0; r < nruns && r < PLOT_MAX_SERIES / 2; ++r) {
-        for (int e = 0; e < o->epochs; ++e) {
-            loss[r][e] = runs[r].epochs[LOG_ON_DEVICE][e].loss;
-            acc[r][e] = runs[r].accuracy[LOG_ON_DEVICE][e];
+    const options *o = &x->o;
+    const train_settings settings = { o->batch, (float)o->lr, (float)o->momentum, (uint64_t)o->seed };
+    for (int i = 0; i < n; ++i) {
+        double accuracy = 0.0;
+        if (evaluate_saved(devices[i], x->sizes, x->nsizes, &settings, o->load_path, &x->test, &accuracy) !=
+            STATUS_OK) {
+            fprintf(stderr, "05_training_loop: %s\n", last_error());
+            return 1;
         }
-        snprintf(titles[r][0], 64, "training loss, %s", device_name(runs[r].dev));
-        snprintf(titles[r][1], 64, "held-out accuracy, %s", device_name(runs[r].dev));
-        CHECK(plot_add(&p, titles[r][0], x, loss[r], (size_t)o->epochs, PLOT_LINES_POINTS));
-        CHECK(plot_add(&p, titles[r][1], x, acc[r], (size_t)o->epochs, PLOT_DASHED));
-        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", r ? ", " : "",
-                 device_name(runs[r].dev));
+        printf("%s on %s: held-out accuracy %.2f%% (%lld images)\n", o->load_path, device_name(devices[i]),
+               100 * accuracy, (long long)x->test.count);
     }
-    snprintf(title, sizeof title, "MLP %s, %s: loss and accuracy per epoch (%s)", o->layers, what, names);
-    p.title = title, p.xlabel = "epoch", p.ylabel = "loss (solid) / accuracy, fraction (dashed)";
-    CHECK(plot_draw(&p, path));
-
-    /* Epoch time per device, one bar per logging style. */
-    static double seconds[STYLES][LABKIT_MAX_DEVICES];
-    const char *labels[LABKIT_MAX_DEVICES];
-    plot q = { 0 };
-    for (int r = 0; r < nruns; ++r) {
-        labels[r] = device_name(runs[r].dev);
-        for (int s = 0; s < STYLES; ++s) seconds[s][r] = typical_seconds(o, &runs[r], (log_style)s);
-    }
-    CHECK(plot_add(&q, "item every step (one read per step)", NULL, seconds[LOG_EVERY_STEP], (size_t)nruns,
-                   PLOT_BARS));
-    CHECK(plot_add(&q, "on-device log (one read per epoch)", NULL, seconds[LOG_ON_DEVICE], (size_t)nruns,
-                   PLOT_BARS));
-    char qtitle[512], qpath[4096];
-    snprintf(qtitle, sizeof qtitle, "Epoch time by logging style, MLP %s, batch %d (%s)", o->layers, o->batch,
-             names);
-    q.title = qtitle, q.xlabel = "device", q.ylabel = "seconds per epoch (median)", q.bar_labels = labels;
-    time_plot_path(path, qpath, sizeof qpath);
-    CHECK(plot_draw(&q, qpath));
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    options o = { "784,256,256,10", NULL, 0, 128, 0, 1, 0.05, 0.9 };
+    static experiment x = { .o = { "784,256,256,10", NULL, NULL, NULL, 0, 128, 0, 1, 0.05, 0.9 } };
+    options *o = &x.o;
     const cli_option extra[] = {
-        { "layers", CLI_STRING, &o.layers, "N,N,...", "layer sizes, inputs first", 0, 0 },
-        { "epochs", CLI_INT, &o.epochs, "N", "epochs per device and style (0: 5, or 2 with --quick)", 0,
-          MAX_EPOCHS },
-        { "batch", CLI_INT, &o.batch, "N", "rows per step", 1, 65536 },
-        { "lr", CLI_DOUBLE, &o.lr, "X", "SGD learning rate", 1e-6, 10 },
-        { "momentum", CLI_DOUBLE, &o.momentum, "X", "SGD momentum, 0 for none", 0, 0.999 },
-        { "samples", CLI_INT, &o.samples, "N",
-          "training images (0: synthetic 12000, --quick 3000; with --data, all)", 0, 10000000 },
-        { "data", CLI_STRING, &o.data_dir, "DIR",
-          "MNIST IDX files (train-images-idx3-ubyte, ...) instead of synthetic digits", 0, 0 },
-        { "seed", CLI_INT, &o.seed, "N", "seed of the data, the initialisation and the shuffles", 0,
-          1000000 },
+        { "layers", CLI_STRING, &o->layers, "N,N,...",
+          "2 to 9 layer sizes of 1 to 100000: 784 (the pixels) first, 10 (the classes) last", 0, 0 },
+        { "epochs", CLI_INT, &o->epochs, "N", "epochs of each run (0: 5; --quick 2)", 0, MAX_EPOCHS },
+        { "batch", CLI_INT, &o->batch, "N", "rows per step", 1, 65536 },
+        { "lr", CLI_DOUBLE, &o->lr, "X", "SGD learning rate", 1e-6, 10 },
+        { "momentum", CLI_DOUBLE, &o->momentum, "X", "SGD momentum, 0 for none", 0, 0.999 },
+        { "samples", CLI_INT, &o->samples, "N", "training images (0: 12000 or all; --quick 3000)", 0, 1e7 },
+        { "data", CLI_STRING, &o->data_dir, "DIR", "MNIST IDX files (train-images-idx3-ubyte, ...)", 0, 0 },
+        { "seed", CLI_INT, &o->seed, "N", "seed of the data, the weights and the shuffles", 0, 1000000 },
+        { "save", CLI_STRING, &o->save_path, "FILE", "save the trained parameters (safetensors)", 0, 0 },
+        { "load", CLI_STRING, &o->load_path, "FILE", "evaluate saved parameters instead of training", 0, 0 },
     };
     const cli_program program = { "05_training_loop",
-                                  "an MLP trained on every device, with its loss log kept on the device",
-                                  extra, (int)(sizeof extra / sizeof extra[0]) };
+                                  "an MLP trained on the cpu and a GPU in three styles of step", extra,
+                                  (int)(sizeof extra / sizeof extra[0]) };
     cli_args args;
     const int exit_code = cli_parse(&program, argc, argv, &args);
     if (exit_code >= 0) return exit_code;
-    if (o.epochs == 0) o.epochs = args.quick ? 2 : 5;
+    if (o->epochs == 0) o->epochs = args.quick ? 2 : 5;
+    CHECK(results_create(&x.r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
 
-    int64_t sizes[MLP_MAX_LAYERS + 1];
-    int nsizes = 0;
-    if (mlp_parse_sizes(o.layers, sizes, MLP_MAX_LAYERS + 1, &nsizes) != STATUS_OK) {
-        fprintf(stderr, "%s\n(see --help)\n", last_error());
+    /* Everything is checked before any work: the sizes against each device's memory too. */
+    device devices[2] = { args.device_given ? args.dev : device_cpu(), try_gpu(0) };
+    const int ndevices = !args.device_given && device_is_gpu(devices[1]) ? 2 : 1;
+    status s = mlp_parse_sizes(o->layers, 784, DATA_CLASSES, x.sizes, MLP_MAX_LAYERS + 1, &x.nsizes);
+    if (s == STATUS_OK && o->save_path && o->load_path)
+        s = fail(STATUS_BAD_ARGUMENT, "--save and --load: give one (--load evaluates without training)");
+    if (s == STATUS_OK && o->save_path) s = output_check(o->save_path, "--save");
+    for (int i = 0; s == STATUS_OK && i < ndevices; ++i)
+        s = mlp_check_fits(devices[i], x.sizes, x.nsizes, o->batch);
+    if (s != STATUS_OK) {
+        fprintf(stderr, "05_training_loop: %s\n(see --help)\n", last_error());
         return 2;
     }
-    dataset train, test;
-    load_data(&o, args.quick, &train, &test);
-    if (sizes[0] != dataset_pixels(&train) || sizes[nsizes - 1] != DATA_CLASSES) {
-        fprintf(
-            stderr,
-            "--layers %s: the first size must be the pixels per image (%lld) and the last the classes (%d)\n",
-            o.layers, (long long)dataset_pixels(&train), DATA_CLASSES);
-        dataset_free(&train), dataset_free(&test);
-        return 2;
+    const int samples = o->samples || o->data_dir ? o->samples : args.quick ? 3000 : 12000;
+    if (dataset_for_run(o->data_dir, samples, (uint64_t)o->seed, &x.train, &x.test) != STATUS_OK) {
+        fprintf(stderr, "05_training_loop: %s\n", last_error());
+        return 1;
     }
+    if (o->load_path) return load_only(&x, devices, ndevices);
 
-    device devices[LABKIT_MAX_DEVICES];
-    int ndevices = 1;
-    if (args.device_given)
-        devices[0] = args.dev;
-    else
-        ndevices = device_list(devices, LABKIT_MAX_DEVICES);
-    static device_run runs[LABKIT_MAX_DEVICES];
-    const char *what = o.data_dir ? "MNIST" : "synthetic digits";
-    printf("MLP %s, batch %d, lr %g, momentum %g: %lld training and %lld held-out images (%s)\n\n", o.layers,
-           o.batch, o.lr, o.momentum, (long long)train.count, (long long)test.count, what);
-    printf("                                     seconds per epoch          d2h reads\n");
-    printf("device  epoch     loss  held-out   item/step  on-device   item/step on-device\n");
-    for (int r = 0; r < ndevices; ++r) {
-        runs[r].dev = devices[r];
-        run_style(&o, sizes, nsizes, &train, &test, LOG_EVERY_STEP, &runs[r]);
-        run_style(&o, sizes, nsizes, &train, &test, LOG_ON_DEVICE, &runs[r]);
-        print_run(&o, &runs[r]);
-    }
+    printf("MLP %s, batch %d, lr %g, momentum %g: %lld training and %lld held-out images (%s)\n\n", o->layers,
+           o->batch, o->lr, o->momentum, (long long)x.train.count, (long long)x.test.count,
+           o->data_dir ? "MNIST" : "synthetic digits");
+    double estimate = 0.0;
+    for (int i = 0; i < ndevices; ++i)
+        estimate += STYLES * o->epochs *
+                    estimate_epoch_seconds(devices[i], x.sizes, x.nsizes, x.train.count, o->batch);
+    progress_begin(&x.p, "training in three styles on each device", estimate);
+    CHECK(results_echo(x.r, true));
+    x.runs = ndevices * STYLES;
+    style_run runs[2][STYLES];
+    for (int i = 0; i < ndevices; ++i)
+        for (int st = 0; st < STYLES; ++st)
+            run_style(&x, devices[i], (train_style)st, i * STYLES + st, &runs[i][st]);
+    CHECK(results_print(x.r));
+    progress_end(&x.p);
+    print_takeaway(devices[ndevices - 1], runs[ndevices - 1]);
+    printf("%s", x.saved);
 
-    printf("\n");
-    for (int r = 0; r < ndevices; ++r) {
-        const double item = typical_seconds(&o, &runs[r], LOG_EVERY_STEP),
-                     dev = typical_seconds(&o, &runs[r], LOG_ON_DEVICE);
-        printf("%-7s median epoch: %.3f s item every step, %.3f s on-device (%.2fx); losses of the two "
-               "styles agree "
-               "within %.1e\n",
-               device_name(runs[r].dev), item, dev, item / dev, style_disagreement(&o, &runs[r]));
-        /* How far the host ran ahead: it waits for a staging buffer only two steps ahead of the device. */
-        const epoch_result *last_dev = &runs[r].epochs[LOG_ON_DEVICE][o.epochs - 1];
-        const epoch_result *last_item = &runs[r].epochs[LOG_EVERY_STEP][o.epochs - 1];
-        printf("%-7s last epoch: the host was two steps ahead and waited for a staging buffer at %lld of "
-               "%lld steps "
-               "on-device, %lld with item every step\n",
-               device_name(runs[r].dev), (long long)last_dev->buffer_waits, (long long)last_dev->steps,
-               (long long)last_item->buffer_waits);
-    }
-    /* The takeaway speaks of the first GPU when there is one. */
-    const device_run *shown = &runs[ndevices > 1 ? 1 : 0];
-    const double ratio =
-        typical_seconds(&o, shown, LOG_EVERY_STEP) / typical_seconds(&o, shown, LOG_ON_DEVICE);
-    if (device_is_gpu(shown->dev))
-        printf("takeaway: on %s the item-every-step log made %llu blocking device-to-host reads per epoch "
-               "and the "
-               "on-device log 1, for the same losses; the epoch took %.2fx as long with a read every step.\n",
-               device_name(shown->dev),
-               (unsigned long long)shown->epochs[LOG_EVERY_STEP][0].counters.d2h_copies, ratio);
-    else
-        printf("takeaway: on the cpu reading the loss is free (no bus, no queue), so both logs cost the same "
-               "(%.2fx); on a GPU each of the %lld reads per epoch is a blocking device-to-host copy "
-               "(try LABKIT_SIM_GPUS=2 ... --device sim:0).\n",
-               ratio, (long long)shown->epochs[LOG_ON_DEVICE][0].steps);
-
-    if (args.csv_path) write_csv(args.csv_path, &o, runs, ndevices);
-    if (args.plot_path) draw_plots(args.plot_path, &o, what, runs, ndevices);
-    dataset_free(&train), dataset_free(&test);
+    char setup[256]; /* the figure's title */
+    snprintf(setup, sizeof setup, "setup=MLP %s, batch %d, %s", o->layers, o->batch,
+             o->data_dir ? "MNIST" : "synthetic digits");
+    const char *vars[] = { setup, NULL };
+    CHECK(results_finish(x.r, vars));
+    results_free(x.r);
+    dataset_free(&x.train), dataset_free(&x.test);
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,12 +39,84 @@ static status layer_create(layer *l, device d, int64_t in, int64_t out, bool rel
     return s;
 }
 
+/* ---- will it fit? ---------------------------------------------------------------- */
+
+const char *mlp_format_sizes(const int64_t *sizes, int nsizes, char *text, size_t size)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = 0; i < nsizes && used < size; ++i)
+        used += (size_t)snprintf(text + used, size - used, "%s%lld", i ? "-" : "", (long long)sizes[i]);
+    return text;
+}
+
+uint64_t mlp_device_bytes(const int64_t *sizes, int nsizes, int64_t batch)
+{
+    uint64_t parameters = 0, activations = 0;
+    for (int i = 0; i + 1 < nsizes; ++i) {
+        parameters += (uint64_t)sizes[i] * (uint64_t)sizes[i + 1] + (uint64_t)sizes[i + 1];
+        activations += 2 * (uint64_t)sizes[i + 1]; /* each layer's output and its gradient */
+    }
+    /* a batch: images, labels, activations, softmax probabilities, loss, accuracy */
+    const uint64_t per_row = (uint64_t)sizes[0] + 1 + activations + (uint64_t)sizes[nsizes - 1];
+    const uint64_t per_batch = batch > 0 ? 4 * ((uint64_t)batch * per_row + 2) : 0;
+    return 3 * 4 * parameters + 3 * per_batch;
+}
+
+/* "28.4 GiB", "512 MiB" */
+static const char *bytes_text(uint64_t bytes, char *text, size_t size)
+{
+    const char *units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+    double value = (double)bytes;
+    int u = 0;
+    while (value >= 1024 && u < 4) value /= 1024, ++u;
+    snprintf(text, size, u ? "%.1f %s" : "%.0f %s", value, units[u]);
+    return text;
+}
+
+status mlp_check_fits(device d, const int64_t *sizes, int nsizes, int64_t batch)
+{
+    if (!sizes || nsizes < 2 || nsizes > MLP_MAX_LAYERS + 1 || batch < 0)
+        return fail(STATUS_BAD_ARGUMENT, "mlp_check_fits: give 2 to %d layer sizes and a batch >= 0",
+                    MLP_MAX_LAYERS + 1);
+    uint64_t largest = 0; /* the biggest weight matrix, drawn on the host before it is copied */
+    for (int i = 0; i + 1 < nsizes; ++i)
+        if ((uint64_t)sizes[i] * (uint64_t)sizes[i + 1] * 4 > largest)
+            largest = (uint64_t)sizes[i] * (uint64_t)sizes[i + 1] * 4;
+    const uint64_t need = mlp_device_bytes(sizes, nsizes, batch);
+    size_t free_bytes = 0, total = 0, host_free = 0, host_total = 0;
+    status s = device_memory_info(d, &free_bytes, &total);
+    if (s == STATUS_OK) s = device_memory_info(device_cpu(), &host_free, &host_total);
+    if (s != STATUS_OK) return s;
+    char layers[160], a[32], b[32], c[32];
+    mlp_format_sizes(sizes, nsizes, layers, sizeof layers);
+    if (need > free_bytes)
+        return fail(STATUS_OUT_OF_MEMORY,
+                    "MLP %s at batch %lld needs %s on %s (every parameter three times: the values, their "
+                    "gradients and their momentum; and a batch's activations), but %s has %s, %s of it "
+                    "free.\n  hint: smaller --layers or --batch%s",
+                    layers, (long long)batch, bytes_text(need, a, sizeof a), device_name(d), device_name(d),
+                    bytes_text(total, b, sizeof b), bytes_text(free_bytes, c, sizeof c),
+                    d.kind == DEVICE_SIM ? " (LABKIT_SIM_MEMORY sets a simulated GPU's memory)" : "");
+    if (largest > host_free)
+        return fail(STATUS_OUT_OF_MEMORY,
+                    "MLP %s: its largest weight matrix (%s) is drawn on the host before it goes to %s, but "
+                    "the host has %s free.\n  hint: smaller --layers",
+                    layers, bytes_text(largest, a, sizeof a), device_name(d),
+                    bytes_text(host_free, b, sizeof b));
+    return STATUS_OK;
+}
+
+/* ---- creation ------------------------------------------------------------------------ */
+
 status mlp_create(mlp *net, device d, const int64_t *sizes, int nsizes, uint64_t seed)
 {
     if (!net || !sizes || nsizes < 2 || nsizes > MLP_MAX_LAYERS + 1)
         return fail(STATUS_BAD_ARGUMENT, "mlp_create: give 2 to %d layer sizes (inputs, hidden..., classes)",
                     MLP_MAX_LAYERS + 1);
     memset(net, 0, sizeof *net);
+    status fits = mlp_check_fits(d, sizes, nsizes, 0);
+    if (fits != STATUS_OK) return fits;
     net->dev = d;
     for (int i = 0; i + 1 < nsizes; ++i) {
         net->nlayers = i + 1; /* counted before creating, so mlp_free frees a partial layer */
@@ -137,7 +210,8 @@ status mlp_sgd_step(mlp *net, float lr, float momentum)
 
 /* ---- the --layers option ---------------------------------------------------------- */
 
-status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsizes)
+status mlp_parse_sizes(const char *text, int64_t inputs, int64_t classes, int64_t *sizes, int capacity,
+                       int *nsizes)
 {
     *nsizes = 0;
     const char *p = text;
@@ -145,11 +219,10 @@ status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsiz
         char *end = NULL;
         errno = 0;
         const long long v = strtoll(p, &end, 10);
-        if (end == p || errno || v < 1 || v > 100000 || (*end != ',' && *end != '\0'))
+        if (end == p || errno || v < 1 || v > MLP_MAX_WIDTH || (*end != ',' && *end != '\0'))
             return fail(STATUS_BAD_ARGUMENT,
-                        "--layers %s: expected sizes from 1 to 100000 separated by commas, "
-                        "like 784,256,256,10",
-                        text);
+                        "--layers %s: expected sizes from 1 to %d separated by commas, like 784,256,256,10",
+                        text, MLP_MAX_WIDTH);
         if (*nsizes == capacity)
             return fail(STATUS_BAD_ARGUMENT, "--layers %s: at most %d sizes (%d layers)", text, capacity,
                         capacity - 1);
@@ -160,5 +233,10 @@ status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsiz
     }
     if (*nsizes < 2)
         return fail(STATUS_BAD_ARGUMENT, "--layers %s: give at least two sizes (inputs, classes)", text);
+    if (sizes[0] != inputs || sizes[*nsizes - 1] != classes)
+        return fail(
+            STATUS_BAD_ARGUMENT,
+            "--layers %s: the first size must be %lld (the pixels of an image), the last %lld (the classes)",
+            text, (long long)inputs, (long long)classes);
     return STATUS_OK;
 }

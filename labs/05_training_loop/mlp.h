@@ -11,6 +11,7 @@
 #define LAB05_MLP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "labkit/labkit.h"
@@ -47,8 +48,25 @@ typedef struct mlp_batch {
 } mlp_batch;
 
 /* sizes[0] inputs, sizes[n-1] classes, n = 2..MLP_MAX_LAYERS+1 sizes. Weights
- * ~ N(0, 2/in) (He initialisation, suited to ReLU), biases 0, velocities 0. */
+ * ~ N(0, 2/in) (He initialisation, suited to ReLU), biases 0, velocities 0.
+ * A network too large for d is refused first (mlp_check_fits, batch 0). */
 status mlp_create(mlp *net, device d, const int64_t *sizes, int nsizes, uint64_t seed);
+
+/* The bytes a network of `sizes` needs on its device when trained at `batch`
+ * rows (0: its parameters alone): every weight and bias three times (the
+ * values, their gradients, their momentum), and the tensors of a batch for up
+ * to three batch sizes (a full batch, and the last, partial ones of training
+ * and of evaluation). */
+uint64_t mlp_device_bytes(const int64_t *sizes, int nsizes, int64_t batch);
+
+/* Refuses a network that does not fit, before anything is allocated or drawn:
+ * on d (mlp_device_bytes against the free memory device_memory_info reports)
+ * and on the host, which draws each weight matrix before copying it to d. The
+ * message names the device, its memory and what the network needs. */
+status mlp_check_fits(device d, const int64_t *sizes, int nsizes, int64_t batch);
+
+/* "784-256-256-10" into text; returns text. */
+const char *mlp_format_sizes(const int64_t *sizes, int nsizes, char *text, size_t size);
 void mlp_free(mlp *net);
 
 status mlp_batch_create(const mlp *net, int64_t rows, mlp_batch *out);
@@ -64,7 +82,12 @@ status mlp_backward(mlp *net, mlp_batch *b);
 /* SGD: v = momentum v + g, then W -= lr v (with momentum 0: W -= lr g). */
 status mlp_sgd_step(mlp *net, float lr, float momentum);
 
-/* Parses "784,256,256,10" into sizes (at most `capacity`). */
-status mlp_parse_sizes(const char *text, int64_t *sizes, int capacity, int *nsizes);
+/* The largest layer size --layers accepts. */
+#define MLP_MAX_WIDTH 100000
+
+/* Parses "784,256,256,10" into sizes (at most `capacity`, each 1 to
+ * MLP_MAX_WIDTH): the first must be `inputs`, the last `classes`. */
+status mlp_parse_sizes(const char *text, int64_t inputs, int64_t classes, int64_t *sizes, int capacity,
+                       int *nsizes);
 
 #endif

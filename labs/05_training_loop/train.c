@@ -1,4 +1,4 @@
-/* train.c: the epoch loop around lab_train_step, and the evaluation. */
+/* train.c: the epoch loop around the student's steps, and the evaluation. */
 #include "train.h"
 
 #include <stdlib.h>
@@ -6,9 +6,10 @@
 
 #include "lab.h"
 
-const char *log_style_name(log_style style)
+const char *style_name(train_style style)
 {
-    return style == LOG_ON_DEVICE ? "on-device" : "item every step";
+    static const char *names[STYLES] = { "item every step", "on-device log", "captured step" };
+    return style >= 0 && style < STYLES ? names[style] : "no such style";
 }
 
 void trainer_free(trainer *t)
@@ -21,6 +22,8 @@ void trainer_free(trainer *t)
         if (idle) host_free(t->host_x[i], 1), host_free(t->host_y[i], 1);
         event_destroy(t->released[i]);
     }
+    /* The graphs first: they replay the batches' tensors. */
+    for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) graph_free(t->steps[i]);
     for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) mlp_batch_free(&t->batches[i]);
     tensor_free(t->loss_sum);
     tensor_free(t->correct);
@@ -33,7 +36,8 @@ status trainer_create(trainer *t, device d, const int64_t *sizes, int nsizes, co
 {
     memset(t, 0, sizeof *t);
     t->settings = *settings;
-    status s = mlp_create(&t->net, d, sizes, nsizes, settings->seed);
+    status s = mlp_check_fits(d, sizes, nsizes, settings->batch);
+    if (s == STATUS_OK) s = mlp_create(&t->net, d, sizes, nsizes, settings->seed);
     if (s == STATUS_OK) s = tensor_zeros(&t->loss_sum, d, shape1(1));
     if (s == STATUS_OK) s = tensor_zeros(&t->correct, d, shape1(1));
     /* Each event is recorded, and reached, once now (after the network's
@@ -59,19 +63,15 @@ status trainer_create(trainer *t, device d, const int64_t *sizes, int nsizes, co
     return STATUS_OK;
 }
 
-/* The device buffers for batches of `rows`: made on first use, then reused. */
-static status batch_of(trainer *t, int64_t rows, mlp_batch **out)
+/* The device buffers for batches of `rows`: made on first use, then reused.
+ * *slot is their index in t->batches (and t->steps). */
+static status batch_of(trainer *t, int64_t rows, int *slot)
 {
     for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) {
         mlp_batch *b = &t->batches[i];
-        if (b->rows == rows) {
-            *out = b;
-            return STATUS_OK;
-        }
-        if (b->rows == 0) {
-            *out = b;
-            return mlp_batch_create(&t->net, rows, b);
-        }
+        *slot = i;
+        if (b->rows == rows) return STATUS_OK;
+        if (b->rows == 0) return mlp_batch_create(&t->net, rows, b);
     }
     return fail(STATUS_BAD_ARGUMENT, "trainer: more than %d batch sizes", TRAINER_BATCH_SIZES);
 }
@@ -106,16 +106,16 @@ static void gather(trainer *t, int buffer, const dataset *data, const int64_t *o
     }
 }
 
-/* The next batch of `data` from row `first` (in `order`, or as stored): its
- * device tensors, and a staging buffer holding its rows once the device is done
- * with that buffer's previous batch. */
-static status next_batch(trainer *t, const dataset *data, const int64_t *order, int64_t first, int64_t *rows,
-                         mlp_batch **b, int *buffer, bool *waited)
+/* The next batch of `data` from row `first` (in `order`, or as stored): the
+ * slot of its device tensors, and a staging buffer holding its rows once the
+ * device is done with that buffer's previous batch. */
+static status next_batch(trainer *t, const dataset *data, const int64_t *order, int64_t first, int *slot,
+                         int *buffer, bool *waited)
 {
-    *rows = data->count - first < t->settings.batch ? data->count - first : t->settings.batch;
-    status s = batch_of(t, *rows, b);
+    const int64_t rows = data->count - first < t->settings.batch ? data->count - first : t->settings.batch;
+    status s = batch_of(t, rows, slot);
     if (s == STATUS_OK) s = claim_buffer(t, buffer, waited);
-    if (s == STATUS_OK) gather(t, *buffer, data, order, first, *rows);
+    if (s == STATUS_OK) gather(t, *buffer, data, order, first, rows);
     return s;
 }
 
@@ -131,7 +131,42 @@ static status shuffle(trainer *t, int64_t n, uint64_t seed)
     return STATUS_OK;
 }
 
-status train_epoch(trainer *t, const dataset *data, int epoch, log_style style, epoch_result *out)
+/* STYLE_CAPTURED: the step of batch size `slot`, captured on first use (the
+ * batch is already uploaded, outside the graph), then launched. */
+static status launch_captured(trainer *t, int slot, int64_t *captures)
+{
+    const device d = t->net.dev;
+    if (!t->steps[slot]) {
+        status s = lab_capture_step(&t->net, &t->batches[slot], t->settings.lr, t->settings.momentum,
+                                    t->loss_sum, &t->steps[slot]);
+        if (graph_capturing(d)) { /* never leave the device recording everything queued after */
+            graph *stray = NULL;
+            graph_end_capture(d, &stray);
+            graph_free(stray);
+            return fail(STATUS_BAD_ARGUMENT,
+                        "lab_capture_step returned with %s still capturing: end the capture "
+                        "(graph_end_capture), also when the step fails",
+                        device_name(d));
+        }
+        if (s != STATUS_OK) return s;
+        if (!t->steps[slot])
+            return fail(STATUS_BAD_ARGUMENT, "lab_capture_step succeeded but gave no graph (*out is NULL)");
+        ++*captures;
+    }
+    return graph_launch(t->steps[slot]);
+}
+
+/* One step from staging buffer `buffer`: the upload, then the step itself. */
+static status queue_step(trainer *t, int slot, int buffer, train_style style, int64_t *captures)
+{
+    mlp_batch *b = &t->batches[slot];
+    status s = lab_upload_batch(b, t->host_x[buffer], t->host_y[buffer]);
+    if (s != STATUS_OK) return s;
+    if (style == STYLE_CAPTURED) return launch_captured(t, slot, captures);
+    return lab_train_step(&t->net, b, t->settings.lr, t->settings.momentum, t->loss_sum);
+}
+
+status train_epoch(trainer *t, const dataset *data, int epoch, train_style style, epoch_result *out)
 {
     memset(out, 0, sizeof *out);
     const device d = t->net.dev;
@@ -141,29 +176,32 @@ status train_epoch(trainer *t, const dataset *data, int epoch, log_style style, 
     if (s != STATUS_OK) return s;
     const double start = wall_seconds();
     s = op_fill(t->loss_sum, 0.0f);
-    double host_sum = 0.0; /* LOG_EVERY_STEP: the host's own running sum */
+    double host_sum = 0.0; /* STYLE_ITEM_EVERY_STEP: the host's own running sum */
     for (int64_t first = 0; s == STATUS_OK && first < data->count; first += batch) {
-        int64_t rows = 0;
-        mlp_batch *b = NULL;
-        int buffer = 0;
+        int slot = 0, buffer = 0;
         bool waited = false;
-        s = next_batch(t, data, t->order, first, &rows, &b, &buffer, &waited);
+        s = next_batch(t, data, t->order, first, &slot, &buffer, &waited);
         if (s != STATUS_OK) break;
         out->buffer_waits += waited;
-        /* The step copies the buffer to the device with queued copies (step 3).
-         * The device is done with the buffer once it has passed the event,
-         * recorded after the whole step and so after its copies. */
-        s = lab_train_step(&t->net, b, t->host_x[buffer], t->host_y[buffer], t->settings.lr,
-                           t->settings.momentum, t->loss_sum);
+        const double queued = wall_seconds();
+        s = queue_step(t, slot, buffer, style, &out->captures);
+        out->host_seconds += wall_seconds() - queued;
+        /* The device is done with the staging buffer once it has passed this
+         * event, recorded after the step and so after its copies. */
         if (s == STATUS_OK) s = event_record(t->released[buffer]);
-        if (s == STATUS_OK && style == LOG_EVERY_STEP) {
+        if (s == STATUS_OK && style == STYLE_ITEM_EVERY_STEP) {
             float step_loss = 0.0f;
-            s = tensor_item(b->loss, &step_loss); /* waits for the device, every step */
+            s = tensor_item(t->batches[slot].loss, &step_loss); /* waits for the device, every step */
             host_sum += step_loss;
         }
         out->steps++;
+        if (t->progress) {
+            const double done = (double)(first + batch < data->count ? first + batch : data->count);
+            progress_update(t->progress, t->progress_from + (t->progress_to - t->progress_from) * done /
+                                                                (double)data->count);
+        }
     }
-    if (s == STATUS_OK && style == LOG_ON_DEVICE) {
+    if (s == STATUS_OK && style != STYLE_ITEM_EVERY_STEP) {
         float sum = 0.0f;
         s = tensor_item(t->loss_sum, &sum); /* the epoch's one read */
         host_sum = sum;
@@ -179,23 +217,50 @@ status evaluate(trainer *t, const dataset *data, double *accuracy)
     const int64_t batch = t->settings.batch;
     status s = op_fill(t->correct, 0.0f);
     for (int64_t first = 0; s == STATUS_OK && first < data->count; first += batch) {
-        int64_t rows = 0;
-        mlp_batch *b = NULL;
-        int buffer = 0;
+        int slot = 0, buffer = 0;
         bool waited = false;
-        s = next_batch(t, data, NULL, first, &rows, &b, &buffer, &waited);
+        s = next_batch(t, data, NULL, first, &slot, &buffer, &waited);
         if (s != STATUS_OK) break;
-        s = tensor_copy_from_host_async(b->x, t->host_x[buffer], rows * dataset_pixels(data));
-        if (s == STATUS_OK) s = tensor_copy_from_host_async_i32(b->labels, t->host_y[buffer], rows);
+        mlp_batch *b = &t->batches[slot];
+        s = tensor_copy_from_host_async(b->x, t->host_x[buffer], tensor_numel(b->x));
+        if (s == STATUS_OK) s = tensor_copy_from_host_async_i32(b->labels, t->host_y[buffer], b->rows);
         if (s == STATUS_OK)
             s = event_record(t->released[buffer]); /* after the copies: the buffer is free again */
         if (s == STATUS_OK) s = mlp_forward(&t->net, b);
         if (s == STATUS_OK) s = op_accuracy(b->out[t->net.nlayers - 1], b->labels, b->accuracy);
         /* accuracy is a fraction of this batch: weigh it by its rows */
-        if (s == STATUS_OK) s = op_axpy((float)rows, b->accuracy, t->correct);
+        if (s == STATUS_OK) s = op_axpy((float)b->rows, b->accuracy, t->correct);
     }
     float correct = 0.0f;
     if (s == STATUS_OK) s = tensor_item(t->correct, &correct);
     *accuracy = s == STATUS_OK ? (double)correct / (double)data->count : 0.0;
     return s;
+}
+
+status evaluate_saved(device d, const int64_t *sizes, int nsizes, const train_settings *settings,
+                      const char *path, const dataset *data, double *accuracy)
+{
+    trainer t;
+    status s = trainer_create(&t, d, sizes, nsizes, settings);
+    if (s != STATUS_OK) return s;
+    s = lab_load_parameters(&t.net, path);
+    if (s == STATUS_OK) s = evaluate(&t, data, accuracy);
+    trainer_free(&t);
+    return s;
+}
+
+double epoch_flops(const int64_t *sizes, int nsizes, int64_t samples)
+{
+    double per_image = 0.0;
+    for (int i = 0; i + 1 < nsizes; ++i) per_image += 6.0 * (double)sizes[i] * (double)sizes[i + 1];
+    if (nsizes >= 2) per_image -= 2.0 * (double)sizes[0] * (double)sizes[1];
+    return per_image * (double)samples;
+}
+
+double estimate_epoch_seconds(device d, const int64_t *sizes, int nsizes, int64_t samples, int64_t batch)
+{
+    device_properties p;
+    if (device_get_properties(d, &p) != STATUS_OK || p.peak_gflops <= 0 || batch < 1) return 0.0;
+    const double steps = (double)((samples + batch - 1) / batch);
+    return epoch_flops(sizes, nsizes, samples) / (0.25 * p.peak_gflops * 1e9) + 30e-6 * steps;
 }
