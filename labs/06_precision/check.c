@@ -332,6 +332,13 @@ static int64_t outside_bound(const product_case *c, const float *got, lab_precis
 
 typedef status (*product_runner)(const product_case *c, device d, lab_precision p, float *got);
 
+/* What a runner calls of yours, for the message of a call that fails. */
+static const char *runner_calls(product_runner run)
+{
+    return run == product_case_run ? "lab_operand and lab_matmul_at (measure.c, product_case_run)"
+                                   : "lab_mixed_product";
+}
+
 /* Every layout (a and b transposed or not, with a bias on two of them) at
  * every precision: within the bound, and, below FP32, far from FP32. */
 static void check_products_with(device d, product_runner run, const char *how)
@@ -350,7 +357,8 @@ static void check_products_with(device d, product_runner run, const char *how)
             char claim[128];
             snprintf(claim, sizeof claim, "%s %s products stay within the bound", how, precision_name(i));
             if (!ran[i]) continue;
-            ran[i] = STUDENT(run(&c, d, (lab_precision)i, got[i]), claim);
+            ran[i] = student_call(run(&c, d, (lab_precision)i, got[i]), runner_calls(run), claim, __FILE__,
+                                  __LINE__);
             double w = 0;
             if (ran[i]) outside[i] += outside_bound(&c, got[i], (lab_precision)i, d, &w);
             worst[i] = fmax(worst[i], w);

@@ -179,9 +179,10 @@ static void print_takeaway(const summary *sum, const device_properties *props, d
            "%.1e against FP32's %.1e (8 bits of precision against 24); ",
            sum->copy_ms[LAB_BF16] / sum->copy_ms[LAB_FP32], sum->error[LAB_BF16], sum->error[LAB_FP32]);
     if (props->tensor_cores)
-        printf("on %s's tensor cores it multiplies %.1fx as fast as FP32 ", device_name(d), speedup);
+        printf("on %s's tensor cores it multiplied %.1fx as fast as FP32, ", device_name(d), speedup);
     else
-        printf("%s has no tensor cores, so it multiplies no faster (%.2fx FP32; an H100: %.0fx) ",
+        printf("with no tensor cores on %s it multiplied at %.2fx FP32's speed, the same float32 arithmetic "
+               "(an H100's tensor cores: %.0fx), ",
                device_name(d), speedup,
                h100_pytorch_tflops(LAB_BF16, 8192) / h100_pytorch_tflops(LAB_FP32, 8192));
     printf("and the MLP still learns with BF16 products (%.1f%% held-out, FP32 %.1f%%).\n",
@@ -193,11 +194,11 @@ int main(int argc, char **argv)
     settings s = { .max_n = 0, .epochs = 0 };
     const cli_option options[] = {
         { "max-n", CLI_INT, &s.max_n, "N",
-          "largest N of the speed sweep, which also times N/8 and N/2 (default 8192 on a GPU with tensor "
-          "cores, 1024 elsewhere; --quick: 2048 and 512)",
+          "largest N of the speed sweep, which also times N/8 and N/2; unset (0): 8192 on a GPU with tensor "
+          "cores, 1024 elsewhere, 2048 and 512 with --quick",
           64, 16384 },
-        { "epochs", CLI_INT, &s.epochs, "E", "epochs of training at each precision (default 4, --quick 2)", 1,
-          50 },
+        { "epochs", CLI_INT, &s.epochs, "E",
+          "epochs of training at each precision; unset (0): 4, 2 with --quick", 1, 50 },
     };
     const cli_program program = {
         .name = "06_precision",

@@ -179,7 +179,7 @@ double sweep_seconds(int64_t max_n, double gflops)
     const double sizes[3] = { (double)(max_n / 8), (double)(max_n / 2), (double)max_n };
     double flop = 0;
     for (int i = 0; i < 3; ++i) flop += 6.0 * LAB_PRECISIONS * 2.0 * sizes[i] * sizes[i] * sizes[i];
-    return 10 + flop / (0.25 * gflops * 1e9);
+    return 10 + flop / (0.1 * gflops * 1e9);
 }
 
 status card_properties(const char *name, int cc_major, int cc_minor, int multiprocessors, int cores_per_mp,

@@ -60,8 +60,9 @@ status time_product(tensor *a, tensor *b, tensor *out, lab_precision p, int reps
 status time_copy(tensor *dst, const tensor *src, int reps, double *seconds, double *bytes);
 
 /* About how many seconds the experiment's speed sweep takes: products of N =
- * max_n / 8, max_n / 2 and max_n, six of each at four precisions, at a
- * quarter of `gflops` (a device's FP32 peak), plus ten for the rest. */
+ * max_n / 8, max_n / 2 and max_n, six of each at four precisions, at a tenth
+ * of `gflops` (a device's FP32 peak: a loaded machine, and the conversions of
+ * the low precisions where there are no tensor cores), plus ten for the rest. */
 double sweep_seconds(int64_t max_n, double gflops);
 
 /* The properties of a GPU that is not here, as the library would report them:

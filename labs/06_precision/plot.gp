@@ -17,7 +17,7 @@
 # edit this file or the shared style, then rerun the "redraw" line the program
 # printed.
 load style
-if (!exists("tensor_cores")) tensor_cores = 0
+if (!exists("tensor_cores")) tensor_cores = '0'
 here = word(devices, 1)
 precisions = 'FP32 TF32 BF16 F16'
 p(i) = word(precisions, i)
@@ -44,15 +44,16 @@ set xtics ('FP32' 0, 'TF32' 1, 'BF16' 2, 'F16' 3) scale 0
 set grid noxtics ytics
 set key top right horizontal
 half = 0.19
-# The values inside the bars, upwards from their foot, in white.
+# The values upwards from the bars' feet, in black on light bars, readable
+# even where a short bar ends below its label's end.
 plot data using ($0 - half):(only('part', 'copy', column('bytes') / fp32_bytes)):(2 * half) \
-         with boxes fs solid 0.85 lt 1 title 'bytes', \
+         with boxes fs solid 0.45 lt 1 title 'bytes', \
      data using ($0 + half):(only('part', 'copy', column('copy_ms') / fp32_ms)):(2 * half) \
-         with boxes fs solid 0.85 lt 2 title 'copy time', \
+         with boxes fs solid 0.45 lt 2 title 'copy time', \
      data using ($0 - half):(only('part', 'copy', 0.03)):(bytes(column('bytes'))) \
-         with labels left rotate by 90 tc rgb 'white' font key_font notitle, \
+         with labels left rotate by 90 font key_font notitle, \
      data using ($0 + half):(only('part', 'copy', 0.03)):(sprintf('%.1f ms', column('copy_ms'))) \
-         with labels left rotate by 90 tc rgb 'white' font key_font notitle
+         with labels left rotate by 90 font key_font notitle
 set xtics auto
 set xrange [*:*]
 set yrange [*:*]
@@ -87,7 +88,7 @@ set yrange [*:*]
 
 # ---- bottom left: speed ---------------------------------------------------------------
 set title 'Step 5: TFLOP/s here (solid) and on an H100 with PyTorch (dashed)'
-if (!tensor_cores) {
+if (tensor_cores ne '1') {
     set label 1 sprintf('%s: no tensor cores', here) at graph 0.97, graph 0.08 right font key_font
 }
 stats data using (only('part', 'speed', column('n'))) nooutput

@@ -69,8 +69,8 @@ status lab_matmul_at(const tensor *a, bool trans_a, const tensor *b, bool trans_
     const dtype want = operand_dtype(p);
     if (tensor_dtype(a) != want || tensor_dtype(b) != want)
         return fail(STATUS_BAD_ARGUMENT,
-                    "lab_matmul_at: a %s product takes %s operands, not %s and %s\n"
-                    "  hint: make them with lab_operand(x, %s, &operand)",
+                    "lab_matmul_at: %s products take %s operands, not %s and %s\n"
+                    "  hint: make them with lab_operand(x, LAB_%s, &operand)",
                     precision_name(p), dtype_name(want), dtype_name(tensor_dtype(a)),
                     dtype_name(tensor_dtype(b)), precision_name(p));
     const matmul_precision read_as = p == LAB_TF32 ? MATMUL_TF32 : MATMUL_DEFAULT;
