@@ -182,6 +182,9 @@ static bool make_operand(tensor *x, lab_precision p, const char *claim, operand_
     CHECK(counters_read(d, &after));
     m->bytes_added = after.memory_current - before.memory_current;
     m->copies = after.h2d_copies + after.d2h_copies + after.d2d_copies;
+    if (!m->out)
+        check_that(false, claim, "lab_operand(x, LAB_%s, &out) succeeded, but out is NULL",
+                   precision_name(p));
     return m->out != NULL;
 }
 
@@ -224,7 +227,7 @@ static void check_operands(device d)
     float *values = operand_values(n);
     tensor *x = NULL;
     CHECK(tensor_from_host(&x, d, shape2(SIDE, SIDE), values));
-    operand_made bf16, f16, same[2];
+    operand_made bf16 = { 0 }, f16 = { 0 }, same[2] = { { 0 } };
     check_rounded_operand(x, values, LAB_BF16, DTYPE_BF16, float_to_bf16, &bf16);
     check_rounded_operand(x, values, LAB_F16, DTYPE_F16, float_to_f16, &f16);
 
@@ -260,7 +263,9 @@ static void check_copy_time(device d)
     const char *claim = "a BF16 matrix copies to the GPU in about half the time of its FP32 twin";
     tensor *x = NULL, *x16 = NULL, *there = NULL, *there16 = NULL;
     CHECK(tensor_uniform(&x, device_cpu(), shape2(side, side), -1.0f, 1.0f, 5));
-    if (!STUDENT(lab_operand(x, LAB_BF16, &x16), claim) || !x16) {
+    const bool made = STUDENT(lab_operand(x, LAB_BF16, &x16), claim);
+    if (made && !x16) check_that(false, claim, "lab_operand(x, LAB_BF16, &out) succeeded, but out is NULL");
+    if (!x16) {
         tensor_free(x);
         return;
     }
@@ -371,7 +376,7 @@ static void check_products_with(device d, product_runner run, const char *how)
     for (int i = 0; i < LAB_PRECISIONS; ++i) {
         if (!ran[i]) continue;
         char claim[128];
-        snprintf(claim, sizeof claim, "%s %s products stay within the bound %s predicts", how,
+        snprintf(claim, sizeof claim, "%s %s products stay within the bound %s predict", how,
                  precision_name(i), i == LAB_FP32 ? "float32's sums" : "their inputs' bits");
         check_that(outside[i] == 0, claim,
                    "[%dx%d]x[%dx%d], 4 layouts: %lld elements outside, the worst at %.2g of it", M, K, K, N,
