@@ -151,7 +151,7 @@ static void measure_training(results *r, const settings *s, summary *sum)
 {
     const int64_t sizes[] = { 28 * 28, 128, 10 };
     dataset train, test;
-    CHECK(dataset_synthetic(&train, s->quick ? 2048 : 8192, 1));
+    CHECK(dataset_synthetic(&train, s->quick ? 4096 : 8192, 1));
     CHECK(dataset_synthetic(&test, 1024, 2));
     const lab_precision trained[] = { LAB_FP32, LAB_BF16 };
     for (int i = 0; i < 2; ++i) {
