@@ -120,6 +120,42 @@ extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const floa
     return median(times);
 }
 
+extern "C" double bench_cuda_gemm_ex_seconds(int index, enum bench_gemm_type type, const void *a,
+                                             const void *b, float *c, int n, int reps)
+{
+    check(cudaSetDevice(index), "cudaSetDevice");
+    cublasHandle_t handle;
+    cudaStream_t stream;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
+        std::fprintf(stderr, "bench_cuda: cublasCreate failed\n");
+        std::exit(1);
+    }
+    const cudaDataType in = type == BENCH_GEMM_BF16  ? CUDA_R_16BF
+                            : type == BENCH_GEMM_F16 ? CUDA_R_16F
+                                                     : CUDA_R_32F;
+    const cublasComputeType_t compute =
+        type == BENCH_GEMM_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const float one = 1.0f, zero = 0.0f;
+    std::vector<double> times;
+    for (int r = -1; r < reps; ++r) { // r = -1: a warm-up (cuBLAS picks its kernel)
+        const double start = now_seconds();
+        // Row-major c = a b is column-major c^T = b^T a^T: swap the operands.
+        const cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, in, n, a,
+                                              in, n, &zero, c, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT);
+        if (s != CUBLAS_STATUS_SUCCESS) {
+            std::fprintf(stderr, "bench_cuda: cublasGemmEx failed: %s\n", cublasGetStatusString(s));
+            std::exit(1);
+        }
+        check(cudaStreamSynchronize(stream), "cublasGemmEx");
+        if (r >= 0) times.push_back(now_seconds() - start);
+    }
+    cublasDestroy(handle);
+    cudaStreamDestroy(stream);
+    return median(times);
+}
+
 extern "C" double bench_cuda_memcpy_seconds(int index, void *device_ptr, void *host, size_t bytes,
                                             int to_device, int reps)
 {
