@@ -3,6 +3,8 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,4 +69,36 @@ void blas_matmul(const float *a, const float *b, float *c, int64_t n)
 {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)n, (int)n, 1.0f, a, (int)n, b, (int)n,
                 0.0f, c, (int)n);
+}
+
+int gpus_to_compare(const device *asked, device *out, int capacity, char *note, size_t size)
+{
+    const int cuda = device_count(DEVICE_CUDA), sim = device_count(DEVICE_SIM);
+    device_kind kind = cuda >= 2 ? DEVICE_CUDA : DEVICE_SIM;
+    if (asked) kind = asked->kind;
+    const int available = kind == DEVICE_CPU ? 0 : device_count(kind);
+    int count = 0;
+    for (int i = 0; out && i < available && i < capacity; ++i) out[count++] = (device){ kind, i };
+    if (!note || size == 0) return count;
+    note[0] = '\0';
+    if (kind == DEVICE_CPU)
+        snprintf(note, size, "--device cpu: no GPUs; the training runs on the cpu alone");
+    else if (!asked && cuda == 1 && sim >= 2)
+        snprintf(note, size,
+                 "one real GPU here: comparing GPUs needs two of one kind, so the GPUs are sim:0 to "
+                 "sim:%d (--device cuda:0: cuda:0 alone)",
+                 count - 1);
+    else if (count < 2)
+        snprintf(note, size,
+                 "fewer than two GPUs of one kind here: LABKIT_SIM_GPUS=2 gives two simulated ones");
+    return count;
+}
+
+const char *device_names_joined(const device *d, int n, char *out, size_t size)
+{
+    if (!out || size == 0) return out;
+    out[0] = '\0';
+    for (int i = 0; d && i < n; ++i)
+        snprintf(out + strlen(out), size - strlen(out), "%s%s", i ? "+" : "", device_name(d[i]));
+    return out;
 }

@@ -11,12 +11,14 @@
  * Why the pools matter. Debian's OpenBLAS keeps one thread per core; after
  * each call they keep spinning for about a tenth of a second, waiting for the
  * next one, and OpenMP's threads spin for a moment after each parallel loop
- * too. A loop on every core that starts while the other pool still spins
- * shares the cores with it: on 2 cores that was measured to cost 4 to 6
- * times. So the lab never runs one pool while the other is awake. */
+ * too. Two pools busy on the same cores share them: each runs at a fraction
+ * of its speed (here, the OpenMP loop 1.5 to 2.5 times slower beside
+ * OpenBLAS at work), and a loop timed while the other pool still spins is
+ * timed wrong. So the lab never runs one pool while the other is awake. */
 #ifndef LAB08_GIVEN_H
 #define LAB08_GIVEN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "labkit/labkit.h"
@@ -62,5 +64,19 @@ void pools_settle(void);
 /* c = a b, all n x n, with OpenBLAS (cblas_sgemm) on the threads
  * blas_threads allows. */
 void blas_matmul(const float *a, const float *b, float *c, int64_t n);
+
+/* ---- devices -------------------------------------------------------------- */
+
+/* The GPUs to compare, all of one kind: those of `asked`'s kind when it is
+ * a GPU (--device sim:0: every simulated GPU), none when it is the CPU, and
+ * without `asked` (NULL) the real ones where there are two or more, else the
+ * simulated ones. Two devices of two kinds, cuda:0 beside sim:0, are no pair:
+ * one computes far faster than the other. Writes at most `capacity` to out
+ * and returns how many; `note` gets a sentence for the reader where the
+ * choice needs one ("" where not). */
+int gpus_to_compare(const device *asked, device *out, int capacity, char *note, size_t size);
+
+/* "sim:0+sim:1" into out; returns out. */
+const char *device_names_joined(const device *d, int n, char *out, size_t size);
 
 #endif

@@ -296,3 +296,19 @@ status dp_epoch(replica *const *replicas, int n, const dataset *data, int epoch,
     free(order), free(images), free(labels);
     return s;
 }
+
+status dp_train(const device *devices, int n, const int64_t *sizes, int nsizes, const dataset *data,
+                int epochs, const dp_settings *settings, dp_epoch_result *results)
+{
+    if (!devices || n < 1 || n > DP_MAX_DEVICES || !settings || !results || epochs < 1)
+        return fail(STATUS_BAD_ARGUMENT, "dp_train: 1 to %d devices (n = %d), settings, epochs >= 1 (%d)",
+                    DP_MAX_DEVICES, n, epochs);
+    replica replicas[DP_MAX_DEVICES], *all[DP_MAX_DEVICES];
+    memset(replicas, 0, sizeof replicas);
+    status s = STATUS_OK;
+    for (int d = 0; d < n && s == STATUS_OK; ++d)
+        s = replica_create(all[d] = &replicas[d], devices[d], sizes, nsizes, settings->seed);
+    for (int e = 0; e < epochs && s == STATUS_OK; ++e) s = dp_epoch(all, n, data, e, settings, &results[e]);
+    for (int d = 0; d < n; ++d) replica_free(&replicas[d]);
+    return s;
+}

@@ -108,4 +108,10 @@ typedef struct dp_epoch_result {
 status dp_epoch(replica *const *replicas, int n, const dataset *data, int epoch, const dp_settings *settings,
                 dp_epoch_result *out);
 
+/* A whole run: lab 05's network made afresh on each of the n devices (from
+ * the settings' seed: the same on every one), then `epochs` epochs of
+ * dp_epoch, epoch e's result in results[e]. */
+status dp_train(const device *devices, int n, const int64_t *sizes, int nsizes, const dataset *data,
+                int epochs, const dp_settings *settings, dp_epoch_result *results);
+
 #endif
