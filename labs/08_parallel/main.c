@@ -144,6 +144,9 @@ static void measure_training(experiment *x, const dataset *train)
     device devices[DP_MAX_DEVICES] = { device_cpu() };
     const int n = x->ngpus > 0 ? x->ngpus : 1;
     if (x->ngpus > 0) memcpy(devices, x->gpus, sizeof devices);
+    /* A simulated GPU's products on its own worker thread (OpenBLAS on the
+     * calling thread alone), as a GPU computes on its own chips. */
+    blas_threads(devices[0].kind == DEVICE_SIM ? 1 : 0);
     double one = 0.0;
     for (int k = 1; k <= n; k = k == 1 && n > 1 ? n : n + 1) {
         dp_epoch_result result[MAX_EPOCHS];
