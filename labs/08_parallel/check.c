@@ -280,9 +280,9 @@ static void check_step3(device d)
         return;
     }
     if (device_count(d.kind) < 2) {
-        printf("  (two GPUs at once needs two GPUs of %s's kind; one real GPU beside two simulated ones: "
-               "--device sim:0 shows it)\n",
-               device_name(d));
+        printf("  (two GPUs at once needs two GPUs of one kind: check with --device sim:0, or where there "
+               "are two "
+               "real GPUs)\n");
         return;
     }
     const bool real = d.kind == DEVICE_CUDA;
@@ -441,10 +441,10 @@ static void check_step5_one(device d, const dp_data *x)
 
 static void check_step5_two(device d, const dp_data *x)
 {
-    if (device_count(d.kind) < 2) {
-        printf("  (data-parallel training on two devices needs two GPUs of %s's kind: --device sim:0 shows "
-               "it)\n",
-               device_name(d));
+    if (d.kind == DEVICE_CPU || device_count(d.kind) < 2) {
+        printf("  (data-parallel training on two devices needs two GPUs of one kind: check with --device "
+               "sim:0%s)\n",
+               d.kind == DEVICE_CUDA ? ", or where there are two real GPUs" : " or cuda:0");
         return;
     }
     const device devices[2] = { { d.kind, 0 }, { d.kind, 1 } };
