@@ -57,6 +57,16 @@ void blas_threads(int threads) { openblas_set_num_threads(threads > 0 ? threads 
 
 int cores_here(void) { return omp_get_num_procs(); }
 
+double load_average(void)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double load = -1.0;
+    if (!f) return load;
+    if (fscanf(f, "%lf", &load) != 1) load = -1.0;
+    fclose(f);
+    return load;
+}
+
 void pools_settle(void)
 {
     /* OpenBLAS's threads spin for 2^28 clock ticks after a call (about 0.1 s
@@ -74,7 +84,8 @@ void blas_matmul(const float *a, const float *b, float *c, int64_t n)
 int gpus_to_compare(const device *asked, device *out, int capacity, char *note, size_t size)
 {
     const int cuda = device_count(DEVICE_CUDA), sim = device_count(DEVICE_SIM);
-    device_kind kind = cuda >= 2 ? DEVICE_CUDA : DEVICE_SIM;
+    /* Real GPUs where there are two, or one and no pair of simulated ones. */
+    device_kind kind = cuda >= 2 || (cuda == 1 && sim < 2) ? DEVICE_CUDA : DEVICE_SIM;
     if (asked) kind = asked->kind;
     const int available = kind == DEVICE_CPU ? 0 : device_count(kind);
     int count = 0;
@@ -90,7 +101,9 @@ int gpus_to_compare(const device *asked, device *out, int capacity, char *note, 
                  count - 1);
     else if (count < 2)
         snprintf(note, size,
-                 "fewer than two GPUs of one kind here: LABKIT_SIM_GPUS=2 gives two simulated ones");
+                 "fewer than two GPUs of one kind here, so no devices part, and the training on %s "
+                 "alone; LABKIT_SIM_GPUS=2 gives two simulated GPUs",
+                 count ? device_name(out[0]) : "the cpu");
     return count;
 }
 

@@ -56,6 +56,11 @@ void blas_threads(int threads);
 /* The cores OpenMP and OpenBLAS see (omp_get_num_procs). */
 int cores_here(void);
 
+/* The load average of the last minute (/proc/loadavg): how many threads,
+ * on average, wanted a core. Above 1 or so before the experiment starts,
+ * other programs compete for the cores. -1 where it is not known. */
+double load_average(void);
+
 /* Sleeps long enough (a quarter of a second) for the threads of both pools
  * to stop spinning and go to sleep: call it between work of one pool and
  * timed work of the other. */
@@ -69,8 +74,8 @@ void blas_matmul(const float *a, const float *b, float *c, int64_t n);
 
 /* The GPUs to compare, all of one kind: those of `asked`'s kind when it is
  * a GPU (--device sim:0: every simulated GPU), none when it is the CPU, and
- * without `asked` (NULL) the real ones where there are two or more, else the
- * simulated ones. Two devices of two kinds, cuda:0 beside sim:0, are no pair:
+ * without `asked` (NULL) the real ones where there are two or more (or one,
+ * and fewer than two simulated ones), else the simulated ones. Two devices of two kinds, cuda:0 beside sim:0, are no pair:
  * one computes far faster than the other. Writes at most `capacity` to out
  * and returns how many; `note` gets a sentence for the reader where the
  * choice needs one ("" where not). */

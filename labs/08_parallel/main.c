@@ -37,6 +37,7 @@ typedef struct experiment {
     double losses[2][MAX_EPOCHS]; /* training: one device, then all */
     double copies_per_step;       /* training on all devices */
     char trained_on[128];         /* "sim:0+sim:1" */
+    double load;                  /* the load average before the experiment (given.h) */
     progress p;
 } experiment;
 
@@ -114,9 +115,8 @@ static void measure_devices(experiment *x)
     const bool real = x->gpus[0].kind == DEVICE_CUDA;
     /* Work that dominates a launch's overhead: ~0.1 s per device on sim:N, ~0.1 s on a big GPU. */
     const int64_t n = real ? 4096 : x->quick ? 256 : 384;
-    const int products = real ? 8 : 2;
     product_work work[DP_MAX_DEVICES];
-    for (int i = 0; i < x->ngpus; ++i) CHECK(product_work_create(&work[i], x->gpus[i], n, products));
+    for (int i = 0; i < x->ngpus; ++i) CHECK(product_work_create(&work[i], x->gpus[i], n, real ? 8 : 2));
     CHECK(lab_run_at_once(work, x->ngpus)); /* warm-up: kernels load, workers start */
     char on[128];
     for (int k = 1; k <= x->ngpus; ++k) {
@@ -160,7 +160,6 @@ static void measure_training(experiment *x, const dataset *train)
         one = k == 1 ? seconds : one;
         add_row(x, PART_TRAINING, k, device_names_joined(devices, k, x->trained_on, sizeof x->trained_on),
                 one, seconds);
-        results_number(x->r, "loss", losses[x->epochs - 1]);
         results_number(x->r, "copies_per_step", x->copies_per_step);
         results_text(x->r, "epoch_losses", text);
         progress_update(&x->p, k > 1 ? 1.0 : 0.75);
@@ -173,21 +172,20 @@ static void print_takeaway(const experiment *x)
 {
     double differ = 0.0; /* the largest relative difference of an epoch's loss, all devices against one */
     for (int e = 0; e < x->epochs; ++e) differ = fmax(differ, fabs(x->losses[1][e] / x->losses[0][e] - 1.0));
-    printf("\ntakeaway: on %d cores your loop ran %.2fx as fast with every thread (OpenBLAS %.2fx)",
-           cores_here(), x->best[PART_OMP], x->best[PART_BLAS]);
+    printf("\ntakeaway: on %d cores (load average %.1f: above 1, other programs use them too) your loop ran "
+           "%.2fx as fast with every thread (OpenBLAS %.2fx)",
+           cores_here(), x->load, x->best[PART_OMP], x->best[PART_BLAS]);
     if (x->best[PART_DEVICES] > 0)
         printf("; %d %s GPUs did their products at once %.2fx as fast as one did them in sequence", x->ngpus,
                x->gpus[0].kind == DEVICE_CUDA ? "real" : "simulated", x->best[PART_DEVICES]);
+    const char *why =
+        x->best[PART_TRAINING] < 1.1 ? " (too little work a step to share out: try --batch 1024)" : "";
     if (x->ngpus < 2)
         printf("; training ran on %s alone, lab 05's training.\n", x->trained_on);
     else
         printf(
-            "; training on %s gave one device's losses (within %.1g), %.2fx as fast, with %.0f copies to and "
-            "from the GPUs a step%s.\n",
-            x->trained_on, differ, x->best[PART_TRAINING], x->copies_per_step,
-            x->best[PART_TRAINING] < 1.1
-                ? " (little work a step for what sharing it out costs: try --batch 1024)"
-                : "");
+            "; training on %s gave one device's losses (within %.1g), %.2fx as fast, %.0f copies a step%s.\n",
+            x->trained_on, differ, x->best[PART_TRAINING], x->copies_per_step, why);
 }
 
 int main(int argc, char **argv)
@@ -211,7 +209,6 @@ int main(int argc, char **argv)
         { "seconds", RESULTS_NUMBER, "seconds", "%.4f", 8 },
         { "speedup", RESULTS_NUMBER, "speed-up", "%.2fx", 8 },
         { "efficiency_percent", RESULTS_NUMBER, "efficiency", "%.0f%%", 10 },
-        { "loss", RESULTS_NUMBER, "last loss", "%.6f", 9 },
         { "copies_per_step", RESULTS_NUMBER, "copies/step", "%.0f", 11 },
         { "epoch_losses", RESULTS_TEXT, "loss per epoch", "%s", 14 },
     };
@@ -222,20 +219,20 @@ int main(int argc, char **argv)
     if (x.size == 0) x.size = args.quick ? 512 : 1024;
     if (x.epochs == 0) x.epochs = args.quick ? 1 : 2;
     CHECK(results_create(&x.r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
-    char note[256];
+    char note[256], vars[2][32];
     x.ngpus =
         gpus_to_compare(args.device_given ? &args.dev : NULL, x.gpus, DP_MAX_DEVICES, note, sizeof note);
     if (note[0]) printf("(%s)\n", note);
     for (int i = 0; i < x.ngpus; ++i) CHECK(results_mention_device(x.r, x.gpus[i]));
     dataset train;
     CHECK(dataset_synthetic(&train, x.quick ? 3000 : 12000, x.settings.seed));
-    printf("cores: %dx%d products; devices: the same products on each GPU at once, then all on one; "
-           "training: "
-           "lab 05's MLP and settings, batch %lld, %lld synthetic digits, %d epoch%s\n\n",
-           x.size, x.size, (long long)batch, (long long)train.count, x.epochs, x.epochs > 1 ? "s" : "");
+    x.load = load_average();
+    printf(
+        "cores: %dx%d products; devices: products on each GPU at once, then on one; training: lab 05's MLP, "
+        "batch %d, %lld digits, %d epoch(s). Load average %.1f on %d cores\n\n",
+        x.size, x.size, batch, (long long)train.count, x.epochs, x.load, cores_here());
     /* The serial loop at a few GFLOP/s, then each count of threads; an epoch in seconds. */
-    progress_begin(&x.p, "the experiment",
-                   12.0 * pow((double)x.size, 3) / 3e9 + 3.0 * x.epochs * train.count / 3e3);
+    progress_begin(&x.p, "the experiment", 12.0 * pow(x.size, 3) / 3e9 + 3.0 * x.epochs * train.count / 3e3);
     CHECK(results_echo(x.r, true));
     measure_cores(&x);
     measure_devices(&x);
@@ -243,7 +240,9 @@ int main(int argc, char **argv)
     progress_end(&x.p);
     CHECK(results_print(x.r));
     print_takeaway(&x);
-    CHECK(results_finish(x.r, NULL));
+    snprintf(vars[0], sizeof vars[0], "load_average=%.2f", x.load),
+        snprintf(vars[1], sizeof vars[1], "cores=%d", cores_here());
+    CHECK(results_finish(x.r, (const char *const[]){ vars[0], vars[1], NULL }));
     results_free(x.r);
     dataset_free(&train);
     return 0;

@@ -4,15 +4,16 @@
 #
 # The CSV (main.c's results) has one row per part and count of workers: part,
 # workers, on, seconds, speedup, efficiency_percent, and for the training
-# loss, copies_per_step and epoch_losses. The program passes data, out,
-# format, style, devices and device_names. To restyle the figure, edit this
+# copies_per_step and epoch_losses. The program passes data, out, format,
+# style, devices and device_names, and load_average (before the run) and
+# cores. To restyle the figure, edit this
 # file or the shared style, then rerun the "redraw" line the program printed.
 load style
 
 array parts[4] = ['cores: OpenMP i-k-j loop', 'cores: OpenBLAS', 'devices: products at once', \
                   'training: data-parallel epoch']
-array names[4] = ['your OpenMP i-k-j loop (threads)', 'OpenBLAS (threads)', 'products at once (GPUs)', \
-                  'data-parallel training (GPUs)']
+array names[4] = ['your OpenMP i-k-j loop', 'OpenBLAS', 'products on GPUs at once', \
+                  'data-parallel training']
 
 # The title names the GPUs; the key goes below the plot, which keeps the
 # whole width.
@@ -29,12 +30,27 @@ stats data using 'speedup' nooutput
 set yrange [0 : (STATS_max > top ? STATS_max : top) * 1.15]
 set ytics format '%gx'
 
-# The speed-up of every point with more than one worker beside it, in its
-# line's colour, the lines' labels one above the other where they meet.
-speed_label(y) = sprintf('%.2fx', y)
-many(y) = column('workers') > 1 ? y : NaN
+# Other programs on the cores take their share of them: the wall clock's
+# speed-ups are then smaller than the cores allow. Said on the figure.
+# (The program passes every variable as a string: + 0 makes it a number.)
+system_load = exists("load_average") ? load_average + 0 : -1
+system_cores = exists("cores") ? cores + 0 : 0
+if (system_load >= 1) {
+    set label sprintf('load average %.1f on %d cores before the run: other programs were using the cores too', \
+                      system_load, system_cores) \
+        at graph 0.98, graph 0.06 right front font sprintf(',%g', font_size * 0.75) textcolor rgb '#555555'
+}
+
+# Each line's speed-up with the most workers, in its key entry: the rows of
+# a part come in order of workers, so the last one read is that one.
+array last[4]
+array most[4]
+do for [i = 1:4] {
+    last[i] = NaN
+    most[i] = 0
+    stats data using (strcol('part') eq parts[i] ? (last[i] = column('speedup'), most[i] = column('workers')) : 0) nooutput
+}
+entry(i) = names[i].(most[i] > 1 ? sprintf(': %.2fx on %d', last[i], most[i]) : '')
 plot x with lines ls 100 title 'ideal: n workers, n times as fast', \
      for [i = 1:4] data using 'workers':(only('part', parts[i], column('speedup'))) \
-         with linespoints lt i title names[i], \
-     for [i = 1:4] data using 'workers':(many(only('part', parts[i], column('speedup')))):(speed_label(column('speedup'))) \
-         with labels left offset 0.9, 0.9 * (2.5 - i) textcolor lt i font sprintf(',%g', font_size * 0.8) notitle
+         with linespoints lt i title entry(i)
