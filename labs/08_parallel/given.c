@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 #include <omp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -57,14 +58,27 @@ void blas_threads(int threads) { openblas_set_num_threads(threads > 0 ? threads 
 
 int cores_here(void) { return omp_get_num_procs(); }
 
-double load_average(void)
+/* The cores' busy and total time so far, in clock ticks (the first line of
+ * /proc/stat: user nice system idle iowait irq softirq steal). */
+static bool cpu_ticks(double *busy, double *total)
 {
-    FILE *f = fopen("/proc/loadavg", "r");
-    double load = -1.0;
-    if (!f) return load;
-    if (fscanf(f, "%lf", &load) != 1) load = -1.0;
-    fclose(f);
-    return load;
+    FILE *f = fopen("/proc/stat", "r");
+    double t[8] = { 0 };
+    const bool read = f && fscanf(f, "cpu %lf %lf %lf %lf %lf %lf %lf %lf", &t[0], &t[1], &t[2], &t[3], &t[4],
+                                  &t[5], &t[6], &t[7]) == 8;
+    if (f) fclose(f);
+    *total = t[0] + t[1] + t[2] + t[3] + t[4] + t[5] + t[6] + t[7];
+    *busy = *total - t[3] - t[4];
+    return read;
+}
+
+double cores_busy_elsewhere(void)
+{
+    double busy0, total0, busy1, total1;
+    if (!cpu_ticks(&busy0, &total0)) return -1.0;
+    pools_settle();
+    if (!cpu_ticks(&busy1, &total1) || total1 <= total0) return -1.0;
+    return (busy1 - busy0) / (total1 - total0) * cores_here();
 }
 
 void pools_settle(void)

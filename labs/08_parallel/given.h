@@ -11,10 +11,10 @@
  * Why the pools matter. Debian's OpenBLAS keeps one thread per core; after
  * each call they keep spinning for about a tenth of a second, waiting for the
  * next one, and OpenMP's threads spin for a moment after each parallel loop
- * too. Two pools busy on the same cores share them: each runs at a fraction
- * of its speed (here, the OpenMP loop 1.5 to 2.5 times slower beside
- * OpenBLAS at work), and a loop timed while the other pool still spins is
- * timed wrong. So the lab never runs one pool while the other is awake. */
+ * too. Two pools busy on the same cores share them and lose more than their
+ * share (on 2 quiet cores here: the OpenMP loop 1.4 to 2.6 times slower
+ * beside OpenBLAS at work, OpenBLAS 2.6 to 3.3 times slower beside it), and
+ * a loop timed while the other pool still spins is timed wrong. So the lab never runs one pool while the other is awake. */
 #ifndef LAB08_GIVEN_H
 #define LAB08_GIVEN_H
 
@@ -56,10 +56,11 @@ void blas_threads(int threads);
 /* The cores OpenMP and OpenBLAS see (omp_get_num_procs). */
 int cores_here(void);
 
-/* The load average of the last minute (/proc/loadavg): how many threads,
- * on average, wanted a core. Above 1 or so before the experiment starts,
- * other programs compete for the cores. -1 where it is not known. */
-double load_average(void);
+/* How many cores' worth of work other programs were doing during the
+ * quarter of a second this call waits (/proc/stat: the cores' busy time over
+ * that quarter, this process asleep): 0 on a quiet machine, up to every core
+ * on a busy one. -1 where it cannot be read. */
+double cores_busy_elsewhere(void);
 
 /* Sleeps long enough (a quarter of a second) for the threads of both pools
  * to stop spinning and go to sleep: call it between work of one pool and

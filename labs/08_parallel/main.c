@@ -37,7 +37,7 @@ typedef struct experiment {
     double losses[2][MAX_EPOCHS]; /* training: one device, then all */
     double copies_per_step;       /* training on all devices */
     char trained_on[128];         /* "sim:0+sim:1" */
-    double load;                  /* the load average before the experiment (given.h) */
+    double busy;                  /* cores busy with other programs just before (given.h) */
     progress p;
 } experiment;
 
@@ -172,9 +172,9 @@ static void print_takeaway(const experiment *x)
 {
     double differ = 0.0; /* the largest relative difference of an epoch's loss, all devices against one */
     for (int e = 0; e < x->epochs; ++e) differ = fmax(differ, fabs(x->losses[1][e] / x->losses[0][e] - 1.0));
-    printf("\ntakeaway: on %d cores (load average %.1f: above 1, other programs use them too) your loop ran "
-           "%.2fx as fast with every thread (OpenBLAS %.2fx)",
-           cores_here(), x->load, x->best[PART_OMP], x->best[PART_BLAS]);
+    printf("\ntakeaway: on %d cores (%.1f of them busy with other programs) your loop ran %.2fx as fast with "
+           "every thread (OpenBLAS %.2fx)",
+           cores_here(), x->busy, x->best[PART_OMP], x->best[PART_BLAS]);
     if (x->best[PART_DEVICES] > 0)
         printf("; %d %s GPUs did their products at once %.2fx as fast as one did them in sequence", x->ngpus,
                x->gpus[0].kind == DEVICE_CUDA ? "real" : "simulated", x->best[PART_DEVICES]);
@@ -226,11 +226,11 @@ int main(int argc, char **argv)
     for (int i = 0; i < x.ngpus; ++i) CHECK(results_mention_device(x.r, x.gpus[i]));
     dataset train;
     CHECK(dataset_synthetic(&train, x.quick ? 3000 : 12000, x.settings.seed));
-    x.load = load_average();
+    x.busy = cores_busy_elsewhere();
     printf(
         "cores: %dx%d products; devices: products on each GPU at once, then on one; training: lab 05's MLP, "
-        "batch %d, %lld digits, %d epoch(s). Load average %.1f on %d cores\n\n",
-        x.size, x.size, batch, (long long)train.count, x.epochs, x.load, cores_here());
+        "batch %d, %lld digits, %d epoch(s). Other programs kept %.1f of %d cores busy\n\n",
+        x.size, x.size, batch, (long long)train.count, x.epochs, x.busy, cores_here());
     /* The serial loop at a few GFLOP/s, then each count of threads; an epoch in seconds. */
     progress_begin(&x.p, "the experiment", 12.0 * pow(x.size, 3) / 3e9 + 3.0 * x.epochs * train.count / 3e3);
     CHECK(results_echo(x.r, true));
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
     progress_end(&x.p);
     CHECK(results_print(x.r));
     print_takeaway(&x);
-    snprintf(vars[0], sizeof vars[0], "load_average=%.2f", x.load),
+    snprintf(vars[0], sizeof vars[0], "busy_cores=%.2f", x.busy),
         snprintf(vars[1], sizeof vars[1], "cores=%d", cores_here());
     CHECK(results_finish(x.r, (const char *const[]){ vars[0], vars[1], NULL }));
     results_free(x.r);

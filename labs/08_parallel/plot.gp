@@ -5,8 +5,8 @@
 # The CSV (main.c's results) has one row per part and count of workers: part,
 # workers, on, seconds, speedup, efficiency_percent, and for the training
 # copies_per_step and epoch_losses. The program passes data, out, format,
-# style, devices and device_names, and load_average (before the run) and
-# cores. To restyle the figure, edit this
+# style, devices and device_names, and busy_cores (how many cores other
+# programs kept busy just before the run) and cores. To restyle the figure, edit this
 # file or the shared style, then rerun the "redraw" line the program printed.
 load style
 
@@ -33,11 +33,10 @@ set ytics format '%gx'
 # Other programs on the cores take their share of them: the wall clock's
 # speed-ups are then smaller than the cores allow. Said on the figure.
 # (The program passes every variable as a string: + 0 makes it a number.)
-system_load = exists("load_average") ? load_average + 0 : -1
-system_cores = exists("cores") ? cores + 0 : 0
-if (system_load >= 1) {
-    set label sprintf('load average %.1f on %d cores before the run: other programs were using the cores too', \
-                      system_load, system_cores) \
+others = exists("busy_cores") ? busy_cores + 0 : 0
+if (others >= 0.25) {
+    set label sprintf('other programs kept %.1f of the %s cores busy just before the run: the speed-ups are smaller', \
+                      others, exists("cores") ? cores : '?') \
         at graph 0.98, graph 0.06 right front font sprintf(',%g', font_size * 0.75) textcolor rgb '#555555'
 }
 
