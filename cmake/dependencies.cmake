@@ -42,6 +42,16 @@ set_target_properties(labkit::cjson PROPERTIES
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 
+# ---- OpenMP (optional): lab 08's loops on every core -------------------------
+# Only lab 08's programs use it (labs/08_parallel/lab.cmake). GCC ships it
+# (libgomp, with the compiler); clang needs libomp-dev. Without it lab 08 is
+# not built, and the summary says why.
+find_package(OpenMP QUIET COMPONENTS C)
+set(LABKIT_HAVE_OPENMP OFF)
+if(OpenMP_C_FOUND)
+  set(LABKIT_HAVE_OPENMP ON)
+endif()
+
 # ---- CUDA (optional) --------------------------------------------------------
 set(LABKIT_HAVE_CUDA OFF)
 if(LABKIT_CUDA)

@@ -1,0 +1,543 @@
+/* check.c: lab 08's claims, on the device given with --device (default: cpu).
+ *
+ *   - step 1, everywhere: your OpenMP loop gives matmul_ikj's c bit for bit
+ *     with 1, 2 and 3 threads; on the CPU, with the CPU time each thread of
+ *     the team spent (what other programs on the cores cannot fake): the loop
+ *     runs on the threads it is given, each doing its share of the rows, no
+ *     row twice, and with 2 threads it can run 1.6x as fast as with one (the
+ *     wall clock's figure is printed beside it);
+ *   - steps 2 and 4, everywhere: speed-up, efficiency and the slices of a
+ *     batch on exact inputs;
+ *   - step 3, on a GPU and another of its kind (sim:0 with sim:1, cuda:0 with
+ *     cuda:1): every device's products queued and waited for, the devices
+ *     busy at the same time (on simulated GPUs: the times their workers ran
+ *     the kernels overlap; on real ones: at once takes at most 0.65 of one
+ *     after the other), the products right;
+ *   - step 5: on one device, your data-parallel step is lab 05's step, bit for
+ *     bit; on two devices of one kind, every device holds the whole batch's
+ *     gradient after a step and the parameters of one device on whole batches
+ *     after three, the same parameters bit for bit on every device, and the
+ *     all-reduce's copies are counted (through the host), or none (NCCL).
+ *
+ * lab.cmake builds this check and your lab.c without optimisation, so that a
+ * data race shows in the results instead of being hidden by the optimiser. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "given.h"
+#include "lab.h"
+
+/* ---- calls of the student's ---------------------------------------------------- */
+
+/* A call that should work: a TODO stops the check there (the step to write
+ * next); any other failure is the claim failing, with the library's message. */
+static bool worked(status call, char *why, size_t size)
+{
+    if (call == STATUS_TODO) CHECK(call);
+    snprintf(why, size, "%s", call == STATUS_OK ? "" : last_error());
+    return call == STATUS_OK;
+}
+
+/* A call that the claims after it need: a failure fails `claim` and ends the
+ * check, since what follows cannot be measured. */
+static void must(status call, const char *claim, const char *what)
+{
+    char why[512];
+    if (worked(call, why, sizeof why)) return;
+    check_that(false, claim, "%s failed: %s", what, why);
+    exit(check_finish("08_parallel"));
+}
+
+static float *host_floats(int64_t count)
+{
+    float *p = malloc((size_t)count * sizeof *p);
+    if (!p) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for %lld floats", (long long)count));
+    return p;
+}
+
+/* Uniform values in [-1, 1) from a seed (splitmix64), the same on every run. */
+static void fill_uniform(float *x, int64_t count, uint64_t seed)
+{
+    for (int64_t i = 0; i < count; ++i) {
+        uint64_t z = (seed += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        x[i] = (float)((double)((z ^ (z >> 31)) >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
+    }
+}
+
+/* ---- step 1: the loop on every core ---------------------------------------------- */
+
+#define STEP1_CLAIM "your OpenMP loop gives the serial loop's c bit for bit, with 1, 2 and 3 threads"
+
+/* One run of the student's loop with `threads` threads: what each thread of
+ * the team spent, the whole process, and the wall clock. */
+typedef struct team_run {
+    int threads;
+    double cpu[TEAM_MAX_THREADS]; /* CPU seconds of each thread of the team */
+    double team, process, wall;   /* their sum, the process's CPU seconds, the wall clock's */
+    bool same_team;               /* the readings before and after were of the same threads */
+    bool exact;                   /* c equals the serial loop's bit for bit */
+} team_run;
+
+/* c starts as NaN, so that a cell no thread wrote shows. */
+static team_run run_team(const float *a, const float *b, float *c, const float *want, int64_t m, int64_t n,
+                         int64_t k, int threads)
+{
+    team_run t = { .threads = threads, .same_team = true };
+    double before[TEAM_MAX_THREADS], after[TEAM_MAX_THREADS];
+    long tid_before[TEAM_MAX_THREADS], tid_after[TEAM_MAX_THREADS];
+    for (int64_t i = 0; i < m * n; ++i) c[i] = NAN;
+    CHECK(team_cpu_seconds(threads, before, tid_before));
+    const double process = process_cpu_seconds(), wall = wall_seconds();
+    must(lab_matmul_omp(a, b, c, m, n, k, threads), STEP1_CLAIM, "lab_matmul_omp");
+    t.wall = wall_seconds() - wall, t.process = process_cpu_seconds() - process;
+    CHECK(team_cpu_seconds(threads, after, tid_after));
+    for (int i = 0; i < threads; ++i) {
+        t.cpu[i] = after[i] - before[i], t.team += t.cpu[i];
+        t.same_team = t.same_team && tid_after[i] == tid_before[i];
+    }
+    t.exact = memcmp(c, want, (size_t)(m * n) * sizeof *c) == 0;
+    return t;
+}
+
+/* The loop's results with 1, 2 and 3 threads on [m, k] x [k, n]; runs[] gets
+ * the three runs. */
+static bool exact_everywhere(int64_t m, int64_t n, int64_t k, team_run *runs)
+{
+    float *a = host_floats(m * k), *b = host_floats(k * n), *c = host_floats(m * n),
+          *want = host_floats(m * n);
+    fill_uniform(a, m * k, 11), fill_uniform(b, k * n, 12);
+    matmul_ikj(a, b, want, m, n, k);
+    bool exact = true;
+    for (int threads = 1; threads <= 3; ++threads) {
+        runs[threads - 1] = run_team(a, b, c, want, m, n, k, threads);
+        exact = exact && runs[threads - 1].exact;
+    }
+    free(a), free(b), free(c), free(want);
+    return exact;
+}
+
+/* The claims on the threads' CPU time; m is odd and no multiple of 3, so
+ * that no count of threads divides the rows evenly. */
+static void check_step1_cores(const team_run *runs)
+{
+    bool shares = true, once = true;
+    char figures[512] = "";
+    for (int r = 0; r < 3; ++r) {
+        const team_run *t = &runs[r];
+        bool fair = t->same_team && t->team >= 0.8 * t->process;
+        for (int i = 0; i < t->threads; ++i)
+            fair = fair && t->cpu[i] >= 0.5 * t->team / t->threads && t->cpu[i] <= 1.5 * t->team / t->threads;
+        shares = shares && fair;
+        once = once && t->team <= 1.8 * runs[0].team;
+        int used = (int)strlen(figures);
+        used += snprintf(figures + used, sizeof figures - (size_t)used, "%s%d thread%s:", r ? "; " : "",
+                         t->threads, t->threads > 1 ? "s" : "");
+        for (int i = 0; i < t->threads && used < (int)sizeof figures; ++i)
+            used += snprintf(figures + used, sizeof figures - (size_t)used, " %.3f", t->cpu[i]);
+        if (used < (int)sizeof figures)
+            snprintf(figures + used, sizeof figures - (size_t)used, " s (%.0f%% of the process's CPU%s)",
+                     100.0 * t->team / t->process, t->same_team ? "" : ", not the same threads after");
+    }
+    check_that(shares,
+               "with T threads the loop runs on T threads, each doing its share of the rows (CPU time 1/T "
+               "each, within 0.5/T to 1.5/T)",
+               "%s", figures);
+    check_that(once,
+               "no row is done twice: the threads' CPU times add up to the one-thread loop's (at most 1.8x)",
+               "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s", runs[0].team, runs[1].team,
+               runs[2].team);
+    double busiest = 0.0;
+    for (int i = 0; i < 2; ++i) busiest = fmax(busiest, runs[1].cpu[i]);
+    const double possible = busiest > 0 ? runs[0].team / busiest : 0.0;
+    check_that(
+        possible >= 1.6,
+        "with 2 threads the loop can run at least 1.6x as fast as on one (the one-thread loop's CPU time "
+        "over the busiest thread's)",
+        "%.3f s over %.3f s: %.2fx", runs[0].team, busiest, possible);
+    printf("        (the wall clock: 1 thread %.3f s, 2 threads %.3f s, %.2fx; %d cores here. A quiet 2-core "
+           "machine gives 1.6x or more; other programs on the cores give less, which the CPU times above do "
+           "not see)\n",
+           runs[0].wall, runs[1].wall, runs[0].wall / runs[1].wall, cores_here());
+}
+
+static void check_step1(device d)
+{
+    team_run small[3], large[3];
+    blas_threads(1); /* OpenBLAS's pool stays asleep while OpenMP's works */
+    bool exact = exact_everywhere(37, 29, 53, small);
+    if (d.kind != DEVICE_CPU) {
+        check_that(exact, STEP1_CLAIM, "[37x53]x[53x29]: %s", exact ? "equal" : "not equal");
+        printf("  (the loop's threads and their CPU time: check on the CPU, --device cpu)\n");
+        blas_threads(0);
+        return;
+    }
+    exact = exact_everywhere(385, 512, 512, large) && exact;
+    check_that(exact, STEP1_CLAIM, "[37x53]x[53x29] and [385x512]x[512x512]: %s",
+               exact ? "equal" : "not equal");
+    check_step1_cores(large);
+    blas_threads(0);
+    pools_settle();
+}
+
+/* ---- steps 2 and 4: formulas on exact inputs ---------------------------------------- */
+
+static void check_scaling(void)
+{
+    double speedup = 0, efficiency = 0, s2 = 0, e2 = 0;
+    char why[512];
+    const bool ok = worked(lab_scaling(2.0, 0.5, 4, &speedup, &efficiency), why, sizeof why) &&
+                    worked(lab_scaling(3.0, 2.0, 2, &s2, &e2), why, sizeof why);
+    check_that(
+        ok && speedup == 4.0 && efficiency == 1.0 && s2 == 1.5 && e2 == 0.75,
+        "speed-up is one worker's time over the workers', efficiency the speed-up per worker",
+        "2 s on 1, 0.5 s on 4: %gx, %g (want 4x, 1); 3 s on 1, 2 s on 2: %gx, %g (want 1.5x, 0.75)%s%s",
+        speedup, efficiency, s2, e2, ok ? "" : "; ", why);
+    const status refused[] = { lab_scaling(0.0, 1.0, 2, &speedup, &efficiency),
+                               lab_scaling(1.0, -1.0, 2, &speedup, &efficiency),
+                               lab_scaling(1.0, NAN, 2, &speedup, &efficiency),
+                               lab_scaling(1.0, 1.0, 0, &speedup, &efficiency) };
+    bool all = true;
+    for (int i = 0; i < 4; ++i) all = all && refused[i] == STATUS_BAD_ARGUMENT;
+    check_that(all, "lab_scaling refuses times that are not positive and fewer than one worker",
+               "0 s: %s; -1 s: %s; NaN s: %s; 0 workers: %s", status_name(refused[0]),
+               status_name(refused[1]), status_name(refused[2]), status_name(refused[3]));
+}
+
+static void check_slices(void)
+{
+    static const struct {
+        int64_t rows;
+        int n;
+        int64_t first[4], count[4];
+    } cases[] = { { 128, 2, { 0, 64 }, { 64, 64 } },   { 37, 2, { 0, 19 }, { 19, 18 } },
+                  { 10, 3, { 0, 4, 7 }, { 4, 3, 3 } }, { 11, 4, { 0, 3, 6, 9 }, { 3, 3, 3, 2 } },
+                  { 2, 3, { 0, 1, 2 }, { 1, 1, 0 } },  { 5, 1, { 0 }, { 5 } } };
+    char figures[768] = "128 on 2, 37 on 2, 10 on 3, 11 on 4, 2 on 3, 5 on 1", why[512] = "";
+    bool all = true;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0] && all; ++c)
+        for (int i = 0; i < cases[c].n && all; ++i) {
+            int64_t first = -1, count = -1;
+            all = worked(lab_slice(cases[c].rows, cases[c].n, i, &first, &count), why, sizeof why) &&
+                  first == cases[c].first[i] && count == cases[c].count[i];
+            if (!all)
+                snprintf(figures, sizeof figures,
+                         "%lld rows on %d: device %d got rows %lld + %lld (want %lld + %lld)%s%s",
+                         (long long)cases[c].rows, cases[c].n, i, (long long)first, (long long)count,
+                         (long long)cases[c].first[i], (long long)cases[c].count[i], why[0] ? "; " : "", why);
+        }
+    check_that(all, "the slices follow each other and cover the batch, the first rows % n one row longer",
+               "%s", figures);
+    int64_t first, count;
+    const status refused[] = { lab_slice(-1, 2, 0, &first, &count), lab_slice(10, 0, 0, &first, &count),
+                               lab_slice(10, 2, 2, &first, &count), lab_slice(10, 2, -1, &first, &count) };
+    bool none = true;
+    for (int i = 0; i < 4; ++i) none = none && refused[i] == STATUS_BAD_ARGUMENT;
+    check_that(none, "lab_slice refuses a negative batch, no devices and a device that is not one of them",
+               "rows -1: %s; n 0: %s; i 2 of 2: %s; i -1: %s", status_name(refused[0]),
+               status_name(refused[1]), status_name(refused[2]), status_name(refused[3]));
+}
+
+/* ---- step 3: two GPUs at once --------------------------------------------------------- */
+
+enum { PRODUCT_N = 256, PRODUCTS = 3, CUDA_PRODUCT_N = 4096, CUDA_PRODUCTS = 8 };
+
+/* Whether c = a b is right on the host (float64 reference, |error| within
+ * k 1e-6 + 1e-5 |ref|), reading a, b, c of the work. */
+static bool product_right(const product_work *w)
+{
+    const int64_t n = w->n, step = n > 512 ? n / 61 : 1; /* a big product: every 61st row and column */
+    float *a = host_floats(n * n), *b = host_floats(n * n), *c = host_floats(n * n);
+    CHECK(tensor_to_host(w->a, a, n * n));
+    CHECK(tensor_to_host(w->b, b, n * n));
+    CHECK(tensor_to_host(w->c, c, n * n));
+    bool right = true;
+    for (int64_t i = 0; i < n && right; i += step)
+        for (int64_t j = 0; j < n && right; j += step) {
+            double sum = 0.0;
+            for (int64_t p = 0; p < n; ++p) sum += (double)a[i * n + p] * b[p * n + j];
+            right = fabs(c[i * n + j] - sum) <= (double)n * 1e-6 + 1e-5 * fabs(sum);
+        }
+    free(a), free(b), free(c);
+    return right;
+}
+
+/* The share of the shorter of two intervals that the other covers. */
+static double overlap(const product_timing *x, const product_timing *y)
+{
+    const double shorter = fmin(x->end - x->start, y->end - y->start);
+    const double both = fmin(x->end, y->end) - fmax(x->start, y->start);
+    return shorter > 0 ? fmax(both, 0.0) / shorter : 0.0;
+}
+
+static void check_step3(device d)
+{
+    if (d.kind == DEVICE_CPU) {
+        printf("  (two GPUs at once: check with --device sim:0 or cuda:0)\n");
+        return;
+    }
+    if (device_count(d.kind) < 2) {
+        printf(
+            "  (two GPUs at once needs two GPUs of one kind: check with --device sim:0, or where there are "
+            "two real GPUs)\n");
+        return;
+    }
+    const bool real = d.kind == DEVICE_CUDA;
+    const char *claim = "lab_run_at_once queues every device's products and waits until all are done";
+    product_work work[2];
+    for (int i = 0; i < 2; ++i)
+        CHECK(product_work_create(&work[i], (device){ d.kind, i }, real ? CUDA_PRODUCT_N : PRODUCT_N,
+                                  real ? CUDA_PRODUCTS : PRODUCTS));
+    must(lab_run_at_once(work, 2), claim, "lab_run_at_once (warm-up)");
+    device_counters counted[2];
+    for (int i = 0; i < 2; ++i) {
+        product_timing_reset(&work[i]);
+        CHECK(counters_reset(work[i].dev));
+    }
+    double start = wall_seconds();
+    must(lab_run_at_once(work, 2), claim, "lab_run_at_once");
+    const double once = wall_seconds() - start;
+    bool queued = true;
+    for (int i = 0; i < 2; ++i) {
+        CHECK(counters_read(work[i].dev, &counted[i]));
+        queued = queued && counted[i].launches == (uint64_t)work[i].products && counted[i].syncs >= 1 &&
+                 (real || work[i].timing->kernels == work[i].products);
+    }
+    check_that(queued, claim,
+               "%s: %llu launches, waited %llu times; %s: %llu launches, waited %llu times (want %d "
+               "launches each, waited at least once, every kernel done on return)",
+               device_name(work[0].dev), (unsigned long long)counted[0].launches,
+               (unsigned long long)counted[0].syncs, device_name(work[1].dev),
+               (unsigned long long)counted[1].launches, (unsigned long long)counted[1].syncs,
+               work[0].products);
+    product_timing at_once[2] = { *work[0].timing, *work[1].timing };
+    start = wall_seconds();
+    CHECK(run_on_one(work, 2));
+    const double one = wall_seconds() - start;
+    if (real)
+        check_that(once <= 0.65 * one,
+                   "two GPUs at once take at most 0.65 of the time of one after the other",
+                   "%s and %s: %.1f ms at once, %.1f ms in sequence on one: %.2f", device_name(work[0].dev),
+                   device_name(work[1].dev), once * 1e3, one * 1e3, once / one);
+    else {
+        const product_timing *t = at_once;
+        const double origin = fmin(t[0].start, t[1].start), cpu = t[0].cpu_seconds + t[1].cpu_seconds;
+        check_that(overlap(&t[0], &t[1]) >= 0.5,
+                   "the devices worked at the same time: the times their workers ran the kernels overlap (at "
+                   "least half)",
+                   "%s ran its kernels from %.1f to %.1f ms, %s from %.1f to %.1f ms: %.0f%% overlap",
+                   device_name(work[0].dev), (t[0].start - origin) * 1e3, (t[0].end - origin) * 1e3,
+                   device_name(work[1].dev), (t[1].start - origin) * 1e3, (t[1].end - origin) * 1e3,
+                   100.0 * overlap(&t[0], &t[1]));
+        /* Lesson 003's "almost linear scaling", measured by what each worker
+         * computed: with a core each, at once lasts as long as the busier. */
+        const double share = cpu > 0 ? fmax(t[0].cpu_seconds, t[1].cpu_seconds) / cpu : 1.0;
+        check_that(share <= 0.65,
+                   "with a core for each worker, two GPUs at once take at most 0.65 of the time of one after "
+                   "the other (the busier worker's CPU time over both workers')",
+                   "%s %.1f ms of CPU, %s %.1f ms: %.2f", device_name(work[0].dev), t[0].cpu_seconds * 1e3,
+                   device_name(work[1].dev), t[1].cpu_seconds * 1e3, share);
+        printf(
+            "        (the wall clock: at once %.1f ms, one after the other on %s %.1f ms: %.2f of the time; "
+            "a quiet 2-core machine gives about the figure above, other programs on the cores raise it)\n",
+            once * 1e3, device_name(work[0].dev), one * 1e3, once / one);
+    }
+    const bool right = product_right(&work[0]) && product_right(&work[1]);
+    check_that(right, "each device computed its own products, right (float64 reference)",
+               "%s and %s, %lldx%lld", device_name(work[0].dev), device_name(work[1].dev),
+               (long long)work[0].n, (long long)work[0].n);
+    for (int i = 0; i < 2; ++i) product_work_free(&work[i]);
+}
+
+/* ---- step 5: data-parallel training -------------------------------------------------- */
+
+enum { DP_ROWS = 37, DP_STEPS = 3 };
+#define DP_LR 0.05f
+#define DP_MOMENTUM 0.9f
+static const int64_t dp_sizes[] = { 784, 64, 32, 10 };
+enum { DP_NSIZES = 3 + 1 };
+
+/* The gradients of one float32 sum over rows differ from another order's by
+ * float32 rounding: about 1e-7 of their norm for 37 rows. A slice weighted
+ * wrongly (1/2 instead of 19/37) is off by about 1e-2. */
+#define GRAD_RTOL 1e-4
+/* After 3 steps, each parameter has moved by a few 1e-3 and is stored near
+ * 0.05, whose float32 spacing is 4e-9: rounding differences of the two runs
+ * stay under 1e-5 of the move; a wrong weight gives 1e-2. */
+#define PARAM_RTOL 1e-4
+
+typedef struct dp_data {
+    dataset data;
+    float *images[DP_STEPS];
+    int32_t *labels[DP_STEPS];
+} dp_data;
+
+static void dp_data_make(dp_data *x)
+{
+    CHECK(dataset_synthetic(&x->data, DP_ROWS * DP_STEPS, 5));
+    for (int s = 0; s < DP_STEPS; ++s) {
+        x->images[s] = x->data.images + s * DP_ROWS * dataset_pixels(&x->data);
+        x->labels[s] = x->data.labels + s * DP_ROWS;
+    }
+}
+
+/* ||x - y|| / ||y|| over n floats (y - y0 and x - y0 when y0 is given). */
+static double relative_difference(const float *x, const float *y, const float *y0, int64_t n)
+{
+    double diff = 0.0, norm = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double base = y0 ? y0[i] : 0.0, a = x[i] - base, b = y[i] - base;
+        diff += (a - b) * (a - b), norm += b * b;
+    }
+    return norm > 0 ? sqrt(diff / norm) : sqrt(diff);
+}
+
+/* One replica per device, from the same seed: the same network everywhere. */
+static void replicas_make(replica *r, replica **all, const device *devices, int n)
+{
+    for (int d = 0; d < n; ++d) CHECK(replica_create(all[d] = &r[d], devices[d], dp_sizes, DP_NSIZES, 3));
+}
+
+/* Lab 05's step, on whole batches, on one replica: the reference. Writes its
+ * losses, its gradients after the first step and its parameters after each. */
+static void reference_run(device d, const dp_data *x, float *losses, float *grads, float *params)
+{
+    replica r;
+    CHECK(replica_create(&r, d, dp_sizes, DP_NSIZES, 3));
+    const int64_t count = replica_parameter_count(&r);
+    for (int s = 0; s < DP_STEPS; ++s) {
+        CHECK(replica_forward_backward(&r, x->images[s], x->labels[s], DP_ROWS));
+        if (s == 0) CHECK(replica_read(&r, true, grads, count));
+        CHECK(replica_sgd_step(&r, DP_LR, DP_MOMENTUM));
+        CHECK(tensor_item(r.loss, &losses[s]));
+    }
+    CHECK(replica_read(&r, false, params, count));
+    replica_free(&r);
+}
+
+static void check_step5_one(device d, const dp_data *x)
+{
+    const char *claim =
+        "on one device your data-parallel step is lab 05's step: the same losses and parameters, "
+        "bit for bit";
+    replica r, *all[1];
+    replicas_make(&r, all, &d, 1);
+    const int64_t count = replica_parameter_count(&r);
+    float want_loss[DP_STEPS], got_loss[DP_STEPS], *grads = host_floats(count), *want = host_floats(count),
+                                                   *got = host_floats(count);
+    reference_run(d, x, want_loss, grads, want);
+    for (int s = 0; s < DP_STEPS; ++s) {
+        must(lab_data_parallel_step(all, 1, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim,
+             "lab_data_parallel_step");
+        CHECK(tensor_item(r.loss, &got_loss[s]));
+    }
+    CHECK(replica_read(&r, false, got, count));
+    const bool same = memcmp(got_loss, want_loss, sizeof got_loss) == 0 &&
+                      memcmp(got, want, (size_t)count * sizeof *got) == 0;
+    check_that(same, claim,
+               "%s, %d steps of %d rows: losses %.6f %.6f %.6f (lab 05's %.6f %.6f %.6f); parameters "
+               "differ by %.2g of their norm",
+               device_name(d), DP_STEPS, DP_ROWS, got_loss[0], got_loss[1], got_loss[2], want_loss[0],
+               want_loss[1], want_loss[2], relative_difference(got, want, NULL, count));
+    replica_free(&r);
+    free(grads), free(want), free(got);
+}
+
+static void check_step5_two(device d, const dp_data *x)
+{
+    if (d.kind == DEVICE_CPU || device_count(d.kind) < 2) {
+        printf("  (data-parallel training on two devices needs two GPUs of one kind: check with --device "
+               "sim:0%s)\n",
+               d.kind == DEVICE_CUDA ? ", or where there are two real GPUs" : " or cuda:0");
+        return;
+    }
+    const device devices[2] = { { d.kind, 0 }, { d.kind, 1 } };
+    replica r[2], *all[2];
+    replicas_make(r, all, devices, 2);
+    const int64_t count = replica_parameter_count(&r[0]);
+    float want_loss[DP_STEPS], *want_grads = host_floats(count), *want = host_floats(count),
+                               *start = host_floats(count),
+                               *got[2] = { host_floats(count), host_floats(count) };
+    reference_run(d, x, want_loss, want_grads, want);
+    CHECK(replica_read(&r[0], false, start, count));
+    tensor *grads[REPLICA_MAX_GRADIENTS];
+    const int ngrads = replica_gradients(&r[0], grads);
+    const bool nccl = all_reduce_uses_nccl((tensor *const[]){ r[0].layers[0].dW, r[1].layers[0].dW }, 2);
+    device_counters counted[2];
+    for (int i = 0; i < 2; ++i) CHECK(counters_reset(devices[i]));
+    double grad_error = INFINITY;
+    double loss = 0.0, loss_error = 0.0;
+    const char *claim =
+        "after one step every device holds the whole batch's gradient (within float32 rounding)";
+    for (int s = 0; s < DP_STEPS; ++s) {
+        must(lab_data_parallel_step(all, 2, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim,
+             "lab_data_parallel_step");
+        if (s == 0) {
+            for (int i = 0; i < 2; ++i) CHECK(counters_read(devices[i], &counted[i]));
+            grad_error = 0.0;
+            for (int i = 0; i < 2; ++i) {
+                CHECK(replica_read(&r[i], true, got[i], count));
+                grad_error = fmax(grad_error, relative_difference(got[i], want_grads, NULL, count));
+            }
+        }
+        float part[2]; /* the batch's mean loss: the slices' losses weighted by their rows */
+        for (int i = 0; i < 2; ++i) CHECK(tensor_item(r[i].loss, &part[i]));
+        loss =
+            ((DP_ROWS + 1) / 2 * (double)part[0] + DP_ROWS / 2 * (double)part[1]) / DP_ROWS; /* 19 and 18 */
+        loss_error = fmax(loss_error, fabs(loss - want_loss[s]) / want_loss[s]);
+    }
+    check_that(grad_error <= GRAD_RTOL, claim,
+               "%s and %s, %d rows in slices of 19 and 18: %.2g of the gradient's norm (at most %g)",
+               device_name(devices[0]), device_name(devices[1]), DP_ROWS, grad_error, GRAD_RTOL);
+    for (int i = 0; i < 2; ++i) CHECK(replica_read(&r[i], false, got[i], count));
+    const double param_error = relative_difference(got[0], want, start, count);
+    check_that(
+        param_error <= PARAM_RTOL && loss_error <= GRAD_RTOL,
+        "after three steps (momentum 0.9) the parameters and losses are those of one device on the whole "
+        "batch",
+        "the parameters moved by %.2g of one device's move away from it (at most %g); losses within %.2g",
+        param_error, PARAM_RTOL, loss_error);
+    const bool same = memcmp(got[0], got[1], (size_t)count * sizeof *got[0]) == 0;
+    check_that(same, "every device holds the same parameters, bit for bit",
+               "%s and %s differ by %.2g of the parameters' norm", device_name(devices[0]),
+               device_name(devices[1]), relative_difference(got[1], got[0], NULL, count));
+    /* One step's copies on each device: its slice (images and labels) up,
+     * and for the all-reduce through the host each gradient down and the sum
+     * back up; NCCL moves the gradients between the GPUs without the host. */
+    const uint64_t want_d2h = nccl ? 0 : (uint64_t)ngrads, want_h2d = 2 + want_d2h;
+    bool counted_right = true;
+    for (int i = 0; i < 2; ++i)
+        counted_right =
+            counted_right && counted[i].d2h_copies == want_d2h && counted[i].h2d_copies == want_h2d;
+    check_that(
+        counted_right,
+        nccl ? "the all-reduce runs through NCCL: no copy through the host, only each slice's upload"
+             : "the all-reduce sums through the host, its copies counted: each gradient down and the sum "
+               "back up, on each device",
+        "one step, %d gradient tensors: %s %llu down, %llu up; %s %llu down, %llu up (want %llu down, %llu "
+        "up: the slice's images and labels%s)",
+        ngrads, device_name(devices[0]), (unsigned long long)counted[0].d2h_copies,
+        (unsigned long long)counted[0].h2d_copies, device_name(devices[1]),
+        (unsigned long long)counted[1].d2h_copies, (unsigned long long)counted[1].h2d_copies,
+        (unsigned long long)want_d2h, (unsigned long long)want_h2d, nccl ? "" : " and the sums");
+    for (int i = 0; i < 2; ++i) replica_free(&r[i]), free(got[i]);
+    free(want_grads), free(want), free(start);
+}
+
+int main(int argc, char **argv)
+{
+    const device d = check_device(argc, argv);
+    check_step1(d);
+    check_scaling();
+    check_step3(d);
+    check_slices();
+    dp_data x;
+    dp_data_make(&x);
+    check_step5_one(d, &x);
+    check_step5_two(d, &x);
+    dataset_free(&x.data);
+    return check_finish("08_parallel");
+}

@@ -1,0 +1,32 @@
+# lab.cmake: lab 08's given code, OpenMP, and how its check is built (read by
+# labs/CMakeLists.txt).
+#
+# Given code, compiled once for all the lab's programs:
+#  - given.c: lab 04's serial loop, the clocks, OpenBLAS's threads;
+#  - products.c (and products.cu in a build with CUDA): step 3's products,
+#    by a kernel of their own, on a simulated GPU and on a real one;
+#  - replica.c: lab 05's MLP as one replica, and the epoch loop of
+#    data-parallel training; with lab 05's data.c and idx.c, so that the
+#    synthetic digits are lab 05's very images.
+if(NOT LABKIT_HAVE_OPENMP)
+  set(LAB_UNAVAILABLE "it needs OpenMP (gcc has it; with clang: apt-get install libomp-dev), then configure again")
+  return()
+endif()
+list(APPEND LAB_SOURCES ${dir}/given.c ${dir}/products.c ${dir}/replica.c ${dir}/../05_training_loop/data.c
+     ${dir}/../05_training_loop/idx.c)
+if(LABKIT_HAVE_CUDA)
+  list(APPEND LAB_SOURCES ${dir}/products.cu)
+  set_source_files_properties(${dir}/products.c PROPERTIES COMPILE_DEFINITIONS PRODUCTS_WITH_CUDA=1)
+  set_source_files_properties(${dir}/products.cu PROPERTIES COMPILE_OPTIONS
+                              "-Xcompiler=-Wall,-Wextra;--Werror=all-warnings")
+endif()
+list(APPEND LAB_LIBRARIES OpenMP::OpenMP_C)
+
+# The check builds lab.c (and itself) without optimisation, as a debug build
+# would. Why: a data race, such as a loop variable that every OpenMP thread
+# shares, is undefined behaviour that an optimiser is free to hide: GCC -O3
+# keeps the variable in each thread's register and the results come out
+# right by luck. Unoptimised, every thread reads and writes the one shared
+# variable in memory, and the check sees the wrong cells. (The experiment,
+# lab08, is optimised as usual.)
+list(APPEND LAB_CHECK_COMPILE_OPTIONS -O0)

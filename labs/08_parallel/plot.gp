@@ -1,0 +1,55 @@
+# plot.gp: lab 08's figure: speed-up against workers, one line per kind of
+# work, beside the ideal (n workers, n times as fast), each point labelled
+# with its speed-up.
+#
+# The CSV (main.c's results) has one row per part and count of workers: part,
+# workers, on, seconds, speedup, efficiency_percent, and for the training
+# copies_per_step and epoch_losses. The program passes data, out, format,
+# style, devices and device_names, and busy_cores (how many cores other
+# programs kept busy just before the run) and cores. To restyle the figure, edit this
+# file or the shared style, then rerun the "redraw" line the program printed.
+load style
+
+array parts[4] = ['cores: OpenMP i-k-j loop', 'cores: OpenBLAS', 'devices: products at once', \
+                  'training: data-parallel epoch']
+array names[4] = ['your OpenMP i-k-j loop', 'OpenBLAS', 'products on GPUs at once', \
+                  'data-parallel training']
+
+# The title names the GPUs; the key goes below the plot, which keeps the
+# whole width.
+gpus = ''
+do for [d in devices] { if (d ne 'cpu') { gpus = gpus.(gpus eq '' ? '' : ', ').d } }
+set title "The same work on more workers: how many times faster?\nthreads on the cpu's cores".(gpus eq '' ? '' : '; GPUs '.gpus)
+set key outside bottom center horizontal maxcols 3 width 1 samplen 2.5
+set xlabel 'workers (threads on the cores, or GPUs)'
+set ylabel 'speed-up over one worker'
+stats data using 'workers' nooutput
+top = STATS_max
+eval integer_axis('x', 1, top)
+stats data using 'speedup' nooutput
+set yrange [0 : (STATS_max > top ? STATS_max : top) * 1.15]
+set ytics format '%gx'
+
+# Other programs on the cores take their share of them: the wall clock's
+# speed-ups are then smaller than the cores allow. Said on the figure.
+# (The program passes every variable as a string: + 0 makes it a number.)
+others = exists("busy_cores") ? busy_cores + 0 : 0
+if (others >= 0.25) {
+    set label sprintf('other programs kept %.1f of the %s cores busy just before the run: the speed-ups are smaller', \
+                      others, exists("cores") ? cores : '?') \
+        at graph 0.98, graph 0.06 right front font sprintf(',%g', font_size * 0.75) textcolor rgb '#555555'
+}
+
+# Each line's speed-up with the most workers, in its key entry: the rows of
+# a part come in order of workers, so the last one read is that one.
+array last[4]
+array most[4]
+do for [i = 1:4] {
+    last[i] = NaN
+    most[i] = 0
+    stats data using (strcol('part') eq parts[i] ? (last[i] = column('speedup'), most[i] = column('workers')) : 0) nooutput
+}
+entry(i) = names[i].(most[i] > 1 ? sprintf(': %.2fx on %d', last[i], most[i]) : '')
+plot x with lines ls 100 title 'ideal: n workers, n times as fast', \
+     for [i = 1:4] data using 'workers':(only('part', parts[i], column('speedup'))) \
+         with linespoints lt i title entry(i)
