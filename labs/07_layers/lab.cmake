@@ -9,13 +9,14 @@
 # sources, compiled with each program:
 #  - launch.c, for the simulated GPU and the CPU (always);
 #  - launch.cu, for a real GPU, where nvcc was found; launch.c then names its
-#    launchers (LAB07_WITH_CUDA), and without it device_launch says that this
-#    build cannot launch on cuda:N.
+#    launchers (LAB_WITH_CUDA, which labs/CMakeLists.txt defines for a program
+#    that compiles a .cu: a known-wrong version tested on cpu and sim only
+#    does not), and without it device_launch says that this program cannot
+#    launch on cuda:N.
 list(APPEND LAB_SOURCES ${dir}/given.c)
 list(APPEND LAB_KERNEL_SOURCES ${dir}/launch.c)
 if(LABKIT_HAVE_CUDA)
   list(APPEND LAB_KERNEL_SOURCES ${dir}/launch.cu)
-  set_source_files_properties(${dir}/launch.c PROPERTIES COMPILE_DEFINITIONS LAB07_WITH_CUDA=1)
   set_source_files_properties(${dir}/launch.cu PROPERTIES COMPILE_OPTIONS
                               "-Xcompiler=-Wall,-Wextra;--Werror=all-warnings")
 endif()

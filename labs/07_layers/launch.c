@@ -45,7 +45,7 @@ static void reorder_on_sim(const void *args, void *stream)
 }
 
 /* nvcc compiled launch.cu only in a build with CUDA (lab.cmake). */
-#ifdef LAB07_WITH_CUDA
+#ifdef LAB_WITH_CUDA
 #define ON_CUDA(launcher) launcher
 #else
 #define ON_CUDA(launcher) NULL
