@@ -48,9 +48,9 @@ void check_report_failure(const char *file, int line, const char *expression, st
  * well formed but absent here, 2 when the arguments are malformed. */
 device check_device(int argc, char **argv);
 
-/* Records one claim of the lesson: prints "  ok    <concept> (<figures>)" or
- * "  FAIL  <concept>: <figures>". Returns `holds`. */
-bool check_that(bool holds, const char *concept, const char *figures_format, ...)
+/* Records one claim of the lesson: prints "  ok    <claim> (<figures>)" or
+ * "  FAIL  <claim>: <figures>". Returns `holds`. */
+bool check_that(bool holds, const char *claim, const char *figures_format, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
