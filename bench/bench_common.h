@@ -2,6 +2,7 @@
 #ifndef BENCH_COMMON_H
 #define BENCH_COMMON_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -29,6 +30,25 @@ static inline device bench_sim(void)
     bench_devices();
     const device sim = { DEVICE_SIM, 0 };
     return device_exists(sim) ? sim : device_cpu();
+}
+
+/* The python whose torch the benches compare with: LABKIT_PYTHON, then python3
+ * on PATH (a virtual environment's), then /usr/bin/python3 (Debian's
+ * python3-torch); the first that imports torch, and with `cuda` the first
+ * whose torch sees a GPU. NULL when none does. */
+static inline const char *bench_python(bool cuda)
+{
+    const char *env = getenv("LABKIT_PYTHON");
+    const char *candidates[] = { env ? env : "", "python3", "/usr/bin/python3" };
+    for (int i = 0; i < 3; ++i) {
+        if (!candidates[i][0]) continue;
+        char command[4200];
+        snprintf(command, sizeof command,
+                 "'%s' -c 'import sys, torch; sys.exit(0 if %s else 1)' >/dev/null 2>&1", candidates[i],
+                 cuda ? "torch.cuda.is_available()" : "True");
+        if (system(command) == 0) return candidates[i];
+    }
+    return NULL;
 }
 
 #endif

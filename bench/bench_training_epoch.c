@@ -10,8 +10,9 @@
  *     here (bench/README.md), each in its own process; the best one is compared.
  *   - cuda:0, where there is a real GPU: the kit's three styles against PyTorch
  *     eager and PyTorch with the whole step captured as a CUDA graph.
- * PyTorch runs with /usr/bin/python3 where it has torch (Debian's python3-torch;
- * for the GPU a torch built with CUDA); the bench says so where it has not.
+ * PyTorch runs with the first of LABKIT_PYTHON, python3 on PATH and
+ * /usr/bin/python3 (Debian's python3-torch) that has torch (for the GPU, a
+ * torch that sees it: bench_python); the bench says so where none has.
  *
  * The kit's side is lab 05's own program, run on these files: lab05-solution
  * where the build has it (the instructors' tree), else the student's lab05, so
@@ -147,10 +148,15 @@ static lab_outcome kit_steps(const char *program, const char *dir, const char *d
 static double pytorch_step(const char *env, const char *dir, const char *args, const char *what, bool *absent)
 {
     char here[4096], command[8192], line[512] = "";
+    const char *python = bench_python(strstr(args, "cuda") != NULL);
+    if (!python) {
+        printf("  %-44s absent (no python here has torch%s)\n", what, strstr(args, "cuda") ? " with CUDA" : "");
+        *absent = true;
+        return 0.0;
+    }
     bench_dir(here, sizeof here);
-    snprintf(command, sizeof command,
-             "%s /usr/bin/python3 %s/pytorch_mlp.py --data %s --batch %d --epochs %d %s 2>&1", env, here, dir,
-             BATCH, EPOCHS - 1, args);
+    snprintf(command, sizeof command, "%s '%s' %s/pytorch_mlp.py --data %s --batch %d --epochs %d %s 2>&1", env,
+             python, here, dir, BATCH, EPOCHS - 1, args);
     FILE *p = popen(command, "r");
     double us = 0.0;
     if (p) {
@@ -163,7 +169,7 @@ static double pytorch_step(const char *env, const char *dir, const char *args, c
             us = atof(strstr(line, "step_us=") + 8);
     }
     line[strcspn(line, "\n")] = '\0';
-    printf("  %-44s %s\n", what, line[0] ? line + 9 : "(no answer from /usr/bin/python3)");
+    printf("  %-44s %s\n", what, line[0] ? line + 9 : "(no answer from python)");
     return us;
 }
 
@@ -234,7 +240,8 @@ static bool measure_cpu(const char *program, const char *dir, bool *skipped)
                epoch <= AIM_SECONDS ? "met" : "NOT met");
     if (absent)
         printf(
-            "PyTorch: torch is absent for /usr/bin/python3 (apt-get install python3-torch); no comparison\n");
+            "PyTorch: no python here has torch (LABKIT_PYTHON picks one; on Debian, apt-get install "
+            "python3-torch); no comparison\n");
     else if (best > 0 && outcome == LAB_RAN)
         printf("PyTorch's best here: %.3f s per epoch; kit / PyTorch = %.2f\n", best * STEPS / 1e6,
                kit[ON_DEVICE_LOG] / best);
@@ -265,7 +272,8 @@ static bool measure_cuda0(const char *program, const char *dir, const bool *skip
         printf("kit / PyTorch on cuda:0: eager %.2f, captured %.2f\n", kit[ON_DEVICE_LOG] / eager,
                kit[CAPTURED_STEP] / graphed);
     else if (absent)
-        printf("PyTorch: no torch with CUDA for /usr/bin/python3; no comparison on cuda:0\n");
+        printf("PyTorch: no python here has a torch that sees the GPU (LABKIT_PYTHON picks one); no comparison on "
+               "cuda:0\n");
     return outcome != LAB_FAILED;
 }
 
