@@ -115,6 +115,18 @@ gpu_test_commands() {
     /^ *Test +#[0-9]+: / { sub(/^ *Test +#[0-9]+: /, ""); print $0 "\t" command }'
 }
 
+# How many of memcheck's leaks in a log were allocated inside cublasCreate.
+# cuBLAS 13 keeps that memory (64 MiB, 1 KiB and 128 KiB on an H100) after
+# cublasDestroy, until the context ends, so every program that used cuBLAS
+# reports them, whatever it freed; the kit frees its own before that
+# (cuda_backend.cu: stop_all_devices). Such leaks are not counted as errors.
+cublas_own_leaks() {
+  awk '/========= Leaked / { if (open && mine) n++; open = 1; mine = 0; next }
+       /Host Frame: cublasCreate/ { if (open) mine = 1 }
+       /========= (LEAK|ERROR) SUMMARY/ { if (open && mine) n++; open = 0 }
+       END { print n + 0 }' "$1"
+}
+
 # Every gpu test under each of compute-sanitizer's tools: memcheck (with the
 # leak check), racecheck and synccheck. A table of the errors each one found.
 cmd_sanitize() {
@@ -145,7 +157,10 @@ cmd_sanitize() {
       line=$(grep -E 'ERROR SUMMARY: [0-9]+' "$log" | tail -n1)
       errors=$(sed -E 's/.*ERROR SUMMARY: ([0-9]+).*/\1/' <<<"$line")
       if [[ -z $line ]]; then errors="no summary"; failed=$((failed + 1))
-      elif ((errors > 0)); then failed=$((failed + 1)); fi
+      else
+        errors=$((errors - $(cublas_own_leaks "$log")))
+        ((errors > 0)) && failed=$((failed + 1))
+      fi
       printf ' %12s' "$errors"
     done
     printf '\n'
