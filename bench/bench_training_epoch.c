@@ -150,13 +150,14 @@ static double pytorch_step(const char *env, const char *dir, const char *args, c
     char here[4096], command[8192], line[512] = "";
     const char *python = bench_python(strstr(args, "cuda") != NULL);
     if (!python) {
-        printf("  %-44s absent (no python here has torch%s)\n", what, strstr(args, "cuda") ? " with CUDA" : "");
+        printf("  %-44s absent (no python here has torch%s)\n", what,
+               strstr(args, "cuda") ? " with CUDA" : "");
         *absent = true;
         return 0.0;
     }
     bench_dir(here, sizeof here);
-    snprintf(command, sizeof command, "%s '%s' %s/pytorch_mlp.py --data %s --batch %d --epochs %d %s 2>&1", env,
-             python, here, dir, BATCH, EPOCHS - 1, args);
+    snprintf(command, sizeof command, "%s '%s' %s/pytorch_mlp.py --data %s --batch %d --epochs %d %s 2>&1",
+             env, python, here, dir, BATCH, EPOCHS - 1, args);
     FILE *p = popen(command, "r");
     double us = 0.0;
     if (p) {
@@ -239,9 +240,8 @@ static bool measure_cpu(const char *program, const char *dir, bool *skipped)
         printf("kit on cpu, on-device log: %.3f s per epoch (aim: at most %.2f s: %s)\n", epoch, AIM_SECONDS,
                epoch <= AIM_SECONDS ? "met" : "NOT met");
     if (absent)
-        printf(
-            "PyTorch: no python here has torch (LABKIT_PYTHON picks one; on Debian, apt-get install "
-            "python3-torch); no comparison\n");
+        printf("PyTorch: no python here has torch (LABKIT_PYTHON picks one; on Debian, apt-get install "
+               "python3-torch); no comparison\n");
     else if (best > 0 && outcome == LAB_RAN)
         printf("PyTorch's best here: %.3f s per epoch; kit / PyTorch = %.2f\n", best * STEPS / 1e6,
                kit[ON_DEVICE_LOG] / best);
@@ -272,7 +272,8 @@ static bool measure_cuda0(const char *program, const char *dir, const bool *skip
         printf("kit / PyTorch on cuda:0: eager %.2f, captured %.2f\n", kit[ON_DEVICE_LOG] / eager,
                kit[CAPTURED_STEP] / graphed);
     else if (absent)
-        printf("PyTorch: no python here has a torch that sees the GPU (LABKIT_PYTHON picks one); no comparison on "
+        printf("PyTorch: no python here has a torch that sees the GPU (LABKIT_PYTHON picks one); no "
+               "comparison on "
                "cuda:0\n");
     return outcome != LAB_FAILED;
 }

@@ -92,8 +92,8 @@ void blas_warn_if_slow_kernels(void);
 /* The CUDA backend (cuda_backend.cu). The count is 0 without a driver or GPU. */
 int cuda_device_count(void);
 const backend *cuda_backend_get(void);
-/* Page-locked host memory; NULL when CUDA cannot give it. free returns false for
- * a pointer that cudaMallocHost did not give. */
+/* Page-locked host memory (cuda_pinned.cu); NULL when CUDA cannot give it.
+ * free returns false for a pointer that cudaMallocHost did not give. */
 void *cuda_host_alloc_pinned(size_t bytes);
 bool cuda_host_free_pinned(void *p);
 #endif

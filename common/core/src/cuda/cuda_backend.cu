@@ -489,23 +489,3 @@ extern "C" int cuda_device_count(void)
 }
 
 extern "C" const backend *cuda_backend_get(void) { return &the_backend; }
-
-extern "C" void *cuda_host_alloc_pinned(size_t bytes)
-{
-    void *p = nullptr;
-    if (cudaMallocHost(&p, bytes ? bytes : 1) != cudaSuccess) {
-        cudaGetLastError();
-        return nullptr;
-    }
-    return p;
-}
-
-extern "C" bool cuda_host_free_pinned(void *p)
-{
-    cudaPointerAttributes attributes;
-    if (cudaPointerGetAttributes(&attributes, p) != cudaSuccess || attributes.type != cudaMemoryTypeHost) {
-        cudaGetLastError();
-        return false;
-    }
-    return cudaFreeHost(p) == cudaSuccess;
-}

@@ -15,25 +15,13 @@
 #include "../backend.h"
 #include "../clock.h"
 #include "../units.h"
+#include "sim_costs.h"
 #include "sim_ops.h"
+#include "sim_properties.h"
 
 /* Like the CUDA driver's limit on pending launches: a host that runs far ahead
  * of its device eventually waits for room in the queue. */
 #define QUEUE_CAPACITY 1024
-
-/* What a copy across PCIe costs before its first byte moves (driver, DMA set-up,
- * bus latency): about 10 microseconds on a real GPU. A simulated GPU's memory is
- * host memory, so without this a small copy would be nearly free and the lesson
- * "many small copies are much worse than one big one" would not show. Large
- * copies hardly notice it: 64 MiB take milliseconds. */
-#define TRANSFER_LATENCY_SECONDS 10e-6
-
-/* The least time a kernel occupies a real GPU, however little it computes
- * (launch, scheduling, the memory round trip): a few microseconds. Without it a
- * one-element operation would take the worker a fraction of a microsecond, and
- * a loop of tiny launches would leave the simulated GPU idle most of the time,
- * where a real one looks "busy" (lesson 001's utilisation illusion). */
-#define KERNEL_MIN_SECONDS 2e-6
 
 typedef struct sim_event {
     double stamp; /* clock_seconds() when the worker reached it */
@@ -94,13 +82,6 @@ void sim_configure(size_t capacity_bytes) { capacity = capacity_bytes; }
 
 /* ---- the worker ---------------------------------------------------------- */
 
-/* The worker waits out the rest of a kernel's least duration by spinning: a
- * sleep would take far longer than 2 microseconds. */
-static void occupy_until(double start, double seconds)
-{
-    while (clock_seconds() - start < seconds) continue;
-}
-
 static void execute(sim_device *dev, const item *it)
 {
     const double start = clock_seconds();
@@ -108,16 +89,16 @@ static void execute(sim_device *dev, const item *it)
     case ITEM_OP:
         sim_run_op(dev->scratch, &it->op);
         free(it->op.scratch); /* a low-precision product's widened inputs, if any */
-        occupy_until(start, KERNEL_MIN_SECONDS);
+        sim_occupy_until(start, KERNEL_MIN_SECONDS);
         break;
     case ITEM_KERNEL:
         it->kernel(it->args, NULL);
-        occupy_until(start, KERNEL_MIN_SECONDS);
+        sim_occupy_until(start, KERNEL_MIN_SECONDS);
         break;
     case ITEM_COPY: memcpy(it->dst, it->src, it->bytes); break;
     case ITEM_UPLOAD: /* a transfer from the host: it pays the bus's latency */
         memcpy(it->dst, it->src, it->bytes);
-        occupy_until(start, TRANSFER_LATENCY_SECONDS);
+        sim_occupy_until(start, TRANSFER_LATENCY_SECONDS);
         break;
     case ITEM_GRAPH: /* every item as if queued one by one, minimum times included */
         for (size_t i = 0; i < it->graph->count; ++i) execute(dev, &it->graph->items[i]);
@@ -292,20 +273,11 @@ static status sim_memory_info(int index, size_t in_use, size_t *free_bytes, size
 
 /* ---- copies ---------------------------------------------------------------- */
 
-/* The host waits out the transfer latency by spinning, as a driver polling for
- * a small DMA does; sleeping would take far longer than 10 microseconds. */
-static void transfer(void *dst, const void *src, size_t bytes)
-{
-    const double start = clock_seconds();
-    memcpy(dst, src, bytes);
-    while (clock_seconds() - start < TRANSFER_LATENCY_SECONDS) continue;
-}
-
 /* Host to device, as cudaMemcpy does it: after the queued work, before return. */
 static status sim_upload(int index, void *dst, const void *src, size_t bytes)
 {
     status s = sim_synchronize(index);
-    if (s == STATUS_OK) transfer(dst, src, bytes);
+    if (s == STATUS_OK) sim_transfer(dst, src, bytes);
     return s;
 }
 
@@ -332,7 +304,7 @@ static status sim_copy_peer(int dst_index, void *dst, int src_index, const void 
 {
     status s = sim_synchronize(src_index);
     if (s == STATUS_OK) s = sim_synchronize(dst_index);
-    if (s == STATUS_OK) transfer(dst, src, bytes);
+    if (s == STATUS_OK) sim_transfer(dst, src, bytes);
     return s;
 }
 
@@ -474,19 +446,7 @@ static void sim_graph_destroy(int index, void *g)
 
 static status sim_properties(int index, device_properties *out)
 {
-    device_properties cpu;
-    host_cpu_properties(&cpu);
-    *out = cpu;
-    snprintf(out->name, sizeof out->name, "Simulated GPU sim:%d (on %.90s)", index, cpu.name);
-    out->memory_bytes = capacity;
-    snprintf(out->notes, sizeof out->notes,
-             "a worker thread on the CPU; matrix products use OpenBLAS, so its peak is the CPU's");
-    snprintf(
-        out->tensor_notes, sizeof out->tensor_notes,
-        "no tensor cores (a simulated GPU): bf16, f16 and TF32 inputs are widened to float32 by the GPU "
-        "kernels and multiplied by OpenBLAS: tensor cores' rounding and float32 accumulation, at the CPU's "
-        "float32 speed");
-    return STATUS_OK;
+    return sim_device_properties(index, capacity, out);
 }
 
 const backend sim_backend = {

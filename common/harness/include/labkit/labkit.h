@@ -12,7 +12,6 @@
 #include "labkit/graph.h"
 #include "labkit/kernel.h"
 #include "labkit/ops.h"
-#include "labkit/plot.h"
 #include "labkit/progress.h"
 #include "labkit/properties.h"
 #include "labkit/safetensors.h"
