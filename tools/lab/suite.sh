@@ -131,6 +131,7 @@ cublas_own_leaks() {
 # leak check), racecheck and synccheck. A table of the errors each one found.
 cmd_sanitize() {
   local tools=(memcheck racecheck synccheck) sanitizer name command tool log errors failed=0 line dir
+  local own cublas_leaks=0
   (($# == 0)) || tools=("$@")
   sanitizer=$(find_sanitizer)
   [[ -n $sanitizer ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
@@ -150,7 +151,10 @@ cmd_sanitize() {
     for tool in "${tools[@]}"; do
       log=$dir/$name.$tool.log
       local extra=()
-      [[ $tool == memcheck ]] && extra=(--leak-check full)
+      # The tests ask for too much memory on purpose, and the library checks
+      # every CUDA call's result itself: an API error the sanitizer would report
+      # is either intended or already a failed test.
+      [[ $tool == memcheck ]] && extra=(--leak-check full --report-api-errors no)
       eval "set -- $command"
       LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=1G "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 \
         "$@" >"$log" 2>&1 || true
@@ -158,7 +162,8 @@ cmd_sanitize() {
       errors=$(sed -E 's/.*ERROR SUMMARY: ([0-9]+).*/\1/' <<<"$line")
       if [[ -z $line ]]; then errors="no summary"; failed=$((failed + 1))
       else
-        errors=$((errors - $(cublas_own_leaks "$log")))
+        own=$(cublas_own_leaks "$log")
+        errors=$((errors - own)) cublas_leaks=$((cublas_leaks + own))
         ((errors > 0)) && failed=$((failed + 1))
       fi
       printf ' %12s' "$errors"
@@ -166,6 +171,8 @@ cmd_sanitize() {
     printf '\n'
   done < <(gpu_test_commands)
   say "logs: $dir"
+  ((cublas_leaks == 0)) ||
+    say "memcheck: $cublas_leaks leaks allocated inside cublasCreate, which cuBLAS keeps after cublasDestroy, not counted"
   ((failed == 0)) || die "compute-sanitizer found errors in $failed runs (the logs say where)."
   say "sanitize: no error in any gpu test under ${tools[*]}"
 }
