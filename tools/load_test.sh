@@ -63,6 +63,8 @@ fi
 ((${#labs[@]} > 0)) || mapfile -t labs < <(cd labs && ls -d [0-9][0-9]_* )
 status=0
 for lab in "${labs[@]}"; do
+  # 5, 05 or 05_training_loop, as ./lab takes it
+  [[ $lab == *_* ]] || lab=$(cd labs && ls -d "$(printf '%02d' "$((10#$lab))")"_* 2>/dev/null || echo "$lab")
   nn=${lab%%_*}
   program=$build/labs/$lab/check$nn-solution
   [[ -x $program ]] || { echo "  $lab: no $program (skipped)"; continue; }
