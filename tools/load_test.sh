@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
 # load_test.sh: do the checks hold when other programs compete for the cores?
 #
-#   tools/load_test.sh [-n RUNS] [-l LOOPS] [-p PRESET] [LAB...]      every solution check
+#   tools/load_test.sh [-n RUNS] [-l LOOPS] [-p PRESET] [-d DEVICES] [LAB...]   every solution check
 #   tools/load_test.sh --suite [-n RUNS] [-j JOBS] [-p PRESET]        the whole suite
 #
 # Starts LOOPS busy loops (default 2, `sh -c 'while :; do :; done'`), then runs
 # every solution check of the labs named (default: all) RUNS times (default 20)
-# on cpu and on sim:0, or the whole suite RUNS times (default 10) with ctest -j
-# JOBS, and prints how many runs passed. Failed runs keep their output under
+# on cpu and on sim:0 (or on DEVICES: -d sim:0), or the whole suite RUNS times
+# (default 10) with ctest -j JOBS, and prints how many runs passed. Failed runs keep their output under
 # build/PRESET/load-test/. The loops stop when it ends, however it ends.
 set -euo pipefail
 cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.."
 
-runs="" loops=2 preset=${LABKIT_PRESET:-default} suite=0 jobs=2 labs=()
+runs="" loops=2 preset=${LABKIT_PRESET:-default} suite=0 jobs=2 labs=() devices="cpu sim:0"
 while (($# > 0)); do
   case $1 in
     -n) runs=$2; shift ;;
     -l) loops=$2; shift ;;
     -p) preset=$2; shift ;;
     -j) jobs=$2; shift ;;
+    -d) devices=$2; shift ;;
     --suite) suite=1 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) labs+=("$1") ;;
@@ -68,7 +69,7 @@ for lab in "${labs[@]}"; do
   nn=${lab%%_*}
   program=$build/labs/$lab/check$nn-solution
   [[ -x $program ]] || { echo "  $lab: no $program (skipped)"; continue; }
-  for device in cpu sim:0; do
+  for device in $devices; do
     passed=0
     start=$SECONDS
     for ((r = 1; r <= runs; ++r)); do
