@@ -27,32 +27,6 @@
 #include "cards.h"
 #include "lab.h"
 
-/* Runs a call of lab.c: true when it succeeds. An unwritten step stops the
- * check with its TODO; any other failure is reported as the failure of `claim`,
- * with the call and its message. */
-#define STUDENT(call, claim) student_call((call), #call, (claim), __FILE__, __LINE__)
-
-static bool student_call(status s, const char *call, const char *claim, const char *file, int line)
-{
-    if (s == STATUS_TODO) {
-        check_report_failure(file, line, call, s);
-        exit(CHECK_FAILS);
-    }
-    if (s != STATUS_OK) check_that(false, claim, "%s failed (%s): %s", call, status_name(s), last_error());
-    return s == STATUS_OK;
-}
-
-/* Appends to the string `text`, cutting what does not fit. */
-static void append(char *text, size_t size, const char *format, ...)
-{
-    const size_t used = strlen(text);
-    if (used + 1 >= size) return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text + used, size - used, format, args);
-    va_end(args);
-}
-
 static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
 
 /* ==== 1. try_gpu and try_all_gpus ======================================== */
@@ -103,13 +77,13 @@ static void check_try_gpu(gpus_seen g, const char *here)
         char call[32];
         snprintf(call, sizeof call, "lab_try_gpu(%d, &got)", i);
         status s = lab_try_gpu(i, &got);
-        if (!student_call(s, call, claim, __FILE__, __LINE__)) return;
+        if (!check_call(s, call, claim, __FILE__, __LINE__)) return;
         if (!device_equal(got, want)) {
             check_that(false, claim, "try_gpu(%d) = %s, want %s (%s)", i, device_name(got), device_name(want),
                        here);
             return;
         }
-        append(answers, sizeof answers, "%s%s", i > -1 ? " " : "", device_name(got));
+        check_append(answers, sizeof answers, "%s%s", i > -1 ? " " : "", device_name(got));
     }
     check_that(true, claim, "try_gpu(-1 .. %d) = %s; %s", g.count + 1, answers, here);
 }
@@ -125,18 +99,18 @@ static void check_try_all_gpus(gpus_seen g, const char *here)
     device all[LABKIT_MAX_DEVICES];
     for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) all[k] = untouched;
     int n = -1;
-    if (!STUDENT(lab_try_all_gpus(all, needed, &n), claim)) return;
+    if (!CHECK_CALL(lab_try_all_gpus(all, needed, &n), claim)) return;
 
     char got[256] = "", want[256] = "";
     bool same = n == needed;
     for (int k = 0; k < needed; ++k) {
         const device w = g.count > 0 ? (device){ g.kind, k } : device_cpu();
-        append(want, sizeof want, "%s%s", k ? ", " : "", device_name(w));
+        check_append(want, sizeof want, "%s%s", k ? ", " : "", device_name(w));
         same = same && device_equal(all[k], w);
     }
     for (int k = 0; k < n && k < LABKIT_MAX_DEVICES; ++k)
-        append(got, sizeof got, "%s%s", k ? ", " : "",
-               device_equal(all[k], untouched) ? "(unwritten)" : device_name(all[k]));
+        check_append(got, sizeof got, "%s%s", k ? ", " : "",
+                     device_equal(all[k], untouched) ? "(unwritten)" : device_name(all[k]));
     if (same)
         check_that(true, claim, "[%s]; %s", got, here);
     else
@@ -174,10 +148,11 @@ static void check_cores_per_sm(void)
     char wrong[512] = "";
     for (size_t k = 0; k < sizeof expected / sizeof expected[0]; ++k) {
         int cores = -1;
-        if (!STUDENT(lab_fp32_cores_per_sm(expected[k].major, expected[k].minor, &cores), claim)) return;
+        if (!CHECK_CALL(lab_fp32_cores_per_sm(expected[k].major, expected[k].minor, &cores), claim)) return;
         if (cores != expected[k].cores)
-            append(wrong, sizeof wrong, " %d.%d (%s): %d, want %d%s;", expected[k].major, expected[k].minor,
-                   expected[k].what, cores, expected[k].cores, expected[k].cores ? "" : " (unknown)");
+            check_append(wrong, sizeof wrong, " %d.%d (%s): %d, want %d%s;", expected[k].major,
+                         expected[k].minor, expected[k].what, cores, expected[k].cores,
+                         expected[k].cores ? "" : " (unknown)");
     }
     check_that(!wrong[0], claim, "%s",
                wrong[0] ? wrong : "7.5 and 8.0: 64, 8.6 to 12.0: 128; 6.1, 7.0, 13.0: unknown");
@@ -189,7 +164,7 @@ static void check_cores_per_sm(void)
     for (int major = 0; major <= 15; ++major)
         for (int minor = 0; minor <= 9; ++minor) {
             int cores = -1;
-            if (!STUDENT(lab_fp32_cores_per_sm(major, minor, &cores), claim)) return;
+            if (!CHECK_CALL(lab_fp32_cores_per_sm(major, minor, &cores), claim)) return;
             const int library = fp32_cores_per_multiprocessor(major, minor);
             if (cores != library && disagree++ == 0)
                 first_major = major, first_minor = minor, yours = cores, theirs = library;
@@ -211,8 +186,8 @@ static void check_peak_of_card(const known_card *c)
                  c->published_tflops);
     int cores = 0;
     double gflops = -1;
-    if (!STUDENT(lab_fp32_cores_per_sm(c->cc_major, c->cc_minor, &cores), claim) ||
-        !STUDENT(lab_peak_fp32_gflops(c->multiprocessors, cores, c->boost_ghz, &gflops), claim))
+    if (!CHECK_CALL(lab_fp32_cores_per_sm(c->cc_major, c->cc_minor, &cores), claim) ||
+        !CHECK_CALL(lab_peak_fp32_gflops(c->multiprocessors, cores, c->boost_ghz, &gflops), claim))
         return;
     if (c->beyond_table) {
         check_that(cores == 0 && gflops == 0, claim,
@@ -232,7 +207,7 @@ static void check_peaks(void)
     /* Lesson 001 counted one operation per core and cycle for the RTX 3080 12 GB. */
     const char *claim = "lesson 001's 15.32 TFLOPS is the peak without the x2 of the FMA";
     double gflops = 0;
-    if (STUDENT(lab_peak_fp32_gflops(70, 128, 1.71, &gflops), claim)) {
+    if (CHECK_CALL(lab_peak_fp32_gflops(70, 128, 1.71, &gflops), claim)) {
         const double one_op = gflops / 2 / 1000;
         check_that(fabs(one_op / LESSON_001_RTX3080_TFLOPS - 1) < 0.001, claim,
                    "70 x 128 x 1.71 GHz x 2 = %.2f TFLOPS; half of it %.2f", gflops / 1000, one_op);
@@ -240,7 +215,7 @@ static void check_peaks(void)
 
     claim = "an unknown factor gives an unknown peak (0); a negative one is refused";
     double unknown = -1;
-    if (!STUDENT(lab_peak_fp32_gflops(80, 0, 1.53, &unknown), claim)) return;
+    if (!CHECK_CALL(lab_peak_fp32_gflops(80, 0, 1.53, &unknown), claim)) return;
     status s = lab_peak_fp32_gflops(-4, 64, 1.5, &gflops);
     check_that(unknown == 0 && s == STATUS_BAD_ARGUMENT, claim, "80 SMs x 0 cores: %g; -4 SMs: %s", unknown,
                status_name(s));
@@ -259,10 +234,11 @@ static void check_devices_here(void)
         snprintf(claim, sizeof claim, "your peak of %s equals the library's", device_name(all[k]));
         int cores = p.cores_per_mp; /* the CPU's and a simulated GPU's: SIMD lanes, not a table's */
         if (all[k].kind == DEVICE_CUDA &&
-            !STUDENT(lab_fp32_cores_per_sm(p.cc_major, p.cc_minor, &cores), claim))
+            !CHECK_CALL(lab_fp32_cores_per_sm(p.cc_major, p.cc_minor, &cores), claim))
             continue;
         double gflops = -1;
-        if (!STUDENT(lab_peak_fp32_gflops(p.multiprocessors, cores, p.clock_ghz, &gflops), claim)) continue;
+        if (!CHECK_CALL(lab_peak_fp32_gflops(p.multiprocessors, cores, p.clock_ghz, &gflops), claim))
+            continue;
         check_that(cores == p.cores_per_mp && fabs(gflops - p.peak_gflops) <= 1e-9 * p.peak_gflops, claim,
                    "%d x %d x %.2f GHz x 2 = %.1f GFLOP/s; library: %d cores, %.1f GFLOP/s",
                    p.multiprocessors, cores, p.clock_ghz, gflops, p.cores_per_mp, p.peak_gflops);
@@ -283,7 +259,7 @@ static void check_tensor_on(device d)
     CHECK(counters_reset(cpu));
     CHECK(counters_read(cpu, &before));
     tensor *x = NULL, *reference = NULL;
-    if (!STUDENT(lab_rand_on(d, 2, 3, 7, &x), claim)) return;
+    if (!CHECK_CALL(lab_rand_on(d, 2, 3, 7, &x), claim)) return;
     CHECK(counters_read(cpu, &after));
     if (device_is_gpu(d))
         check_that(after.memory_peak == before.memory_current && after.d2d_copies == 0,
@@ -311,7 +287,7 @@ static bool check_new_layer(lab_linear *layer)
 {
     enum { IN = 3, OUT = 2, SEED = 11 };
     const char *claim = "a new layer's weight [out, in] and bias [out] live on the CPU";
-    if (!STUDENT(lab_linear_create(layer, IN, OUT, SEED), claim)) return false;
+    if (!CHECK_CALL(lab_linear_create(layer, IN, OUT, SEED), claim)) return false;
     const device cpu = device_cpu();
     const bool shaped = layer->weight && layer->bias && tensor_dim(layer->weight, 0) == OUT &&
                         tensor_dim(layer->weight, 1) == IN && tensor_numel(layer->weight) == IN * OUT &&
@@ -352,10 +328,10 @@ static bool check_layer_moves(device d, lab_linear *layer)
         (uint64_t)(tensor_numel(layer->weight) + tensor_numel(layer->bias)) * sizeof(float);
     device_counters counted;
     CHECK(counters_reset(d));
-    if (!STUDENT(lab_linear_to(layer, d), claim)) return false;
+    if (!CHECK_CALL(lab_linear_to(layer, d), claim)) return false;
     CHECK(counters_read(d, &counted));
     device where = device_cpu();
-    if (!STUDENT(lab_linear_device(layer, &where), claim)) return false;
+    if (!CHECK_CALL(lab_linear_device(layer, &where), claim)) return false;
     if (!check_that(layer->weight && layer->bias && device_equal(tensor_device(layer->weight), d) &&
                         device_equal(tensor_device(layer->bias), d) && device_equal(where, d),
                     claim, "weight on %s, bias on %s, the layer on %s",
@@ -398,7 +374,7 @@ static bool check_half_moved_layer(device d, gpus_seen g, lab_linear *layer)
                    strstr(message, device_name(other)),
                claim, "weight on %s, bias on %s: %s", device_name(other), device_name(d), status_name(s));
     /* Whole again, on d. */
-    return STUDENT(lab_linear_to(layer, d), "lab_linear_to makes a half-moved layer whole again");
+    return CHECK_CALL(lab_linear_to(layer, d), "lab_linear_to makes a half-moved layer whole again");
 }
 
 /* net(X) on d: y lives on d and equals X W^T + b computed here in double, with
@@ -413,7 +389,7 @@ static void check_forward(device d, lab_linear *layer)
     tensor *x = NULL, *y = NULL;
     CHECK(tensor_uniform(&x, d, shape2(BATCH, IN), 0.0f, 1.0f, 5));
     CHECK(tensor_empty(&y, d, DTYPE_F32, shape2(BATCH, OUT)));
-    if (STUDENT(lab_linear_forward(layer, x, y), claim)) {
+    if (CHECK_CALL(lab_linear_forward(layer, x, y), claim)) {
         float xs[BATCH * IN], ws[OUT * IN], ys[BATCH * OUT];
         CHECK(tensor_to_host(x, xs, BATCH * IN));
         CHECK(tensor_to_host(layer->weight, ws, OUT * IN));

@@ -55,25 +55,13 @@
 static const int64_t default_sizes[] = { 784, 256, 256, 10 };
 static const train_settings settings = { BATCH, LR, MOMENTUM, 1 };
 
-/* A call that should work: a TODO stops the check there (the step to write
- * next); any other failure is the claim failing, with the library's message. */
-static bool worked(status call, char *why, size_t size)
-{
-    if (call == STATUS_TODO) CHECK(call);
-    snprintf(why, size, "%s", call == STATUS_OK ? "" : last_error());
-    return call == STATUS_OK;
-}
-
-/* A call of the student's that the claims after it need: a TODO stops the
- * check there; any other failure fails `claim` with the library's message and
- * ends the check, since what follows cannot be measured. */
-static void must(status call, const char *claim, const char *what)
-{
-    char why[512];
-    if (worked(call, why, sizeof why)) return;
-    check_that(false, claim, "%s failed: %s", what, why);
-    exit(check_finish("05_training_loop"));
-}
+/* A call of the student's that the claims after it need: a failure fails
+ * `claim` (CHECK_CALL, labkit/check.h) and ends the check, since what follows
+ * cannot be measured. */
+#define MUST(call, claim)                                                     \
+    do {                                                                      \
+        if (!CHECK_CALL(call, claim)) exit(check_finish("05_training_loop")); \
+    } while (0)
 
 static double *to_host_f64(const tensor *t)
 {
@@ -165,8 +153,7 @@ static void check_gradients(device d)
     CHECK(mlp_forward(&net, &b));
     CHECK(op_softmax_cross_entropy(b.out[G_LAYERS - 1], b.labels, b.probs, b.loss));
     CHECK(op_softmax_cross_entropy_backward(b.probs, b.labels, b.grad[G_LAYERS - 1]));
-    char why[512];
-    if (worked(mlp_backward(&net, &b), why, sizeof why)) { /* the student's step 1, layer by layer */
+    if (CHECK_CALL(mlp_backward(&net, &b), claim)) { /* the student's step 1, layer by layer */
         host_net h;
         double *x = to_host_f64(xt), worst = 0.0;
         int64_t checked = 0, bad = 0;
@@ -185,8 +172,6 @@ static void check_gradients(device d)
             G_BATCH, (long long)(checked - bad), (long long)checked, GRAD_ATOL, GRAD_RTOL, worst);
         for (int l = 0; l < G_LAYERS; ++l) free(h.W[l]), free(h.b[l]);
         free(x);
-    } else {
-        check_that(false, claim, "mlp_backward failed: %s", why);
     }
     tensor_free(xt);
     mlp_batch_free(&b);
@@ -206,8 +191,8 @@ static void check_accumulate(device d)
     CHECK(tensor_full(&step, d, shape1(1), 0.25f));
     CHECK(device_synchronize(d));
     CHECK(counters_reset(d));
-    must(lab_accumulate_loss(step, sum), ACCUMULATE, "lab_accumulate_loss");
-    must(lab_accumulate_loss(step, sum), ACCUMULATE, "lab_accumulate_loss");
+    MUST(lab_accumulate_loss(step, sum), ACCUMULATE);
+    MUST(lab_accumulate_loss(step, sum), ACCUMULATE);
     CHECK(counters_read(d, &c));
     CHECK(tensor_item(sum, &value));
     const unsigned long long copies = c.d2h_copies + c.d2d_copies + c.h2d_copies;
@@ -236,7 +221,7 @@ static void check_upload(device d)
     device_counters c;
     CHECK(device_synchronize(d));
     CHECK(counters_reset(d));
-    must(lab_upload_batch(&b, images, labels), UPLOAD, "lab_upload_batch");
+    MUST(lab_upload_batch(&b, images, labels), UPLOAD);
     CHECK(counters_read(d, &c));
     CHECK(tensor_to_host(b.x, back, ROWS * 12));
     CHECK(tensor_to_host_i32(b.labels, labels_back, ROWS));
@@ -285,9 +270,8 @@ static void stepper_free(stepper *s)
 /* Batch k (0 or 1) of `data` uploaded, then one step. */
 static void step_on(stepper *s, const dataset *data, int k)
 {
-    must(lab_upload_batch(&s->b, data->images + k * BATCH * 784, data->labels + k * BATCH), FIRST_STEP,
-         "lab_upload_batch");
-    must(lab_train_step(&s->net, &s->b, LR, MOMENTUM, s->loss_sum), FIRST_STEP, "lab_train_step");
+    MUST(lab_upload_batch(&s->b, data->images + k * BATCH * 784, data->labels + k * BATCH), FIRST_STEP);
+    MUST(lab_train_step(&s->net, &s->b, LR, MOMENTUM, s->loss_sum), FIRST_STEP);
 }
 
 /* Every parameter (weights, then biases, layer by layer), or every gradient
@@ -379,7 +363,7 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
 {
     CHECK(trainer_create(&out->t, d, default_sizes, 4, &settings));
     for (int e = 0; e < epochs; ++e) {
-        must(train_epoch(&out->t, train, e, style, &out->epochs[e]), LEARNING, "an epoch of training");
+        MUST(train_epoch(&out->t, train, e, style, &out->epochs[e]), LEARNING);
         CHECK(evaluate(&out->t, test, &out->accuracy[e]));
     }
 }
@@ -437,11 +421,10 @@ static void check_captured(device d, const dataset *data)
     const char *one = "captured step: one host launch per step, replaying the eager step's operations";
     trainer eager, captured;
     epoch_result e[2], c[2];
-    char why[512];
     CHECK(trainer_create(&eager, d, default_sizes, 4, &settings));
     CHECK(trainer_create(&captured, d, default_sizes, 4, &settings));
-    must(train_epoch(&eager, data, 0, STYLE_ON_DEVICE, &e[0]), same, "an eager epoch");
-    if (worked(train_epoch(&captured, data, 0, STYLE_CAPTURED, &c[0]), why, sizeof why)) {
+    MUST(train_epoch(&eager, data, 0, STYLE_ON_DEVICE, &e[0]), same);
+    if (CHECK_CALL(train_epoch(&captured, data, 0, STYLE_CAPTURED, &c[0]), same)) {
         double worst = fabs(c[0].loss - e[0].loss) / e[0].loss;
         for (int l = 0; l < 3; ++l) {
             worst = fmax(worst, relative_difference(captured.net.layers[l].W, eager.net.layers[l].W));
@@ -451,13 +434,11 @@ static void check_captured(device d, const dataset *data)
                    "one epoch of %lld images: loss %.7f captured, %.7f eager; worst |a - b| / |b| over the "
                    "loss and the parameters %.1e (tolerance %.0e)",
                    (long long)data->count, c[0].loss, e[0].loss, worst, CAPTURED_RTOL);
-    } else {
-        check_that(false, same, "training with the captured step failed: %s", why);
     }
     /* The second epochs make no new batch tensors: eagerly, a fill of the log
      * and the step's K operations per step are all they launch. */
-    must(train_epoch(&eager, data, 1, STYLE_ON_DEVICE, &e[1]), one, "an eager epoch");
-    if (worked(train_epoch(&captured, data, 1, STYLE_CAPTURED, &c[1]), why, sizeof why)) {
+    MUST(train_epoch(&eager, data, 1, STYLE_ON_DEVICE, &e[1]), one);
+    if (CHECK_CALL(train_epoch(&captured, data, 1, STYLE_CAPTURED, &c[1]), one)) {
         typedef unsigned long long ull;
         const ull steps = (ull)e[1].steps, k = (e[1].counters.launches - 1) / steps;
         check_that(c[1].counters.launches == steps + 1 && c[1].counters.replayed == steps * k &&
@@ -469,8 +450,6 @@ static void check_captured(device d, const dataset *data)
                    steps, k, (ull)e[1].counters.launches, (ull)c[1].counters.launches,
                    (ull)c[1].counters.replayed, steps + 1, steps * k, (long long)c[0].captures,
                    (long long)c[1].captures);
-    } else {
-        check_that(false, one, "training with the captured step failed: %s", why);
     }
     trainer_free(&eager);
     trainer_free(&captured);
@@ -526,7 +505,7 @@ static void check_saved(device d, training *run, const dataset *test, const char
     device_counters saving, loading;
     CHECK(device_synchronize(d));
     CHECK(counters_reset(d));
-    must(lab_save_parameters(net, path, "{\"by\": \"check05\"}"), SAVED, "lab_save_parameters");
+    MUST(lab_save_parameters(net, path, "{\"by\": \"check05\"}"), SAVED);
     CHECK(counters_read(d, &saving));
     /* The file: exactly the network's tensors, named as PyTorch's state_dict. */
     safetensors_file *f;
@@ -552,7 +531,7 @@ static void check_saved(device d, training *run, const dataset *test, const char
     trainer copy;
     CHECK(trainer_create(&copy, d, default_sizes, 4, &(train_settings){ BATCH, LR, MOMENTUM, 77 }));
     CHECK(counters_reset(d));
-    must(lab_load_parameters(&copy.net, path), COPIES, "lab_load_parameters of the file just saved");
+    MUST(lab_load_parameters(&copy.net, path), COPIES);
     CHECK(counters_read(d, &loading));
     const ull per_save = device_is_gpu(d) ? saving.d2h_copies : saving.d2d_copies;
     const ull per_load = device_is_gpu(d) ? loading.h2d_copies : loading.d2d_copies;
@@ -573,7 +552,7 @@ static void check_saved(device d, training *run, const dataset *test, const char
     trainer cpu;
     double accuracy = 0.0;
     CHECK(trainer_create(&cpu, device_cpu(), default_sizes, 4, &settings));
-    must(lab_load_parameters(&cpu.net, path), ON_CPU, "lab_load_parameters on the cpu");
+    MUST(lab_load_parameters(&cpu.net, path), ON_CPU);
     CHECK(evaluate(&cpu, test, &accuracy));
     const double trained = run->accuracy[EPOCHS - 1];
     check_that(fabs(accuracy - trained) <= 0.01,

@@ -32,31 +32,6 @@
 #include "measure.h"
 #include "mixed_mlp.h"
 
-/* Runs a call of lab.c: true when it succeeds. An unwritten step stops the
- * check with its TODO; any other failure is reported as the failure of `claim`. */
-#define STUDENT(call, claim) student_call((call), #call, (claim), __FILE__, __LINE__)
-
-static bool student_call(status s, const char *call, const char *claim, const char *file, int line)
-{
-    if (s == STATUS_TODO) {
-        check_report_failure(file, line, call, s);
-        exit(CHECK_FAILS);
-    }
-    if (s != STATUS_OK) check_that(false, claim, "%s failed (%s): %s", call, status_name(s), last_error());
-    return s == STATUS_OK;
-}
-
-/* Appends to the string `text`, cutting what does not fit. */
-static void append(char *text, size_t size, const char *format, ...)
-{
-    const size_t used = strlen(text);
-    if (used + 1 >= size) return;
-    va_list args;
-    va_start(args, format);
-    vsnprintf(text + used, size - used, format, args);
-    va_end(args);
-}
-
 static float float_of(uint32_t bits)
 {
     float x;
@@ -85,12 +60,13 @@ static void check_rounding_cases(const char *claim, const uint32_t *cases, size_
     int bad = 0;
     for (size_t i = 0; i < n; ++i) {
         uint16_t mine = 0xDEAD;
-        if (!STUDENT(lab_float_to_bf16(float_of(cases[i]), &mine), claim)) return;
-        if (i < 3) append(seen, sizeof seen, "%s0x%08X -> 0x%04X", i ? ", " : "", (unsigned)cases[i], mine);
+        if (!CHECK_CALL(lab_float_to_bf16(float_of(cases[i]), &mine), claim)) return;
+        if (i < 3)
+            check_append(seen, sizeof seen, "%s0x%08X -> 0x%04X", i ? ", " : "", (unsigned)cases[i], mine);
         if (!rounds_right(cases[i], mine) && bad++ < 3)
-            append(wrong, sizeof wrong, " 0x%08X (%.9g) -> 0x%04X, want 0x%04X%s;", (unsigned)cases[i],
-                   (double)float_of(cases[i]), mine, float_to_bf16(float_of(cases[i])),
-                   isnan(float_of(cases[i])) ? " (any NaN)" : "");
+            check_append(wrong, sizeof wrong, " 0x%08X (%.9g) -> 0x%04X, want 0x%04X%s;", (unsigned)cases[i],
+                         (double)float_of(cases[i]), mine, float_to_bf16(float_of(cases[i])),
+                         isnan(float_of(cases[i])) ? " (any NaN)" : "");
     }
     if (bad)
         check_that(false, claim, "%d of %zu wrong:%s", bad, n, wrong);
@@ -139,7 +115,7 @@ static void check_rounding(void)
         state ^= state << 13, state ^= state >> 7, state ^= state << 17; /* xorshift64 */
         const uint32_t bits = (uint32_t)(state >> 32);
         uint16_t mine = 0;
-        if (!STUDENT(lab_float_to_bf16(float_of(bits), &mine), claim)) return;
+        if (!CHECK_CALL(lab_float_to_bf16(float_of(bits), &mine), claim)) return;
         if (!rounds_right(bits, mine) && bad++ == 0) first = bits, first_mine = mine;
     }
     if (bad)
@@ -178,7 +154,7 @@ static bool make_operand(tensor *x, lab_precision p, const char *claim, operand_
     CHECK(device_synchronize(d));
     CHECK(counters_reset(d));
     CHECK(counters_read(d, &before));
-    if (!STUDENT(lab_operand(x, p, &m->out), claim)) return false;
+    if (!CHECK_CALL(lab_operand(x, p, &m->out), claim)) return false;
     CHECK(counters_read(d, &after));
     m->bytes_added = after.memory_current - before.memory_current;
     m->copies = after.h2d_copies + after.d2h_copies + after.d2d_copies;
@@ -263,7 +239,7 @@ static void check_copy_time(device d)
     const char *claim = "a BF16 matrix copies to the GPU in about half the time of its FP32 twin";
     tensor *x = NULL, *x16 = NULL, *there = NULL, *there16 = NULL;
     CHECK(tensor_uniform(&x, device_cpu(), shape2(side, side), -1.0f, 1.0f, 5));
-    const bool made = STUDENT(lab_operand(x, LAB_BF16, &x16), claim);
+    const bool made = CHECK_CALL(lab_operand(x, LAB_BF16, &x16), claim);
     if (made && !x16) check_that(false, claim, "lab_operand(x, LAB_BF16, &out) succeeded, but out is NULL");
     if (!x16) {
         tensor_free(x);
@@ -362,8 +338,8 @@ static void check_products_with(device d, product_runner run, const char *how)
             char claim[128];
             snprintf(claim, sizeof claim, "%s %s products stay within the bound", how, precision_name(i));
             if (!ran[i]) continue;
-            ran[i] = student_call(run(&c, d, (lab_precision)i, got[i]), runner_calls(run), claim, __FILE__,
-                                  __LINE__);
+            ran[i] = check_call(run(&c, d, (lab_precision)i, got[i]), runner_calls(run), claim, __FILE__,
+                                __LINE__);
             double w = 0;
             if (ran[i]) outside[i] += outside_bound(&c, got[i], (lab_precision)i, d, &w);
             worst[i] = fmax(worst[i], w);
@@ -432,7 +408,7 @@ static void check_speed(device d, const device_properties *props)
     double seconds[LAB_PRECISIONS] = { 0 };
     const double peaks[LAB_PRECISIONS] = { props->peak_gflops, props->peak_tf32_gflops,
                                            props->peak_bf16_gflops, props->peak_fp16_gflops };
-    if (!STUDENT(time_product(a, b, out, LAB_FP32, 5, &seconds[LAB_FP32]), "FP32 products can be timed"))
+    if (!CHECK_CALL(time_product(a, b, out, LAB_FP32, 5, &seconds[LAB_FP32]), "FP32 products can be timed"))
         return;
     for (int i = LAB_TF32; i < LAB_PRECISIONS; ++i) {
         const double promised = peaks[i] / peaks[LAB_FP32], want = fmin(i == LAB_TF32 ? 2 : 4, promised / 2);
@@ -440,7 +416,7 @@ static void check_speed(device d, const device_properties *props)
         snprintf(claim, sizeof claim, "%s at N = %lld is at least %.1fx FP32's speed on %s's tensor cores",
                  precision_name(i), (long long)n, want, device_name(d));
         if (promised < 1.5) continue;
-        if (!STUDENT(time_product(a, b, out, (lab_precision)i, 5, &seconds[i]), claim)) continue;
+        if (!CHECK_CALL(time_product(a, b, out, (lab_precision)i, 5, &seconds[i]), claim)) continue;
         const double speedup = seconds[LAB_FP32] / seconds[i], flop = 2.0 * n * (double)n * n;
         check_that(speedup >= want, claim, "%.1f TFLOP/s against FP32's %.1f: %.1fx (the peaks: %.1fx)",
                    flop / seconds[i] / 1e12, flop / seconds[LAB_FP32] / 1e12, speedup, promised);
@@ -458,9 +434,9 @@ static void check_unit_roundoff(void)
     bool right = true;
     for (int i = 0; i < LAB_PRECISIONS; ++i) {
         double u = -1;
-        if (!STUDENT(lab_unit_roundoff((lab_precision)i, &u), claim)) return;
+        if (!CHECK_CALL(lab_unit_roundoff((lab_precision)i, &u), claim)) return;
         right = right && u == want[i];
-        append(got, sizeof got, "%s%s 2^%.3g", i ? ", " : "", precision_name(i), u > 0 ? log2(u) : NAN);
+        check_append(got, sizeof got, "%s%s 2^%.3g", i ? ", " : "", precision_name(i), u > 0 ? log2(u) : NAN);
     }
     check_that(right, claim, "%s", got);
 }
@@ -473,10 +449,10 @@ static void check_relative_error(void)
     const float got1[] = { 0.0f, 4.0f }, got2[] = { 1, 1, 1, 3 }, got3[] = { 3 }, got_nan[] = { NAN, 4 };
     const double ref1[] = { 3, 4 }, ref2[] = { 1, 1, 1, 1 }, ref3[] = { 2 }, zeros[] = { 0, 0 };
     double e1 = -1, e2 = -1, e3 = -1, e_nan = -1, e_zero = -1;
-    if (!STUDENT(lab_relative_error(got1, ref1, 2, &e1), claim) ||
-        !STUDENT(lab_relative_error(got2, ref2, 4, &e2), claim) ||
-        !STUDENT(lab_relative_error(got3, ref3, 1, &e3), claim) ||
-        !STUDENT(lab_relative_error(got_nan, ref1, 2, &e_nan), claim))
+    if (!CHECK_CALL(lab_relative_error(got1, ref1, 2, &e1), claim) ||
+        !CHECK_CALL(lab_relative_error(got2, ref2, 4, &e2), claim) ||
+        !CHECK_CALL(lab_relative_error(got3, ref3, 1, &e3), claim) ||
+        !CHECK_CALL(lab_relative_error(got_nan, ref1, 2, &e_nan), claim))
         return;
     const status refused = lab_relative_error(got1, zeros, 2, &e_zero);
     check_that(close_to(e1, 0.6) && close_to(e2, 1.0) && close_to(e3, 0.5) && isnan(e_nan) &&
@@ -494,7 +470,7 @@ static void check_relative_error(void)
     if (!got || !ref) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
     for (int64_t i = 0; i < n; ++i) got[i] = 1.001f, ref[i] = 1.0;
     const double want = (double)1.001f - 1.0;
-    if (STUDENT(lab_relative_error(got, ref, n, &e), claim))
+    if (CHECK_CALL(lab_relative_error(got, ref, n, &e), claim))
         check_that(fabs(e - want) <= 1e-9 * want, claim, "%.9g (want %.9g, off by %.2g%%)", e, want,
                    100 * (e / want - 1));
     free(got), free(ref);
@@ -520,12 +496,12 @@ static void check_error_against_k(device d)
             product_case c;
             double e = NAN;
             CHECK(product_case_make(&c, M, N, k, false, false, false, 100 + (uint64_t)k));
-            const bool ran = STUDENT(product_case_run(&c, d, p, got), claim) &&
-                             STUDENT(lab_relative_error(got, c.ref, M * N, &e), claim);
+            const bool ran = CHECK_CALL(product_case_run(&c, d, p, got), claim) &&
+                             CHECK_CALL(lab_relative_error(got, c.ref, M * N, &e), claim);
             product_case_free(&c);
             if (!ran) return;
             within = within && e >= u / 10 && e <= u;
-            append(figures, sizeof figures, "%sk=%lld: %.2fu", k > 16 ? ", " : "", (long long)k, e / u);
+            check_append(figures, sizeof figures, "%sk=%lld: %.2fu", k > 16 ? ", " : "", (long long)k, e / u);
         }
         check_that(within, claim, "%s", figures);
     }
@@ -549,15 +525,15 @@ static void check_peaks(device d, const device_properties *here)
         const device_properties *p = &cards[c];
         const double tensor[LAB_PRECISIONS] = { 0, p->peak_tf32_gflops, p->peak_bf16_gflops,
                                                 p->peak_fp16_gflops };
-        append(seen, sizeof seen, "%s%s:", c ? "; " : "", names[c]);
+        check_append(seen, sizeof seen, "%s%s:", c ? "; " : "", names[c]);
         for (int i = 0; i < LAB_PRECISIONS; ++i) {
             double got = -1;
-            if (!STUDENT(lab_peak_gflops(p, (lab_precision)i, &got), claim)) return;
+            if (!CHECK_CALL(lab_peak_gflops(p, (lab_precision)i, &got), claim)) return;
             const double want = tensor[i] > 0 ? tensor[i] : p->peak_gflops;
-            append(seen, sizeof seen, " %s %.3g", precision_name(i), got / 1000);
+            check_append(seen, sizeof seen, " %s %.3g", precision_name(i), got / 1000);
             if (fabs(got - want) > 1e-9 * want)
-                append(wrong, sizeof wrong, " %s %s: %.4g TFLOP/s, want %.4g;", names[c], precision_name(i),
-                       got / 1000, want / 1000);
+                check_append(wrong, sizeof wrong, " %s %s: %.4g TFLOP/s, want %.4g;", names[c],
+                             precision_name(i), got / 1000, want / 1000);
         }
     }
     if (wrong[0])
@@ -605,7 +581,7 @@ static void check_mixed_product(device d)
     CHECK(tensor_from_host(&a, d, shape2(M, K), a_host));
     CHECK(tensor_from_host(&b, d, shape2(K, N), b_host));
     CHECK(tensor_empty(&out, d, DTYPE_F32, shape2(M, N)));
-    if (STUDENT(lab_mixed_product(a, false, b, false, NULL, out, LAB_BF16), claim)) {
+    if (CHECK_CALL(lab_mixed_product(a, false, b, false, NULL, out, LAB_BF16), claim)) {
         CHECK(tensor_to_host(a, a_after, M * K));
         CHECK(tensor_to_host(b, b_after, K * N));
         const bool a_same = memcmp(a_after, a_host, sizeof a_after) == 0,
@@ -641,8 +617,8 @@ static void check_training(device d)
         CHECK(mixed_mlp_create(&net, d, sizes, 3, 64, trained[i], 7));
         bool ran = true;
         for (int e = 0; e < EPOCHS && ran; ++e)
-            ran = STUDENT(mixed_mlp_train_epoch(&net, &train, e + 1, 0.3f, &loss[i][e]), claim);
-        if (ran) ran = STUDENT(mixed_mlp_accuracy(&net, &test, &accuracy[i]), claim);
+            ran = CHECK_CALL(mixed_mlp_train_epoch(&net, &train, e + 1, 0.3f, &loss[i][e]), claim);
+        if (ran) ran = CHECK_CALL(mixed_mlp_accuracy(&net, &test, &accuracy[i]), claim);
         mixed_mlp_free(&net);
         if (!ran) {
             dataset_free(&train), dataset_free(&test);

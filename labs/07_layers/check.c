@@ -37,25 +37,6 @@
 #define SOFTMAX_TOLERANCE 1e-4
 #define ATTENTION_TOLERANCE 1e-4
 
-/* A call of your lab: an unwritten step stops the check with its TODO; any
- * other failure is returned, to fail the claim it was made for. */
-#define YOURS(call) yours((call), #call, __LINE__)
-static status yours(status s, const char *expression, int line)
-{
-    if (s != STATUS_TODO) return s;
-    check_report_failure(__FILE__, line, expression, s);
-    exit(CHECK_FAILS);
-}
-
-/* ", the call failed: <message>" when s is a failure, else "". */
-static const char *failure_of(status s)
-{
-    static char text[400];
-    if (s == STATUS_OK) return "";
-    snprintf(text, sizeof text, "; the call failed (%s): %.320s", status_name(s), last_error());
-    return text;
-}
-
 /* A [shape] tensor of uniform values in [low, high) on d, and its values on the host. */
 static tensor *uniform(device d, shape s, float low, float high, uint64_t seed, float **host)
 {
@@ -122,7 +103,7 @@ static void check_output_shape(void)
     for (size_t i = 0; right && i < sizeof good / sizeof good[0]; ++i) {
         const conv_case *c = &good[i].c;
         shape y = { 0 };
-        const status s = YOURS(lab_conv_output_shape(x_shape(c), w_shape(c), c->pad, &y));
+        const status s = CHECK_YOURS(lab_conv_output_shape(x_shape(c), w_shape(c), c->pad, &y));
         const shape want = shape4(c->n, c->k, good[i].h_out, good[i].w_out);
         right = s == STATUS_OK && y.ndim == 4 && memcmp(y.dims, want.dims, sizeof want.dims) == 0;
         if (!right) {
@@ -130,7 +111,7 @@ static void check_output_shape(void)
             snprintf(figures, sizeof figures, "x %s, w %s, pad %lld: got %s, want %s%s",
                      shape_format(x_shape(c), xs, sizeof xs), shape_format(w_shape(c), ws, sizeof ws),
                      (long long)c->pad, s == STATUS_OK ? shape_format(y, ys, sizeof ys) : "a failure",
-                     shape_format(want, wants, sizeof wants), failure_of(s));
+                     shape_format(want, wants, sizeof wants), check_failure_text(s));
         }
     }
     check_that(right, "the output shape is [N, K, H + 2 pad - R + 1, W + 2 pad - S + 1]", "%s", figures);
@@ -150,7 +131,7 @@ static void check_output_shape(void)
              "different channels, a filter too large, a negative pad, a 3-D x");
     for (size_t i = 0; refused && i < sizeof bad / sizeof bad[0]; ++i) {
         shape y = { 0 };
-        const status s = YOURS(lab_conv_output_shape(bad[i].x, bad[i].w, bad[i].pad, &y));
+        const status s = CHECK_YOURS(lab_conv_output_shape(bad[i].x, bad[i].w, bad[i].pad, &y));
         refused = s == STATUS_BAD_ARGUMENT && last_error()[0] != '\0';
         if (!refused)
             snprintf(figures, sizeof figures, "%s: returned %s, want STATUS_BAD_ARGUMENT with a message",
@@ -178,7 +159,7 @@ static double run_conv_cases(device d, conv_fn conv, call_usage *most, char *fig
         tensor *w = uniform(d, w_shape(c), -1.0f, 1.0f, 80 + (uint64_t)i, &hw), *y;
         CHECK(tensor_full(&y, d, shape4(c->n, c->k, dims.h_out, dims.w_out), NAN)); /* never written: NaN */
         const size_t before = usage_begin(d);
-        const status s = YOURS(conv(x, w, c->pad, y));
+        const status s = CHECK_YOURS(conv(x, w, c->pad, y));
         const call_usage u = usage_end(d, before);
         most->launches = u.launches > most->launches ? u.launches : most->launches;
         most->syncs += u.syncs;
@@ -198,7 +179,7 @@ static double run_conv_cases(device d, conv_fn conv, call_usage *most, char *fig
                      s == STATUS_OK && unwritten == tensor_numel(y)
                          ? " (no element of y was written: is the kernel still empty?)"
                          : "",
-                     failure_of(s));
+                     check_failure_text(s));
         }
         worst = fmax(worst, e);
         tensor_free(x), tensor_free(w), tensor_free(y), free(hx), free(hw), free(hy);
@@ -236,7 +217,7 @@ static void check_im2col(device d)
         tensor *x = uniform(d, x_shape(c), -1.0f, 1.0f, 90 + (uint64_t)i, &hx), *cols;
         CHECK(tensor_full(&cols, d, shape2(rows, width), NAN));
         const size_t before = usage_begin(d);
-        const status s = YOURS(lab_im2col(x, c->r, c->s, c->pad, cols));
+        const status s = CHECK_YOURS(lab_im2col(x, c->r, c->s, c->pad, cols));
         const call_usage u = usage_end(d, before);
         most.launches = u.launches > most.launches ? u.launches : most.launches, most.syncs += u.syncs;
         CHECK(host_copy(cols, &hcols));
@@ -254,7 +235,7 @@ static void check_im2col(device d)
                 (long long)row, (long long)col, (long long)(row / (c->r * c->s)),
                 (long long)(row / c->s % c->r), (long long)(row % c->s), (long long)(col / pixels),
                 (long long)(col % pixels / dims.w_out), (long long)(col % dims.w_out), (double)hcols[j],
-                (double)want, failure_of(s));
+                (double)want, check_failure_text(s));
         }
         tensor_free(x), tensor_free(cols), free(hx), free(hcols);
     }
@@ -320,7 +301,7 @@ static softmax_result run_softmax(device d, const float *values, int64_t rows, i
     if (!want) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
     CHECK(tensor_from_host(&t, d, shape2(rows, cols), values));
     const size_t before = usage_begin(d);
-    r.s = YOURS(lab_softmax_rows(t, scale, causal));
+    r.s = CHECK_YOURS(lab_softmax_rows(t, scale, causal));
     r.u = usage_end(d, before);
     CHECK(host_copy(t, &p));
     for (int64_t i = 0; i < rows; ++i) {
@@ -352,7 +333,7 @@ static void check_softmax(device d)
     const softmax_result r = run_softmax(d, plain, ROWS, COLS, 0.35f, false);
     check_that(r.error <= SOFTMAX_TOLERANCE, "the softmax matches float64, scale included",
                "[%d, %d] scores in [-8, 8), scale 0.35: largest relative error %.2g (tolerance %g)%s", ROWS,
-               COLS, r.error, SOFTMAX_TOLERANCE, failure_of(r.s));
+               COLS, r.error, SOFTMAX_TOLERANCE, check_failure_text(r.s));
     check_that(r.sum_error <= 1e-5, "every row of the softmax sums to 1",
                "largest |sum - 1| %.2g (want <= 1e-5)", r.sum_error);
     check_that(r.u.launches == 1 && r.u.syncs == 0 && r.u.peak_bytes == 0,
@@ -374,14 +355,14 @@ static void check_softmax(device d)
         "a row of large scores neither overflows nor gives NaN",
         "rows around +1000, around -1000, of +-3e4 and of 1e30, scale 1: %s; largest relative error %.2g, "
         "largest |sum - 1| %.2g%s",
-        h.finite ? "all finite" : "inf or NaN in the result", h.error, h.sum_error, failure_of(h.s));
+        h.finite ? "all finite" : "inf or NaN in the result", h.error, h.sum_error, check_failure_text(h.s));
 
     const softmax_result c = run_softmax(d, square, SQUARE, SQUARE, 0.25f, true);
     check_that(c.future_zero && c.error <= SOFTMAX_TOLERANCE && c.sum_error <= 1e-5,
                "the causal mask zeroes the future: p[i, j] = 0 for j > i, each row still a softmax",
                "[%d, %d], scale 0.25: the future %s; largest relative error %.2g, largest |sum - 1| %.2g%s",
                SQUARE, SQUARE, c.future_zero ? "is exactly 0" : "is not all 0", c.error, c.sum_error,
-               failure_of(c.s));
+               check_failure_text(c.s));
     tensor_free(a), tensor_free(b), free(plain), free(square);
 }
 
@@ -405,7 +386,7 @@ static void check_attention(device d)
         tensor *v = uniform(d, shape2(n, dim), -1.0f, 1.0f, 130 + i, &hv), *out;
         CHECK(tensor_full(&out, d, shape2(n, dim), NAN));
         const size_t before = usage_begin(d);
-        const status s = YOURS(lab_attention(q, k, v, shapes[i].causal, out));
+        const status s = CHECK_YOURS(lab_attention(q, k, v, shapes[i].causal, out));
         const call_usage u = usage_end(d, before);
         most.peak_bytes = u.peak_bytes > most.peak_bytes ? u.peak_bytes : most.peak_bytes;
         peak_want = n * n * 4 > peak_want ? (long long)(n * n * 4) : peak_want;
@@ -422,7 +403,7 @@ static void check_attention(device d)
             snprintf(figures, sizeof figures,
                      "; n %lld, d %lld%s: out[%lld, %lld] = %.6g, float64 says %.6g%s", (long long)n,
                      (long long)dim, shapes[i].causal ? ", causal" : "", (long long)(at / dim),
-                     (long long)(at % dim), (double)hout[at], want[at % dim], failure_of(s));
+                     (long long)(at % dim), (double)hout[at], want[at % dim], check_failure_text(s));
         }
         worst = fmax(worst, e);
         tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(out), free(hq), free(hk), free(hv),

@@ -32,24 +32,13 @@
 
 /* ---- calls of the student's ---------------------------------------------------- */
 
-/* A call that should work: a TODO stops the check there (the step to write
- * next); any other failure is the claim failing, with the library's message. */
-static bool worked(status call, char *why, size_t size)
-{
-    if (call == STATUS_TODO) CHECK(call);
-    snprintf(why, size, "%s", call == STATUS_OK ? "" : last_error());
-    return call == STATUS_OK;
-}
-
-/* A call that the claims after it need: a failure fails `claim` and ends the
- * check, since what follows cannot be measured. */
-static void must(status call, const char *claim, const char *what)
-{
-    char why[512];
-    if (worked(call, why, sizeof why)) return;
-    check_that(false, claim, "%s failed: %s", what, why);
-    exit(check_finish("08_parallel"));
-}
+/* A call of the student's that the claims after it need: a failure fails
+ * `claim` (CHECK_CALL, labkit/check.h) and ends the check, since what follows
+ * cannot be measured. */
+#define MUST(call, claim)                                                \
+    do {                                                                 \
+        if (!CHECK_CALL(call, claim)) exit(check_finish("08_parallel")); \
+    } while (0)
 
 static float *host_floats(int64_t count)
 {
@@ -93,7 +82,7 @@ static team_run run_team(const float *a, const float *b, float *c, const float *
     for (int64_t i = 0; i < m * n; ++i) c[i] = NAN;
     CHECK(team_cpu_seconds(threads, before, tid_before));
     const double process = process_cpu_seconds(), wall = wall_seconds();
-    must(lab_matmul_omp(a, b, c, m, n, k, threads), STEP1_CLAIM, "lab_matmul_omp");
+    MUST(lab_matmul_omp(a, b, c, m, n, k, threads), STEP1_CLAIM);
     t.wall = wall_seconds() - wall, t.process = process_cpu_seconds() - process;
     CHECK(team_cpu_seconds(threads, after, tid_after));
     for (int i = 0; i < threads; ++i) {
@@ -219,14 +208,13 @@ static void check_step1(device d)
 static void check_scaling(void)
 {
     double speedup = 0, efficiency = 0, s2 = 0, e2 = 0;
-    char why[512];
-    const bool ok = worked(lab_scaling(2.0, 0.5, 4, &speedup, &efficiency), why, sizeof why) &&
-                    worked(lab_scaling(3.0, 2.0, 2, &s2, &e2), why, sizeof why);
-    check_that(
-        ok && speedup == 4.0 && efficiency == 1.0 && s2 == 1.5 && e2 == 0.75,
-        "speed-up is one worker's time over the workers', efficiency the speed-up per worker",
-        "2 s on 1, 0.5 s on 4: %gx, %g (want 4x, 1); 3 s on 1, 2 s on 2: %gx, %g (want 1.5x, 0.75)%s%s",
-        speedup, efficiency, s2, e2, ok ? "" : "; ", why);
+    const status first = CHECK_YOURS(lab_scaling(2.0, 0.5, 4, &speedup, &efficiency)),
+                 second = CHECK_YOURS(lab_scaling(3.0, 2.0, 2, &s2, &e2));
+    const bool ok = first == STATUS_OK && second == STATUS_OK;
+    check_that(ok && speedup == 4.0 && efficiency == 1.0 && s2 == 1.5 && e2 == 0.75,
+               "speed-up is one worker's time over the workers', efficiency the speed-up per worker",
+               "2 s on 1, 0.5 s on 4: %gx, %g (want 4x, 1); 3 s on 1, 2 s on 2: %gx, %g (want 1.5x, 0.75)%s",
+               speedup, efficiency, s2, e2, check_failure_text(first != STATUS_OK ? first : second));
     const status refused[] = { lab_scaling(0.0, 1.0, 2, &speedup, &efficiency),
                                lab_scaling(1.0, -1.0, 2, &speedup, &efficiency),
                                lab_scaling(1.0, NAN, 2, &speedup, &efficiency),
@@ -247,18 +235,18 @@ static void check_slices(void)
     } cases[] = { { 128, 2, { 0, 64 }, { 64, 64 } },   { 37, 2, { 0, 19 }, { 19, 18 } },
                   { 10, 3, { 0, 4, 7 }, { 4, 3, 3 } }, { 11, 4, { 0, 3, 6, 9 }, { 3, 3, 3, 2 } },
                   { 2, 3, { 0, 1, 2 }, { 1, 1, 0 } },  { 5, 1, { 0 }, { 5 } } };
-    char figures[768] = "128 on 2, 37 on 2, 10 on 3, 11 on 4, 2 on 3, 5 on 1", why[512] = "";
+    char figures[768] = "128 on 2, 37 on 2, 10 on 3, 11 on 4, 2 on 3, 5 on 1";
     bool all = true;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0] && all; ++c)
         for (int i = 0; i < cases[c].n && all; ++i) {
             int64_t first = -1, count = -1;
-            all = worked(lab_slice(cases[c].rows, cases[c].n, i, &first, &count), why, sizeof why) &&
-                  first == cases[c].first[i] && count == cases[c].count[i];
+            const status s = CHECK_YOURS(lab_slice(cases[c].rows, cases[c].n, i, &first, &count));
+            all = s == STATUS_OK && first == cases[c].first[i] && count == cases[c].count[i];
             if (!all)
                 snprintf(figures, sizeof figures,
-                         "%lld rows on %d: device %d got rows %lld + %lld (want %lld + %lld)%s%s",
+                         "%lld rows on %d: device %d got rows %lld + %lld (want %lld + %lld)%s",
                          (long long)cases[c].rows, cases[c].n, i, (long long)first, (long long)count,
-                         (long long)cases[c].first[i], (long long)cases[c].count[i], why[0] ? "; " : "", why);
+                         (long long)cases[c].first[i], (long long)cases[c].count[i], check_failure_text(s));
         }
     check_that(all, "the slices follow each other and cover the batch, the first rows % n one row longer",
                "%s", figures);
@@ -322,14 +310,14 @@ static void check_step3(device d)
     for (int i = 0; i < 2; ++i)
         CHECK(product_work_create(&work[i], (device){ d.kind, i }, real ? CUDA_PRODUCT_N : PRODUCT_N,
                                   real ? CUDA_PRODUCTS : PRODUCTS));
-    must(lab_run_at_once(work, 2), claim, "lab_run_at_once (warm-up)");
+    MUST(lab_run_at_once(work, 2), claim);
     device_counters counted[2];
     for (int i = 0; i < 2; ++i) {
         product_timing_reset(&work[i]);
         CHECK(counters_reset(work[i].dev));
     }
     double start = wall_seconds();
-    must(lab_run_at_once(work, 2), claim, "lab_run_at_once");
+    MUST(lab_run_at_once(work, 2), claim);
     const double once = wall_seconds() - start;
     bool queued = true;
     for (int i = 0; i < 2; ++i) {
@@ -461,8 +449,7 @@ static void check_step5_one(device d, const dp_data *x)
                                                    *got = host_floats(count);
     reference_run(d, x, want_loss, grads, want);
     for (int s = 0; s < DP_STEPS; ++s) {
-        must(lab_data_parallel_step(all, 1, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim,
-             "lab_data_parallel_step");
+        MUST(lab_data_parallel_step(all, 1, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim);
         CHECK(tensor_item(r.loss, &got_loss[s]));
     }
     CHECK(replica_read(&r, false, got, count));
@@ -504,8 +491,7 @@ static void check_step5_two(device d, const dp_data *x)
     const char *claim =
         "after one step every device holds the whole batch's gradient (within float32 rounding)";
     for (int s = 0; s < DP_STEPS; ++s) {
-        must(lab_data_parallel_step(all, 2, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim,
-             "lab_data_parallel_step");
+        MUST(lab_data_parallel_step(all, 2, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim);
         if (s == 0) {
             for (int i = 0; i < 2; ++i) CHECK(counters_read(devices[i], &counted[i]));
             grad_error = 0.0;

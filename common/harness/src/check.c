@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void check_report_failure(const char *file, int line, const char *expression, status s)
@@ -104,4 +105,40 @@ int check_finish(const char *lab)
     }
     printf("%s on %s: FAIL (%d of %d claims do not hold)\n", lab, where, claims_failed, claims_made);
     return CHECK_FAILS;
+}
+
+void check_append(char *text, size_t size, const char *format, ...)
+{
+    if (!text || !format) return;
+    const size_t used = strnlen(text, size);
+    if (used + 1 >= size) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(text + used, size - used, format, args);
+    va_end(args);
+}
+
+/* ---- calls of the student's lab ------------------------------------------ */
+
+status check_yours(status s, const char *expression, const char *file, int line)
+{
+    if (s != STATUS_TODO) return s;
+    check_report_failure(file, line, expression, s);
+    exit(CHECK_FAILS);
+}
+
+bool check_call(status s, const char *expression, const char *claim, const char *file, int line)
+{
+    if (check_yours(s, expression, file, line) == STATUS_OK) return true;
+    check_that(false, claim, "%s failed (%s): %s", expression ? expression : "?", status_name(s),
+               last_error());
+    return false;
+}
+
+const char *check_failure_text(status s)
+{
+    static char text[400];
+    if (s == STATUS_OK) return "";
+    snprintf(text, sizeof text, "; the call failed (%s): %.320s", status_name(s), last_error());
+    return text;
 }

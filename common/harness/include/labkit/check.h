@@ -10,6 +10,7 @@
 #define LABKIT_CHECK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,6 +60,37 @@ bool check_that(bool holds, const char *claim, const char *figures_format, ...)
 /* Prints "<lab> on <device>: PASS (n claims hold)" or "... FAIL (k of n claims do
  * not hold)" and returns the exit code, CHECK_HOLDS or CHECK_FAILS. */
 int check_finish(const char *lab);
+
+/* Appends to a claim's figures `text` (of `size` bytes), cutting what does not fit. */
+void check_append(char *text, size_t size, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- calls of the student's lab ------------------------------------------
+ *
+ * An unwritten step (STATUS_TODO) stops the check there, with the TODO's file
+ * and line of lab.c: the step to write next. Any other failure is the failure
+ * of the claim the call was made for, with the library's message: a FAIL line,
+ * never an abort.
+ *
+ *   if (CHECK_CALL(lab_try_gpu(0, &d), "try_gpu(i) is GPU i if it exists")) ...
+ *   status s = CHECK_YOURS(lab_softmax_rows(x, y));
+ *   check_that(s == STATUS_OK && ..., "the rows sum to 1", "...%s", check_failure_text(s));
+ */
+
+/* True when `call` worked; otherwise fails `claim` with the call and the message. */
+#define CHECK_CALL(call, claim) check_call((call), #call, (claim), __FILE__, __LINE__)
+bool check_call(status s, const char *expression, const char *claim, const char *file, int line);
+
+/* The status of `call`, after stopping the check if it is STATUS_TODO. */
+#define CHECK_YOURS(call) check_yours((call), #call, __FILE__, __LINE__)
+status check_yours(status s, const char *expression, const char *file, int line);
+
+/* "; the call failed (STATUS_X): <message>" for a failure, "" for STATUS_OK: to
+ * end a claim's figures. The text lives until the next call. */
+const char *check_failure_text(status s);
 
 #ifdef __cplusplus
 }
