@@ -45,6 +45,7 @@ typedef struct lab {
     lab_options values;
     cli_option options[5];
     cli_program program;
+    char *argv[32]; /* the last command line parsed: cli_args keeps pointing at it, as at main's argv */
 } lab;
 
 static void lab_init(lab *l)
@@ -72,7 +73,8 @@ typedef struct outcome {
 /* Runs cli_parse on "test_lab" followed by `words` (NULL-terminated). */
 static outcome parse_words(lab *l, const char *const *words)
 {
-    char *argv[32] = { "test_lab" };
+    char **argv = l->argv;
+    argv[0] = "test_lab";
     int argc = 1;
     for (; words[argc - 1] != NULL && argc < 31; argc++) {
         argv[argc] = (char *)words[argc - 1]; /* cli_parse only reads them */
