@@ -17,6 +17,8 @@
  * or the whole new one. Every failure path removes the temporary file. */
 #include "labkit/files.h"
 
+#include "file_kind.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,19 +28,6 @@
 #include <unistd.h>
 
 /* ---- what a path is ------------------------------------------------------------ */
-
-/* "a directory", "a FIFO (named pipe)", ...: what `mode` says the file is. */
-static const char *kind_of(mode_t mode)
-{
-    if (S_ISREG(mode)) return "a regular file";
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISLNK(mode)) return "a symbolic link";
-    return "not a regular file";
-}
 
 static const char *base_of(const char *path)
 {
@@ -64,7 +53,7 @@ bool output_is_stdout(const char *path) { return path && strcmp(path, "-") == 0;
 static status not_a_regular_file(const char *path, mode_t mode)
 {
     return fail(STATUS_IO_FAILED, "%s is %s, not a regular file; give the path of the file itself", path,
-                kind_of(mode));
+                file_kind(mode));
 }
 
 /* Opens a regular file without blocking; returns the descriptor or -1 (with
@@ -142,7 +131,7 @@ static status check_directory(const char *path, const char *name)
         s = fail(STATUS_IO_FAILED, "%s: its directory %s cannot be used: %s; create it first (mkdir -p %s)",
                  name, dir, strerror(errno), dir);
     else if (!S_ISDIR(info.st_mode))
-        s = fail(STATUS_IO_FAILED, "%s: %s is %s, not a directory", name, dir, kind_of(info.st_mode));
+        s = fail(STATUS_IO_FAILED, "%s: %s is %s, not a directory", name, dir, file_kind(info.st_mode));
     else if (access(dir, W_OK | X_OK) != 0) /* EROFS too, even for root */
         s = fail(STATUS_IO_FAILED, "%s: cannot create files in the directory %s: %s; choose another place",
                  name, dir, strerror(errno));
@@ -170,7 +159,7 @@ static status check_final_component(const char *path, const char *name)
     return fail(STATUS_BAD_ARGUMENT,
                 "%s: is %s, not a regular file; it is never replaced: give a new file name or an existing "
                 "regular file (nothing was written)",
-                name, kind_of(info.st_mode));
+                name, file_kind(info.st_mode));
 }
 
 status output_check(const char *path, const char *flag)
@@ -297,7 +286,7 @@ status output_commit(output_file *o)
     char changed[96];
     if (!why && lstat(o->path, &info) == 0 && !S_ISREG(info.st_mode)) {
         snprintf(changed, sizeof changed, "it became %s meanwhile, which is never replaced",
-                 kind_of(info.st_mode));
+                 file_kind(info.st_mode));
         why = changed;
     }
     if (!why && rename(o->temp_path, o->path) != 0) why = strerror(errno);
