@@ -14,8 +14,8 @@
  * warm-up. The aim: the kit within 1.2x of PyTorch's time.
  *
  * PyTorch with CUDA is looked for in LABKIT_PYTHON, then python3 on PATH
- * (a virtual environment's), then /usr/bin/python3; without it the kit's
- * times are printed alone. Without a real GPU the bench says so and stops. */
+ * (a virtual environment's), then /usr/bin/python3 (bench_python); without it
+ * the kit's times are printed alone. Without a real GPU the bench says so and stops. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +33,6 @@ static const int64_t sizes[NSIZES] = { 1024, 2048, 4096, 8192 };
 static const int64_t dims[NDIMS] = { 64, 128 };
 
 /* ---- PyTorch's side ---------------------------------------------------------------- */
-
-/* The directory of this source file, to find pytorch_attention.py beside it. */
-static void bench_dir(char *out, size_t size)
-{
-    snprintf(out, size, "%s", __FILE__);
-    char *slash = strrchr(out, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(out, size, ".");
-}
 
 /* Runs pytorch_attention.py with `python`; fills ms[d][s] (0: not measured)
  * and returns true when it measured on a GPU. Prints what it said about itself. */
@@ -173,14 +162,12 @@ int main(void)
            "op_matmul) against PyTorch (matmul, softmax, matmul); fastest of %d runs\n",
            props.name, RUNS);
     static double kit[2][NDIMS][NSIZES], errors[NDIMS][NSIZES], torch[NDIMS][NSIZES];
-    const char *env = getenv("LABKIT_PYTHON"),
-               *candidates[] = { env ? env : "", "python3", "/usr/bin/python3" };
+    const char *python = bench_python(true);
     bool measured = false;
     for (int pass = 0; pass < 2; ++pass) { /* before and after PyTorch's run: the faster one counts */
         for (int i = 0; i < NDIMS; ++i)
             for (int j = 0; j < NSIZES; ++j) kit[pass][i][j] = kit_ms(gpu, sizes[j], dims[i], &errors[i][j]);
-        for (int c = 0; c < 3 && pass == 0 && !measured; ++c)
-            if (candidates[c][0]) measured = pytorch_times(candidates[c], torch);
+        if (pass == 0 && python) measured = pytorch_times(python, torch);
     }
     if (!measured)
         printf("  PyTorch with CUDA was not found (LABKIT_PYTHON picks a python): the kit's times alone\n");

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "labkit/labkit.h"
 
@@ -32,23 +33,40 @@ static inline device bench_sim(void)
     return device_exists(sim) ? sim : device_cpu();
 }
 
+/* The directory of the benches' sources, to find the PyTorch scripts beside them. */
+static inline void bench_dir(char *out, size_t size)
+{
+    snprintf(out, size, "%s", __FILE__);
+    char *slash = strrchr(out, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(out, size, ".");
+}
+
 /* The python whose torch the benches compare with: LABKIT_PYTHON, then python3
  * on PATH (a virtual environment's), then /usr/bin/python3 (Debian's
  * python3-torch); the first that imports torch, and with `cuda` the first
  * whose torch sees a GPU. NULL when none does. */
 static inline const char *bench_python(bool cuda)
 {
+    /* Asked once per kind: importing torch takes seconds, and a bench asks
+     * before each of its PyTorch runs. */
+    static bool looked[2];
+    static const char *found[2];
+    if (looked[cuda]) return found[cuda];
+    looked[cuda] = true;
     const char *env = getenv("LABKIT_PYTHON");
     const char *candidates[] = { env ? env : "", "python3", "/usr/bin/python3" };
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < 3 && !found[cuda]; ++i) {
         if (!candidates[i][0]) continue;
         char command[4200];
         snprintf(command, sizeof command,
                  "'%s' -c 'import sys, torch; sys.exit(0 if %s else 1)' >/dev/null 2>&1", candidates[i],
                  cuda ? "torch.cuda.is_available()" : "True");
-        if (system(command) == 0) return candidates[i];
+        if (system(command) == 0) found[cuda] = candidates[i];
     }
-    return NULL;
+    return found[cuda];
 }
 
 #endif

@@ -92,20 +92,28 @@ __global__ void softmax_rows_block(float *scores, int64_t cols, float scale, boo
         row[j] = (cached ? row_cache[j] : expf(scale * row[j] - max)) * inverse;
 }
 
+// A cuBLAS handle of the bench's own on a new stream of device `index`, as a
+// program calling cuBLAS directly would make them; exits on failure.
+cublasHandle_t cublas_on_new_stream(int index, cudaStream_t *stream)
+{
+    check(cudaSetDevice(index), "cudaSetDevice");
+    check(cudaStreamCreateWithFlags(stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    cublasHandle_t handle;
+    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
+        cublasSetStream(handle, *stream) != CUBLAS_STATUS_SUCCESS) {
+        std::fprintf(stderr, "bench_cuda: cublasCreate failed\n");
+        std::exit(1);
+    }
+    return handle;
+}
+
 } // namespace
 
 extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const float *b, float *c, int n,
                                            int reps)
 {
-    check(cudaSetDevice(index), "cudaSetDevice");
-    cublasHandle_t handle;
     cudaStream_t stream;
-    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
-        cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
-        std::fprintf(stderr, "bench_cuda: cublasCreate failed\n");
-        std::exit(1);
-    }
+    const cublasHandle_t handle = cublas_on_new_stream(index, &stream);
     const float one = 1.0f, zero = 0.0f;
     std::vector<double> times;
     for (int r = -1; r < reps; ++r) { // r = -1: a warm-up
@@ -123,15 +131,8 @@ extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const floa
 extern "C" double bench_cuda_gemm_ex_seconds(int index, enum bench_gemm_type type, const void *a,
                                              const void *b, float *c, int n, int reps)
 {
-    check(cudaSetDevice(index), "cudaSetDevice");
-    cublasHandle_t handle;
     cudaStream_t stream;
-    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS ||
-        cublasSetStream(handle, stream) != CUBLAS_STATUS_SUCCESS) {
-        std::fprintf(stderr, "bench_cuda: cublasCreate failed\n");
-        std::exit(1);
-    }
+    const cublasHandle_t handle = cublas_on_new_stream(index, &stream);
     const cudaDataType in = type == BENCH_GEMM_BF16  ? CUDA_R_16BF
                             : type == BENCH_GEMM_F16 ? CUDA_R_16F
                                                      : CUDA_R_32F;

@@ -42,17 +42,6 @@
 enum { ITEM_EVERY_STEP, ON_DEVICE_LOG, CAPTURED_STEP }; /* the lab's styles, in its order */
 static const char *style_names[STYLES] = { "item every step", "on-device log", "captured step" };
 
-/* The directory of this source file, to find pytorch_mlp.py beside it. */
-static void bench_dir(char *out, size_t size)
-{
-    snprintf(out, size, "%s", __FILE__);
-    char *slash = strrchr(out, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        snprintf(out, size, ".");
-}
-
 /* The lab program next to this bench in the build tree: the solution's, or the student's. */
 static bool find_lab_program(char *out, size_t size)
 {
