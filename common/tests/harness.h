@@ -270,6 +270,33 @@ static inline int test_device_or_skip(const char *name, device *out)
     return 1;
 }
 
+/* A float's bits, and the float with those bits (the tests of rounding). */
+static inline uint32_t bits_of(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline float float_from(uint32_t u)
+{
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* The device named by a test program's one argument: 0 when it is found, else
+ * the code for main to return (2 with the usage "PROGRAM <usage>", 77 when a
+ * real GPU is absent, 1 for a name that is wrong). */
+static inline int test_device_argument(int argc, char **argv, const char *usage, device *out)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s %s\n", argc > 0 ? argv[0] : "test", usage);
+        return 2;
+    }
+    return test_device_or_skip(argv[1], out);
+}
+
 /* A second GPU beside the GPU `d`, for the tests that need two: another GPU of
  * the same kind if there is one (cuda:1 beside cuda:0, sim:1 beside sim:0),
  * else a simulated one beside a real GPU (sim:0 beside cuda:0). CTest runs every

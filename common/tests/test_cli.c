@@ -446,43 +446,28 @@ cleanup:
     rmdir("x.png"), unlink("fifo.csv"), unlink("stdout.csv"), unlink("null.csv"), rmdir("fig.csv");
 }
 
+/* The child of the test below: --csv - sends the program's own output to stderr for good. */
+static void csv_to_standard_output(void)
+{
+    lab l;
+    lab_init(&l);
+    char *argv[] = { "test_lab", "--csv", "-", NULL };
+    cli_args args;
+    if (cli_parse(&l.program, 3, argv, &args) != -1 || strcmp(args.csv_path, "-") != 0) _exit(3);
+    printf("the table\n");
+    fflush(stdout);
+    fputs("n,x\n", output_stdout());
+    fflush(output_stdout());
+    _exit(0);
+}
+
 static void test_csv_dash_means_standard_output(void)
 {
-    /* In a child: --csv - sends the program's own output to stderr for good. */
-    int out[2], err[2];
-    REQUIRE(pipe(out) == 0 && pipe(err) == 0);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        dup2(err[1], STDERR_FILENO);
-        close(out[0]), close(err[0]), close(out[1]), close(err[1]);
-        lab l;
-        lab_init(&l);
-        char *argv[] = { "test_lab", "--csv", "-", NULL };
-        cli_args args;
-        if (cli_parse(&l.program, 3, argv, &args) != -1 || strcmp(args.csv_path, "-") != 0) _exit(3);
-        printf("the table\n");
-        fflush(stdout);
-        fputs("n,x\n", output_stdout());
-        fflush(output_stdout());
-        _exit(0);
-    }
-    close(out[1]), close(err[1]);
-    char got_out[256] = "", got_err[256] = "";
-    ssize_t n = read(out[0], got_out, sizeof got_out - 1);
-    got_out[n > 0 ? n : 0] = '\0';
-    n = read(err[0], got_err, sizeof got_err - 1);
-    got_err[n > 0 ? n : 0] = '\0';
-    close(out[0]), close(err[0]);
-    int wait_status = 0;
-    waitpid(pid, &wait_status, 0);
+    char got_out[256], got_err[256];
+    const int wait_status = run_in_child(csv_to_standard_output, got_out, got_err, sizeof got_out);
     EXPECT(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
     EXPECT_STREQ(got_out, "n,x\n");
     EXPECT_STREQ(got_err, "the table\n");
-cleanup:
-    return;
 }
 
 static char scratch[] = "test_cli_XXXXXX";

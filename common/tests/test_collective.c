@@ -192,11 +192,7 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s GPU   (sim:0, cuda:0, ...)\n", argv[0]);
-        return 2;
-    }
-    int rc = test_device_or_skip(argv[1], &dev);
+    int rc = test_device_argument(argc, argv, "GPU   (sim:0, cuda:0, ...)", &dev);
     if (rc != 0) return rc;
     cpu = device_cpu();
     if (!device_is_gpu(dev) || !test_second_gpu(dev, &peer)) {

@@ -358,40 +358,25 @@ cleanup:
     unlink(path);
 }
 
+/* The child of the test below: it sends its own standard output to standard error for good. */
+static void keep_standard_output_for_the_data(void)
+{
+    if (output_claim_stdout() != STATUS_OK || output_claim_stdout() != STATUS_OK) _exit(3);
+    printf("the table\n");
+    fflush(stdout); /* this child's stdout was used before: its buffering is the test's */
+    output_file o;
+    if (output_begin(&o, "-") != STATUS_OK || o.stream != NULL) _exit(4);
+    fputs("n,x\n1,2\n", output_stdout());
+    _exit(output_commit(&o) == STATUS_OK ? 0 : 5);
+}
+
 static void test_standard_output_can_be_kept_for_the_data(void)
 {
-    /* In a child: it sends its own standard output to standard error for good. */
-    int out[2], err[2];
-    REQUIRE(pipe(out) == 0 && pipe(err) == 0);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], STDOUT_FILENO);
-        dup2(err[1], STDERR_FILENO);
-        close(out[0]), close(err[0]), close(out[1]), close(err[1]);
-        if (output_claim_stdout() != STATUS_OK || output_claim_stdout() != STATUS_OK) _exit(3);
-        printf("the table\n");
-        fflush(stdout); /* this child's stdout was used before: its buffering is the test's */
-        output_file o;
-        if (output_begin(&o, "-") != STATUS_OK || o.stream != NULL) _exit(4);
-        fputs("n,x\n1,2\n", output_stdout());
-        _exit(output_commit(&o) == STATUS_OK ? 0 : 5);
-    }
-    close(out[1]), close(err[1]);
-    char got_out[256] = "", got_err[256] = "";
-    ssize_t n = read(out[0], got_out, sizeof got_out - 1);
-    got_out[n > 0 ? n : 0] = '\0';
-    n = read(err[0], got_err, sizeof got_err - 1);
-    got_err[n > 0 ? n : 0] = '\0';
-    close(out[0]), close(err[0]);
-    int wait_status = 0;
-    waitpid(pid, &wait_status, 0);
+    char got_out[256], got_err[256];
+    const int wait_status = run_in_child(keep_standard_output_for_the_data, got_out, got_err, sizeof got_out);
     EXPECT(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0);
     EXPECT_STREQ(got_out, "n,x\n1,2\n");
     EXPECT_STREQ(got_err, "the table\n");
-cleanup:
-    return;
 }
 
 /* ---- inputs ----------------------------------------------------------------------------- */

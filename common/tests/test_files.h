@@ -1,6 +1,7 @@
 /* test_files.h: the file helpers of the input and output tests (test_csv,
- * test_plot, test_cli): read back what a call wrote, look at and clear a scratch
- * directory, and capture what a call prints.
+ * test_cli, test_file_safety, ...): read back what a call wrote, look at and
+ * clear a scratch directory, capture what a call prints, and run a call in a
+ * child process that may change its standard streams for good.
  *
  * POSIX, not C17: define _POSIX_C_SOURCE 200809L before the first #include. */
 #ifndef LABKIT_TESTS_TEST_FILES_H
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Reads up to capacity - 1 bytes of a file into buffer, NUL-terminated; -1 if it cannot. */
@@ -119,6 +121,40 @@ static inline void capture_end(capture *c, char *text, size_t capacity)
         text[n] = '\0';
         fclose(c->file);
     }
+}
+
+/* Runs child() in a forked process, whose standard output and error go to
+ * pipes read into out and err (NUL-terminated, up to capacity - 1 bytes each:
+ * enough for the few lines a test prints); child ends with _exit. Returns the
+ * child's wait status, or -1 when it could not start. */
+static inline int run_in_child(void (*child)(void), char *out, char *err, size_t capacity)
+{
+    int out_pipe[2], err_pipe[2];
+    out[0] = err[0] = '\0';
+    if (pipe(out_pipe) != 0) return -1;
+    if (pipe(err_pipe) != 0) {
+        close(out_pipe[0]), close(out_pipe[1]);
+        return -1;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out_pipe[1], STDOUT_FILENO);
+        dup2(err_pipe[1], STDERR_FILENO);
+        close(out_pipe[0]), close(err_pipe[0]), close(out_pipe[1]), close(err_pipe[1]);
+        child();
+        _exit(99); /* child() should not return */
+    }
+    close(out_pipe[1]), close(err_pipe[1]);
+    ssize_t n = pid > 0 ? read(out_pipe[0], out, capacity - 1) : 0;
+    out[n > 0 ? n : 0] = '\0';
+    n = pid > 0 ? read(err_pipe[0], err, capacity - 1) : 0;
+    err[n > 0 ? n : 0] = '\0';
+    close(out_pipe[0]), close(err_pipe[0]);
+    int wait_status = -1;
+    if (pid > 0) waitpid(pid, &wait_status, 0);
+    return wait_status;
 }
 
 #endif

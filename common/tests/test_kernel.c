@@ -175,11 +175,7 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s DEVICE   (cpu, sim:0, cuda:0, ...)\n", argv[0]);
-        return 2;
-    }
-    int rc = test_device_or_skip(argv[1], &under_test);
+    int rc = test_device_argument(argc, argv, "DEVICE   (cpu, sim:0, cuda:0, ...)", &under_test);
     if (rc != 0) return rc;
     printf("running a kernel of one's own on %s\n", device_name(under_test));
     RUN_TEST(test_a_kernel_runs_in_queue_order_between_library_ops);

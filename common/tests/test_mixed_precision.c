@@ -29,20 +29,6 @@ static device other; /* a second device; == dev when there is none */
  * helpers
  * ========================================================================== */
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static float float_from(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 /* The values a conversion must get right, then random ones of every
  * magnitude: n >= 64. */
 static void conversion_inputs(float *x, int64_t n, uint64_t seed)
@@ -505,11 +491,7 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s DEVICE   (cpu, sim:0, cuda:0, ...)\n", argv[0]);
-        return 2;
-    }
-    int rc = test_device_or_skip(argv[1], &dev);
+    int rc = test_device_argument(argc, argv, "DEVICE   (cpu, sim:0, cuda:0, ...)", &dev);
     if (rc != 0) return rc;
     other = device_is_gpu(dev) ? device_cpu() : try_gpu(0);
     printf("testing low precision on %s (second device: %s)\n", device_name(dev), device_name(other));

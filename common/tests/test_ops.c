@@ -1218,11 +1218,7 @@ cleanup:
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s DEVICE   (cpu, sim:0, cuda:0, ...)\n", argv[0]);
-        return 2;
-    }
-    int rc = test_device_or_skip(argv[1], &dev);
+    int rc = test_device_argument(argc, argv, "DEVICE   (cpu, sim:0, cuda:0, ...)", &dev);
     if (rc != 0) return rc;
     other = device_is_gpu(dev) ? device_cpu() : try_gpu(0);
     printf("testing the operations on %s (refusals against %s)\n", device_name(dev), device_name(other));

@@ -21,20 +21,6 @@
  * references
  * ========================================================================== */
 
-static uint32_t bits_of(float x)
-{
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-static float float_from(uint32_t u)
-{
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
-
 /* An f16 pattern's value from its definition: (-1)^s x 2^(e-15) x 1.m, or
  * 2^-14 x 0.m for e = 0. NaN and infinity are left to the caller. */
 static double f16_value(uint16_t h)
