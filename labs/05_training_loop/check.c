@@ -84,6 +84,19 @@ static double relative_difference(const tensor *a, const tensor *b)
     return norm > 0 ? sqrt(diff / norm) : sqrt(diff);
 }
 
+/* The largest relative_difference over the layers of two networks alike: of
+ * their gradients (dW, db) or of their parameters (W, b). */
+static double worst_layer_difference(const mlp *a, const mlp *b, bool gradients)
+{
+    double worst = 0.0;
+    for (int l = 0; l < a->nlayers; ++l) {
+        const layer *x = &a->layers[l], *y = &b->layers[l];
+        worst = fmax(worst, relative_difference(gradients ? x->dW : x->W, gradients ? y->dW : y->W));
+        worst = fmax(worst, relative_difference(gradients ? x->db : x->b, gradients ? y->db : y->b));
+    }
+    return worst;
+}
+
 /* ==== Step 1: gradients against finite differences =========================== */
 
 enum { G_BATCH = 6, G_LAYERS = 3 };
@@ -321,11 +334,8 @@ static void check_step(device d, const dataset *data)
     step_on(&on_cpu, data, 0);
     CHECK(tensor_item(on_d.b.loss, &loss1));
     CHECK(tensor_item(on_cpu.b.loss, &cpu_loss));
-    double worst = fabs((double)loss1 - cpu_loss) / fabs((double)cpu_loss);
-    for (int l = 0; l < 3; ++l) {
-        worst = fmax(worst, relative_difference(on_d.net.layers[l].dW, on_cpu.net.layers[l].dW));
-        worst = fmax(worst, relative_difference(on_d.net.layers[l].db, on_cpu.net.layers[l].db));
-    }
+    const double worst = fmax(fabs((double)loss1 - cpu_loss) / fabs((double)cpu_loss),
+                              worst_layer_difference(&on_d.net, &on_cpu.net, true));
     check_that(worst <= CROSS_DEVICE_RTOL, FIRST_STEP,
                "MLP 784-256-256-10, batch %d: loss %.7f on %s, %.7f on the cpu; worst |a - b| / |b| %.1e "
                "(tolerance %.0e: two BLAS libraries sum in other orders)",
@@ -425,11 +435,8 @@ static void check_captured(device d, const dataset *data)
     CHECK(trainer_create(&captured, d, default_sizes, 4, &settings));
     MUST(train_epoch(&eager, data, 0, STYLE_ON_DEVICE, &e[0]), same);
     if (CHECK_CALL(train_epoch(&captured, data, 0, STYLE_CAPTURED, &c[0]), same)) {
-        double worst = fabs(c[0].loss - e[0].loss) / e[0].loss;
-        for (int l = 0; l < 3; ++l) {
-            worst = fmax(worst, relative_difference(captured.net.layers[l].W, eager.net.layers[l].W));
-            worst = fmax(worst, relative_difference(captured.net.layers[l].b, eager.net.layers[l].b));
-        }
+        const double worst = fmax(fabs(c[0].loss - e[0].loss) / e[0].loss,
+                                  worst_layer_difference(&captured.net, &eager.net, false));
         check_that(worst <= CAPTURED_RTOL, same,
                    "one epoch of %lld images: loss %.7f captured, %.7f eager; worst |a - b| / |b| over the "
                    "loss and the parameters %.1e (tolerance %.0e)",
