@@ -62,6 +62,24 @@ static void fill_uniform(float *x, int64_t count, uint64_t seed)
 
 #define STEP1_CLAIM "your OpenMP loop gives the serial loop's c bit for bit, with 1, 2 and 3 threads"
 
+/* The operands of the loop, [m, k] x [k, n], the serial loop's c, and c. */
+typedef struct loop_operands {
+    int64_t m, n, k;
+    float *a, *b, *c, *want;
+} loop_operands;
+
+static loop_operands operands_make(int64_t m, int64_t n, int64_t k)
+{
+    loop_operands o = {
+        m, n, k, host_floats(m * k), host_floats(k * n), host_floats(m * n), host_floats(m * n)
+    };
+    fill_uniform(o.a, m * k, 11), fill_uniform(o.b, k * n, 12);
+    matmul_ikj(o.a, o.b, o.want, m, n, k);
+    return o;
+}
+
+static void operands_free(loop_operands *o) { free(o->a), free(o->b), free(o->c), free(o->want); }
+
 /* One run of the student's loop with `threads` threads: what each thread of
  * the team spent, the whole process, and the wall clock. */
 typedef struct team_run {
@@ -73,71 +91,59 @@ typedef struct team_run {
 } team_run;
 
 /* c starts as NaN, so that a cell no thread wrote shows. */
-static team_run run_team(const float *a, const float *b, float *c, const float *want, int64_t m, int64_t n,
-                         int64_t k, int threads)
+static team_run run_team(const loop_operands *o, int threads)
 {
+    const int64_t m = o->m, n = o->n;
     team_run t = { .threads = threads, .same_team = true };
     double before[TEAM_MAX_THREADS], after[TEAM_MAX_THREADS];
     long tid_before[TEAM_MAX_THREADS], tid_after[TEAM_MAX_THREADS];
-    for (int64_t i = 0; i < m * n; ++i) c[i] = NAN;
+    for (int64_t i = 0; i < m * n; ++i) o->c[i] = NAN;
     CHECK(team_cpu_seconds(threads, before, tid_before));
     const double process = process_cpu_seconds(), wall = wall_seconds();
-    MUST(lab_matmul_omp(a, b, c, m, n, k, threads), STEP1_CLAIM);
+    MUST(lab_matmul_omp(o->a, o->b, o->c, m, n, o->k, threads), STEP1_CLAIM);
     t.wall = wall_seconds() - wall, t.process = process_cpu_seconds() - process;
     CHECK(team_cpu_seconds(threads, after, tid_after));
     for (int i = 0; i < threads; ++i) {
         t.cpu[i] = after[i] - before[i], t.team += t.cpu[i];
         t.same_team = t.same_team && tid_after[i] == tid_before[i];
     }
-    t.exact = memcmp(c, want, (size_t)(m * n) * sizeof *c) == 0;
+    t.exact = memcmp(o->c, o->want, (size_t)(m * n) * sizeof *o->c) == 0;
     return t;
 }
 
-/* The loop's results with 1, 2 and 3 threads on [m, k] x [k, n]; runs[] gets
- * the three runs. */
-static bool exact_everywhere(int64_t m, int64_t n, int64_t k, team_run *runs)
+/* The loop's results with 1, 2 and 3 threads; runs[] gets the three runs. */
+static bool exact_everywhere(const loop_operands *o, team_run *runs)
 {
-    float *a = host_floats(m * k), *b = host_floats(k * n), *c = host_floats(m * n),
-          *want = host_floats(m * n);
-    fill_uniform(a, m * k, 11), fill_uniform(b, k * n, 12);
-    matmul_ikj(a, b, want, m, n, k);
     bool exact = true;
     for (int threads = 1; threads <= 3; ++threads) {
-        runs[threads - 1] = run_team(a, b, c, want, m, n, k, threads);
+        runs[threads - 1] = run_team(o, threads);
         exact = exact && runs[threads - 1].exact;
     }
-    free(a), free(b), free(c), free(want);
     return exact;
 }
 
 /* The speed-up two threads allow: the team's CPU time over its busier
- * thread's, 2x when the rows are shared evenly. Measured on the large loop
- * up to 4 more times while under 1.6x, keeping the best: a program beside
- * this one (the suite runs two checks at once), or a virtual machine's two
- * cores that share one physical core, slows a thread's own work through the
- * caches and the memory it shares, and its CPU time with it, but no more
- * often the one thread than the other. Returns the tries made after the first. */
-static int retry_two_threads(double *allowed)
+ * thread's, 2x when the rows are shared evenly. Measured again up to 4 times
+ * while under 1.6x, keeping the best: a program beside this one (the suite
+ * runs two checks at once), or a virtual machine's two cores that share one
+ * physical core, slows a thread's own work through the caches and the memory
+ * it shares, and its CPU time with it, but no more often the one thread than
+ * the other. Returns the tries made after the first. */
+static int retry_two_threads(const loop_operands *o, double *allowed)
 {
-    const int64_t m = 385, n = 512, k = 512;
-    float *a = host_floats(m * k), *b = host_floats(k * n), *c = host_floats(m * n),
-          *want = host_floats(m * n);
-    fill_uniform(a, m * k, 11), fill_uniform(b, k * n, 12);
-    matmul_ikj(a, b, want, m, n, k);
     int tries = 0;
     while (tries < 4 && *allowed < 1.6) {
-        const team_run pair = run_team(a, b, c, want, m, n, k, 2);
+        const team_run pair = run_team(o, 2);
         const double busier = fmax(pair.cpu[0], pair.cpu[1]);
         if (busier > 0) *allowed = fmax(*allowed, pair.team / busier);
         ++tries;
     }
-    free(a), free(b), free(c), free(want);
     return tries;
 }
 
 /* The claims on the threads' CPU time; m is odd and no multiple of 3, so
  * that no count of threads divides the rows evenly. */
-static void check_step1_cores(const team_run *runs)
+static void check_step1_cores(const loop_operands *o, const team_run *runs)
 {
     bool shares = true, once = true;
     char figures[512] = "";
@@ -167,7 +173,7 @@ static void check_step1_cores(const team_run *runs)
                runs[2].team);
     const double busier = fmax(runs[1].cpu[0], runs[1].cpu[1]);
     double allowed = busier > 0 ? runs[1].team / busier : 0.0;
-    const int tries = 1 + (allowed >= 1.6 ? 0 : retry_two_threads(&allowed));
+    const int tries = 1 + (allowed >= 1.6 ? 0 : retry_two_threads(o, &allowed));
     check_that(allowed >= 1.6,
                "with 2 threads the rows are shared so that the loop can run at least 1.6x as fast as on one "
                "(the team's CPU time over its busier thread's; 2x when even)",
@@ -188,17 +194,21 @@ static void check_step1(device d)
      * (starting the devices may make one), given time to stop. */
     blas_threads(1);
     pools_settle();
-    bool exact = exact_everywhere(37, 29, 53, small);
+    loop_operands o = operands_make(37, 29, 53);
+    bool exact = exact_everywhere(&o, small);
+    operands_free(&o);
     if (d.kind != DEVICE_CPU) {
         check_that(exact, STEP1_CLAIM, "[37x53]x[53x29]: %s", exact ? "equal" : "not equal");
         printf("  (the loop's threads and their CPU time: check on the CPU, --device cpu)\n");
         blas_threads(0);
         return;
     }
-    exact = exact_everywhere(385, 512, 512, large) && exact;
+    o = operands_make(385, 512, 512);
+    exact = exact_everywhere(&o, large) && exact;
     check_that(exact, STEP1_CLAIM, "[37x53]x[53x29] and [385x512]x[512x512]: %s",
                exact ? "equal" : "not equal");
-    check_step1_cores(large);
+    check_step1_cores(&o, large);
+    operands_free(&o);
     blas_threads(0);
     pools_settle();
 }
