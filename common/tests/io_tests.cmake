@@ -28,3 +28,12 @@ labkit_unit_test(NAME unit.safetensors.cpu COMMAND test_safetensors cpu SIM_GPUS
 labkit_unit_test(NAME unit.safetensors.sim COMMAND test_safetensors sim:0 SIM_GPUS 2)
 labkit_unit_test(NAME gpu.safetensors.cuda0 COMMAND test_safetensors cuda:0 SIM_GPUS 2 LABELS gpu)
 labkit_unit_test(NAME unit.safetensors.pytorch COMMAND test_safetensors cpu pytorch SIM_GPUS 2)
+
+# A crash report that arrives at once and names the line, however broken the
+# program (labkit/crash.h): built with debug information, as the labs are, so
+# that addr2line can name the lines. Children crash on purpose; each has 30 s.
+add_executable(test_crash ${CMAKE_CURRENT_LIST_DIR}/test_crash.c)
+target_link_libraries(test_crash PRIVATE labkit)
+target_compile_definitions(test_crash PRIVATE _GNU_SOURCE)
+target_compile_options(test_crash PRIVATE -g)
+labkit_unit_test(NAME unit.crash COMMAND test_crash SIM_GPUS 1)

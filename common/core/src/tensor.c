@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "guarded_memory.h"
 #include "launch.h"
 #include "tensor_internal.h"
 
@@ -246,8 +247,7 @@ void *host_alloc(size_t bytes, int pinned)
 #else
     (void)pinned;
 #endif
-    size_t rounded = (bytes + 63) / 64 * 64;
-    return aligned_alloc(64, rounded ? rounded : 64);
+    return guarded_alloc(bytes); /* an index past the end stops at its line */
 }
 
 void host_free(void *p, int pinned)
@@ -258,5 +258,5 @@ void host_free(void *p, int pinned)
 #else
     (void)pinned;
 #endif
-    free(p);
+    guarded_free(p);
 }

@@ -137,8 +137,12 @@ size_t tensor_bytes(const tensor *t);
 /* "f32[37, 53] on sim:0" into buf; returns buf. */
 const char *tensor_describe(const tensor *t, char *buf, size_t size);
 
-/* Host buffers for copies. Pinned (page-locked) memory lets a real GPU copy by
- * DMA without a staging copy; elsewhere it is ordinary memory. */
+/* Host buffers for copies, and the arrays a check hands to a student's loop.
+ * Pinned (page-locked) memory lets a real GPU copy by DMA without a staging
+ * copy; elsewhere it is ordinary memory. Ordinary buffers end at a page that
+ * may not be touched, like the tensors of the CPU and of a simulated GPU: an
+ * index past the end stops the program at the line that made it, and the crash
+ * report names the line and how far past the end it went. */
 void *host_alloc(size_t bytes, int pinned);
 void host_free(void *p, int pinned);
 

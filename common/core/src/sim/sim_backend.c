@@ -14,6 +14,7 @@
 
 #include "../backend.h"
 #include "../clock.h"
+#include "../guarded_memory.h"
 #include "../units.h"
 #include "sim_costs.h"
 #include "sim_ops.h"
@@ -34,7 +35,8 @@ typedef enum item_kind {
     ITEM_COPY,
     ITEM_UPLOAD,
     ITEM_GRAPH,
-    ITEM_RELEASE,
+    ITEM_RELEASE,        /* frees dst, a graph */
+    ITEM_RELEASE_MEMORY, /* gives dst, device memory, back */
     ITEM_EVENT,
     ITEM_STOP
 } item_kind;
@@ -44,7 +46,7 @@ struct sim_graph;
 typedef struct item {
     item_kind kind;
     op_call op; /* ITEM_OP */
-    void *dst;  /* ITEM_COPY; ITEM_RELEASE frees dst */
+    void *dst;  /* ITEM_COPY, ITEM_RELEASE, ITEM_RELEASE_MEMORY */
     const void *src;
     size_t bytes;
     sim_event *event;              /* ITEM_EVENT */
@@ -104,6 +106,7 @@ static void execute(sim_device *dev, const item *it)
         for (size_t i = 0; i < it->graph->count; ++i) execute(dev, &it->graph->items[i]);
         break;
     case ITEM_RELEASE: free(it->dst); break;
+    case ITEM_RELEASE_MEMORY: guarded_free(it->dst); break;
     case ITEM_EVENT: it->event->stamp = start; break;
     case ITEM_STOP: break;
     }
@@ -243,8 +246,9 @@ static status sim_alloc(int index, size_t bytes, void **out)
                     "the simulated GPUs more memory (LABKIT_SIM_MEMORY=8G).",
                     index, asked, bytes_text(dev->allocated, used, sizeof used),
                     bytes_text(capacity, total, sizeof total));
-    size_t rounded = (bytes + 63) / 64 * 64;
-    *out = aligned_alloc(64, rounded ? rounded : 64);
+    /* Ends at a guard page: a kernel's index past the end stops at its line,
+     * where a real GPU needs compute-sanitizer to see it (guarded_memory.h). */
+    *out = guarded_alloc(bytes);
     if (!*out)
         return fail(STATUS_OUT_OF_MEMORY,
                     "sim:%d: the host has no memory left for %s (the simulated GPU's memory is host memory)",
@@ -259,8 +263,8 @@ static status sim_alloc(int index, size_t bytes, void **out)
 static void sim_release(int index, void *ptr, size_t bytes)
 {
     devices[index].allocated -= bytes;
-    item it = { .kind = ITEM_RELEASE, .dst = ptr };
-    if (enqueue(index, &it) != STATUS_OK) free(ptr); /* no worker: nothing can still use it */
+    item it = { .kind = ITEM_RELEASE_MEMORY, .dst = ptr };
+    if (enqueue(index, &it) != STATUS_OK) guarded_free(ptr); /* no worker: nothing can still use it */
 }
 
 static status sim_memory_info(int index, size_t in_use, size_t *free_bytes, size_t *total_bytes)

@@ -2,10 +2,21 @@
  *
  * Without help, a bad index in a student's lab.c ends with the shell's
  * "Segmentation fault" and nothing else. Once installed, a fatal signal
- * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) prints what it usually means, the
- * frames of the program's own code as function, file and line (read from the
- * program's debug information with addr2line), and what to do next; then the
- * program dies of the same signal, so its exit status is unchanged.
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT) prints, on standard error:
+ *
+ *   crash: SIGSEGV: <what it usually means>
+ *   what: a write 0 bytes past the end of a buffer of 4000 bytes (...)   (when known)
+ *   gpu thread: <kernel, block and thread, on a simulated GPU>           (when known)
+ *   where (innermost first; your lab.c is the place to look):
+ *     lab_matmul_ikj at labs/04_matmul/lab.c:41
+ *     ...
+ *   next: <what to do>
+ *
+ * the frames of the program's own code as function, file and line (read from
+ * the program's debug information with addr2line); then the program dies of
+ * the same signal, so its exit status is unchanged. The report never waits for
+ * a lock the crashed program may hold (a heap corrupted inside malloc, another
+ * thread printing), and ends within seconds whatever happens.
  *
  * check_device() and cli_parse() install it: every lab program has it. */
 #ifndef LABKIT_CRASH_H

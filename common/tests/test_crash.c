@@ -1,0 +1,262 @@
+/* test_crash.c: a crash report that arrives, at once, and names the line,
+ * however broken the program is (labkit/crash.h, labkit/fault.h).
+ *
+ * Each test runs a child that crashes in one of the ways a student's code
+ * does, and reads its report within a time limit: an index one past the end of
+ * a host array and of a tensor on the CPU and on a simulated GPU (a kernel's
+ * thread), a heap that malloc finds corrupted (the C library aborts while it
+ * holds its own lock: a report that allocated or forked would wait for ever),
+ * another thread holding stdout, and a stack overflow. */
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "labkit/crash.h"
+#include "labkit/cuda_emulation.h"
+#include "labkit/kernel.h"
+#include "labkit/tensor.h"
+
+#define REPORT_LIMIT_SECONDS 30
+
+typedef struct crash_run {
+    char err[16384];
+    int signal;    /* the signal the child died of, 0 if it did not */
+    bool finished; /* it ended within the limit */
+    double seconds;
+} crash_run;
+
+/* Runs child() in a process of its own with the crash report installed; waits
+ * at most REPORT_LIMIT_SECONDS for it to end, killing it after. */
+static crash_run run_crashing(void (*child)(void))
+{
+    crash_run run = { .signal = 0 };
+    int err_pipe[2];
+    if (pipe(err_pipe) != 0) return run;
+    fflush(stdout), fflush(stderr);
+    const double start = harness_seconds();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(err_pipe[1], STDERR_FILENO);
+        close(err_pipe[0]), close(err_pipe[1]);
+        crash_report_on_fatal_signals();
+        child();
+        _exit(99); /* child() should not return */
+    }
+    close(err_pipe[1]);
+    size_t used = 0;
+    for (;;) {
+        const double left = REPORT_LIMIT_SECONDS - (harness_seconds() - start);
+        struct pollfd p = { .fd = err_pipe[0], .events = POLLIN };
+        if (left <= 0 || poll(&p, 1, (int)(left * 1000) + 1) <= 0) break;
+        const ssize_t got = read(err_pipe[0], run.err + used, sizeof run.err - 1 - used);
+        if (got <= 0) break;
+        used += (size_t)got;
+    }
+    run.err[used] = '\0';
+    close(err_pipe[0]);
+    int status = 0;
+    while (!(run.finished = waitpid(pid, &status, WNOHANG) == pid) &&
+           harness_seconds() - start < REPORT_LIMIT_SECONDS)
+        usleep(10000);
+    if (!run.finished) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    run.seconds = harness_seconds() - start;
+    run.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+    return run;
+}
+
+/* The line of this file that holds `marker` (a comment beside the statement
+ * a child crashes on), as the report must name it: "common/tests/test_crash.c:NN". */
+static void marked_line(const char *marker, char *out, size_t size)
+{
+    snprintf(out, size, "(no line holds %s)", marker);
+    FILE *f = fopen(LABKIT_SOURCE_ROOT "common/tests/test_crash.c", "r");
+    if (!f) return;
+    char text[512];
+    for (int line = 1; fgets(text, sizeof text, f); ++line) {
+        if (strstr(text, marker) && !strstr(text, "marked_line")) {
+            snprintf(out, size, "common/tests/test_crash.c:%d", line);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void expect_report(const crash_run *run, int signal, const char *marker, const char *what)
+{
+    EXPECT_MSG(run->finished, "the crashed child still ran after %d s: the report hangs", REPORT_LIMIT_SECONDS);
+    EXPECT_MSG(run->signal == signal, "the child died of signal %d, not %d", run->signal, signal);
+    EXPECT_CONTAINS(run->err, "crash: ");
+    EXPECT_CONTAINS(run->err, "\nwhere ");
+    if (what) EXPECT_CONTAINS(run->err, what);
+    char line[96];
+    marked_line(marker, line, sizeof line);
+    EXPECT_CONTAINS(run->err, line);
+    if (harness_failures_in_test)
+        fprintf(stderr, "--- the child's report (%.1f s) ---\n%s\n", run->seconds, run->err);
+}
+
+/* ---- one past the end of a host array or a tensor ------------------------------- */
+
+static void write_one_past_a_host_array(void)
+{
+    enum { N = 1000 };
+    float *x = host_alloc(N * sizeof(float), 0);
+    volatile int64_t n = N; /* the loop's bound, written wrongly as a student would */
+    for (int64_t i = 0; i <= n; ++i) x[i] = 1.0f; /* crash: host array */
+    host_free(x, 0);
+}
+
+static void test_an_index_one_past_a_host_array_stops_at_its_line(void)
+{
+    const crash_run run = run_crashing(write_one_past_a_host_array);
+    expect_report(&run, SIGSEGV, "crash: host array",
+                  "what: a write 0 bytes past the end of a buffer of 4000 bytes");
+}
+
+/* A kernel whose bound check lets one thread too many write. */
+__global__ void fill_one_too_many_kernel(float *out, int64_t n)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i <= n) out[i] = 2.0f; /* crash: kernel */
+}
+
+typedef struct fill_args {
+    float *out;
+    int64_t n;
+} fill_args;
+
+static void fill_on_sim(const void *raw, void *stream)
+{
+    const fill_args *a = raw;
+    const dim3 grid = { (unsigned)((a->n + 64) / 64), 1, 1 }, block = { 64, 1, 1 };
+    LAUNCH(fill_one_too_many_kernel, grid, block, stream, a->out, a->n);
+}
+
+static const kernel_launchers fill_one_too_many = { "fill_one_too_many_kernel", fill_on_sim, NULL };
+
+static device kernel_device;
+
+static void launch_past_a_tensor(void)
+{
+    tensor *t = NULL;
+    if (tensor_empty(&t, kernel_device, DTYPE_F32, shape1(640)) != STATUS_OK) _exit(98);
+    const fill_args args = { tensor_data(t), 640 };
+    if (device_launch(kernel_device, &fill_one_too_many, &args, sizeof args) != STATUS_OK) _exit(97);
+    device_synchronize(kernel_device);
+    tensor_free(t);
+}
+
+static void test_a_kernel_thread_one_past_a_tensor_stops_at_its_line(const char *device_text)
+{
+    if (device_parse(device_text, &kernel_device) != STATUS_OK) {
+        harness_skip("the device is not here");
+        return;
+    }
+    const crash_run run = run_crashing(launch_past_a_tensor);
+    expect_report(&run, SIGSEGV, "crash: kernel", "past the end of a buffer of 2560 bytes");
+    EXPECT_CONTAINS(run.err, "fill_one_too_many_kernel");
+}
+
+static void test_a_kernel_on_the_cpu_device(void) { test_a_kernel_thread_one_past_a_tensor_stops_at_its_line("cpu"); }
+static void test_a_kernel_on_a_simulated_gpu(void)
+{
+    test_a_kernel_thread_one_past_a_tensor_stops_at_its_line("sim:0");
+}
+
+/* ---- a heap that malloc finds corrupted ----------------------------------------- */
+
+/* An array that overruns into the heap's top chunk: the next malloc that
+ * carves from it finds the chunk's size overwritten and aborts with its arena
+ * locked. A report that allocated, or forked (fork takes the malloc locks),
+ * would then wait for ever. */
+static void corrupt_the_heap(void)
+{
+    enum { BYTES = 100000, TAKEN = 64 }; /* below the size malloc gives its own mapping */
+    static char *volatile taken[TAKEN];
+    /* Free chunks left by earlier work are used first: take enough that the
+     * last array comes from the top of the heap. */
+    for (int i = 0; i < TAKEN; ++i) taken[i] = malloc(BYTES);
+    memset(taken[TAKEN - 1], 0x5a, BYTES + 64);
+    char *volatile next = malloc(BYTES); /* crash: heap */
+    free(next);
+}
+
+static void test_a_corrupted_heap_is_reported_at_once(void)
+{
+    const crash_run run = run_crashing(corrupt_the_heap);
+    EXPECT_MSG(run.finished, "the crashed child still ran after %d s: the report hangs", REPORT_LIMIT_SECONDS);
+    EXPECT_MSG(run.signal == SIGABRT, "the child died of signal %d, not SIGABRT", run.signal);
+    EXPECT_CONTAINS(run.err, "crash: SIGABRT");
+    char line[96], where[160];
+    marked_line("crash: heap", line, sizeof line);
+    snprintf(where, sizeof where, "corrupt_the_heap at %s", line);
+    EXPECT_CONTAINS(run.err, where);
+    if (harness_failures_in_test) fprintf(stderr, "--- the child's report ---\n%s\n", run.err);
+}
+
+/* ---- another thread holds stdout ------------------------------------------------ */
+
+static void *hold_stdout(void *unused)
+{
+    (void)unused;
+    flockfile(stdout);
+    for (;;) pause();
+    return NULL;
+}
+
+static void crash_while_stdout_is_held(void)
+{
+    pthread_t holder;
+    printf("a line still in stdout's buffer");
+    pthread_create(&holder, NULL, hold_stdout, NULL);
+    usleep(20000);
+    volatile int *nowhere = NULL;
+    *nowhere = 1; /* crash: stdout held */
+}
+
+static void test_a_report_does_not_wait_for_stdout(void)
+{
+    const crash_run run = run_crashing(crash_while_stdout_is_held);
+    expect_report(&run, SIGSEGV, "crash: stdout held", NULL);
+}
+
+/* ---- a stack overflow --------------------------------------------------------------- */
+
+static volatile int deeper = 1; /* always 1; the compiler cannot know it */
+
+static int recurse(int depth)
+{
+    volatile char room[4096];
+    room[0] = (char)depth;
+    if (!deeper) return room[0];
+    return recurse(depth + 1) + room[0]; /* crash: recursion */
+}
+
+static void overflow_the_stack(void) { (void)recurse(0); }
+
+static void test_a_stack_overflow_is_named(void)
+{
+    const crash_run run = run_crashing(overflow_the_stack);
+    expect_report(&run, SIGSEGV, "crash: recursion", "the stack overflowed");
+}
+
+int main(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    puts("skipped: AddressSanitizer reports crashes itself; the kit's report is not installed");
+    return HARNESS_SKIPPED;
+#endif
+    RUN_TEST(test_an_index_one_past_a_host_array_stops_at_its_line);
+    RUN_TEST(test_a_kernel_on_the_cpu_device);
+    RUN_TEST(test_a_kernel_on_a_simulated_gpu);
+    RUN_TEST(test_a_corrupted_heap_is_reported_at_once);
+    RUN_TEST(test_a_report_does_not_wait_for_stdout);
+    RUN_TEST(test_a_stack_overflow_is_named);
+    return harness_finish();
+}
