@@ -14,6 +14,8 @@
  * A claim that a count or an event can prove is proved so; what compares with
  * the host's clock keeps wide margins. */
 #include <math.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "harness.h"
 #include "labkit/device.h"
 #include "labkit/event.h"
+#include "labkit/kernel.h"
 #include "labkit/ops.h"
 #include "labkit/counters.h"
 #include "labkit/tensor.h"
@@ -539,6 +542,47 @@ cleanup:
     tensor_free(c);
 }
 
+/* Work that holds the simulated GPU's worker until the test lets it go (or 10
+ * seconds have passed, which the test then reports). */
+static atomic_bool let_go, held_too_long;
+
+static void hold_the_worker(const void *args, void *stream)
+{
+    (void)args, (void)stream;
+    int waited_ms = 0;
+    while (!atomic_load(&let_go) && waited_ms < 10000) usleep(1000), ++waited_ms;
+    atomic_store(&held_too_long, !atomic_load(&let_go));
+}
+
+/* cudaEventDestroy returns at once even before the device reaches the event.
+ * A destroy that waited for the stamp would hide a timing loop that destroys
+ * its events too early: here it would wait for work that only ends once it
+ * has returned. (On a real GPU queued host work cannot hold the stream: CUDA's
+ * own behaviour is not the kit's to test.) */
+static void test_destroying_an_event_not_yet_reached_returns_at_once(void)
+{
+    if (dev.kind != DEVICE_SIM) {
+        harness_skip("tested on a simulated GPU: its worker can be held by the test");
+        return;
+    }
+    event *e = NULL;
+    atomic_store(&let_go, false);
+    atomic_store(&held_too_long, false);
+    REQUIRE_OK(device_enqueue(dev, hold_the_worker, NULL, 0));
+    REQUIRE_OK(event_create(&e, dev));
+    REQUIRE_OK(event_record(e));
+    event_destroy(e); /* the worker is still held: the event is not stamped yet */
+    e = NULL;
+    atomic_store(&let_go, true);
+    REQUIRE_OK(device_synchronize(dev));
+    EXPECT_MSG(!atomic_load(&held_too_long),
+               "event_destroy waited for the device to reach the event (the worker was held 10 s)");
+cleanup:
+    atomic_store(&let_go, true);
+    event_destroy(e);
+    device_synchronize(dev);
+}
+
 /* Like a CUDA event, an event holds a resource until it is destroyed: the
  * counters say how many are alive on each device, and a reset keeps that. */
 static void test_live_events_are_counted_until_destroyed(void)
@@ -651,5 +695,6 @@ int main(int argc, char **argv)
     RUN_TEST(test_cpu_events_are_stamped_when_recorded);
     RUN_TEST(test_events_refuse_mixed_devices_nulls_and_absent_devices);
     RUN_TEST(test_live_events_are_counted_until_destroyed);
+    RUN_TEST(test_destroying_an_event_not_yet_reached_returns_at_once);
     return harness_finish();
 }

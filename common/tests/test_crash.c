@@ -89,7 +89,8 @@ static void marked_line(const char *marker, char *out, size_t size)
 
 static void expect_report(const crash_run *run, int signal, const char *marker, const char *what)
 {
-    EXPECT_MSG(run->finished, "the crashed child still ran after %d s: the report hangs", REPORT_LIMIT_SECONDS);
+    EXPECT_MSG(run->finished, "the crashed child still ran after %d s: the report hangs",
+               REPORT_LIMIT_SECONDS);
     EXPECT_MSG(run->signal == signal, "the child died of signal %d, not %d", run->signal, signal);
     EXPECT_CONTAINS(run->err, "crash: ");
     EXPECT_CONTAINS(run->err, "\nwhere ");
@@ -107,7 +108,7 @@ static void write_one_past_a_host_array(void)
 {
     enum { N = 1000 };
     float *x = host_alloc(N * sizeof(float), 0);
-    volatile int64_t n = N; /* the loop's bound, written wrongly as a student would */
+    volatile int64_t n = N;                       /* the loop's bound, written wrongly as a student would */
     for (int64_t i = 0; i <= n; ++i) x[i] = 1.0f; /* crash: host array */
     host_free(x, 0);
 }
@@ -163,7 +164,10 @@ static void test_a_kernel_thread_one_past_a_tensor_stops_at_its_line(const char 
     EXPECT_CONTAINS(run.err, "fill_one_too_many_kernel");
 }
 
-static void test_a_kernel_on_the_cpu_device(void) { test_a_kernel_thread_one_past_a_tensor_stops_at_its_line("cpu"); }
+static void test_a_kernel_on_the_cpu_device(void)
+{
+    test_a_kernel_thread_one_past_a_tensor_stops_at_its_line("cpu");
+}
 static void test_a_kernel_on_a_simulated_gpu(void)
 {
     test_a_kernel_thread_one_past_a_tensor_stops_at_its_line("sim:0");
@@ -190,7 +194,8 @@ static void corrupt_the_heap(void)
 static void test_a_corrupted_heap_is_reported_at_once(void)
 {
     const crash_run run = run_crashing(corrupt_the_heap);
-    EXPECT_MSG(run.finished, "the crashed child still ran after %d s: the report hangs", REPORT_LIMIT_SECONDS);
+    EXPECT_MSG(run.finished, "the crashed child still ran after %d s: the report hangs",
+               REPORT_LIMIT_SECONDS);
     EXPECT_MSG(run.signal == SIGABRT, "the child died of signal %d, not SIGABRT", run.signal);
     EXPECT_CONTAINS(run.err, "crash: SIGABRT");
     char line[96], where[160];

@@ -12,14 +12,20 @@ static void print_device(device d)
     CHECK(device_get_properties(d, &p));
     printf("%-7s %s\n", device_name(d), p.name);
     printf("        memory           %.1f GiB\n", (double)p.memory_bytes / (1u << 30));
-    if (d.kind == DEVICE_CUDA) printf("        compute cap.     %d.%d\n", p.cc_major, p.cc_minor);
-    printf("        %-16s %d\n", d.kind == DEVICE_CUDA ? "multiprocessors" : "cores", p.multiprocessors);
-    printf("        %-16s %d\n", d.kind == DEVICE_CUDA ? "FP32 cores/SM" : "FP32 lanes/core", p.cores_per_mp);
+    const bool gpu = device_is_gpu(d);
+    if (gpu)
+        printf("        compute cap.     %d.%d%s\n", p.cc_major, p.cc_minor,
+               d.kind == DEVICE_SIM ? " (modelled)" : "");
+    printf("        %-16s %d\n", gpu ? "multiprocessors" : "cores", p.multiprocessors);
+    printf("        %-16s %d\n", gpu ? "FP32 cores/SM" : "FP32 lanes/core", p.cores_per_mp);
     printf("        clock            %.2f GHz\n", p.clock_ghz);
     if (p.peak_gflops > 0)
         printf("        FP32 peak        %.1f GFLOP/s\n", p.peak_gflops);
     else
         printf("        FP32 peak        unknown\n");
+    if (p.memory_bandwidth_gbs > 0)
+        printf("        memory bandwidth %.1f GB/s%s\n", p.memory_bandwidth_gbs,
+               d.kind == DEVICE_CPU ? " (measured: the best of four 64 MiB copies)" : "");
     printf("        (%s)\n", p.notes);
     if (!p.tensor_cores)
         printf("        tensor cores     none\n");

@@ -53,9 +53,8 @@ static int runs_per_workload(const experiment *e) { return 1 + 4 * e->repeats + 
 /* The arithmetic at the peak a device reaches, and the launches at their least time. */
 static void estimate(experiment *e)
 {
-    device_properties p;
-    CHECK(device_get_properties(e->dev, &p));
-    const double rate = p.peak_gflops > 0 ? 1e9 * PEAK_REACHED * p.peak_gflops : 1e10;
+    const double gflops = device_compute_gflops(e->dev);
+    const double rate = gflops > 0 ? 1e9 * PEAK_REACHED * gflops : 1e10;
     const double products = 2.0 * e->size * e->size * (double)e->size * e->matmuls / rate;
     const double launch = device_is_gpu(e->dev) ? LAUNCH_SECONDS : 0.0;
     e->run_seconds[MATMULS] = products + launch * (e->matmuls + 2);

@@ -259,8 +259,8 @@ double epoch_flops(const int64_t *sizes, int nsizes, int64_t samples)
 
 double estimate_epoch_seconds(device d, const int64_t *sizes, int nsizes, int64_t samples, int64_t batch)
 {
-    device_properties p;
-    if (device_get_properties(d, &p) != STATUS_OK || p.peak_gflops <= 0 || batch < 1) return 0.0;
+    const double gflops = device_compute_gflops(d);
+    if (gflops <= 0 || batch < 1) return 0.0;
     const double steps = (double)((samples + batch - 1) / batch);
-    return epoch_flops(sizes, nsizes, samples) / (0.25 * p.peak_gflops * 1e9) + 30e-6 * steps;
+    return epoch_flops(sizes, nsizes, samples) / (0.25 * gflops * 1e9) + 30e-6 * steps;
 }

@@ -222,7 +222,7 @@ int main(int argc, char **argv)
     CHECK(show_your_rounding());
     progress pg;
     progress_begin(&pg, "N x N products up to --max-n at four precisions",
-                   sweep_seconds(s.max_n, fmax(props.peak_gflops, 1)));
+                   sweep_seconds(s.max_n, fmax(device_compute_gflops(s.dev), 1)));
     summary sum = { 0 };
     measure_copies(r, &s, &sum);
     measure_errors(r, &s, &sum);

@@ -383,3 +383,10 @@ status device_get_properties(device d, device_properties *out)
     if (s != STATUS_OK) return s;
     return backend_of(d)->properties(d.index, out);
 }
+
+double device_compute_gflops(device d)
+{
+    device_properties p;
+    const device runs_on = d.kind == DEVICE_SIM ? device_cpu() : d;
+    return device_get_properties(runs_on, &p) == STATUS_OK ? p.peak_gflops : 0.0;
+}

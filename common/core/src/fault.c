@@ -44,8 +44,9 @@ size_t fault_describe_address(const void *address, const char *access, char *out
     append(&t, past_end == 1 ? " byte past the end of a buffer of " : " bytes past the end of a buffer of ");
     append_count(&t, bytes);
     append(&t, " bytes (a tensor's memory, or a host_alloc array): ");
-    append(&t, past_end < 16 ? "an index one past the end? (a loop's < written as <=, a missing bound check)"
-                             : "an index past the end (a wrong leading dimension, or rows and columns swapped?)");
+    append(&t, past_end < 16
+                   ? "an index one past the end? (a loop's < written as <=, a missing bound check)"
+                   : "an index past the end (a wrong leading dimension, or rows and columns swapped?)");
     return t.used;
 }
 

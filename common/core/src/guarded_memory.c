@@ -58,7 +58,10 @@ static size_t page_size(void)
 
 /* Layout of one mapping, in pages: [note][data ...][guard]. */
 static size_t mapping_bytes(size_t data_pages) { return (data_pages + 2) * page_size(); }
-static uintptr_t guard_of(const guard_note *note) { return (uintptr_t)note + (note->data_pages + 1) * page_size(); }
+static uintptr_t guard_of(const guard_note *note)
+{
+    return (uintptr_t)note + (note->data_pages + 1) * page_size();
+}
 
 /* Floats need 4-byte alignment; a buffer that ends at the guard starts at
  * guard - bytes rounded up to 4, so one float past the end is in the guard. */

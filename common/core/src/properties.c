@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -258,6 +259,42 @@ static void learn_host(void)
     host_measured_ghz = measured_clock_ghz();
 }
 
+/* The host's memory bandwidth as a program gets it: the best of a few copies
+ * of 64 MiB (more than the caches of the CPUs the kit meets hold), each byte
+ * read once and written once. Measured once, when first asked (about 50 ms). */
+static double host_bandwidth_gbs;
+static pthread_once_t host_bandwidth_once = PTHREAD_ONCE_INIT;
+
+static void measure_host_bandwidth(void)
+{
+    const size_t bytes = (size_t)64 << 20;
+    char *from = malloc(bytes), *to = malloc(bytes);
+    if (from && to) {
+        memset(from, 1, bytes);
+        memset(to, 0, bytes); /* the first touch of each page is not part of a copy */
+        double best = 0.0;
+        for (int attempt = 0; attempt < 4; ++attempt) {
+            struct timespec start, end;
+            clock_gettime(CLOCK_MONOTONIC, &start);
+            memcpy(to, from, bytes);
+            clock_gettime(CLOCK_MONOTONIC, &end);
+            const double seconds =
+                (double)(end.tv_sec - start.tv_sec) + 1e-9 * (double)(end.tv_nsec - start.tv_nsec);
+            if (seconds > 0 && 2.0 * (double)bytes / seconds / 1e9 > best)
+                best = 2.0 * (double)bytes / seconds / 1e9;
+        }
+        host_bandwidth_gbs = best;
+    }
+    free(from);
+    free(to);
+}
+
+const char *host_cpu_model(void)
+{
+    pthread_once(&host_facts_once, learn_host);
+    return host_facts.model;
+}
+
 int host_cpu_simd_lanes(void)
 {
     pthread_once(&host_facts_once, learn_host);
@@ -281,6 +318,8 @@ status host_cpu_properties(device_properties *out)
     out->cores_per_mp = f.simd_lanes * fma_units;
     out->clock_ghz = measured ? host_measured_ghz : f.mhz / 1000.0;
     out->peak_gflops = peak_fp32_gflops(out->multiprocessors, out->cores_per_mp, out->clock_ghz);
+    pthread_once(&host_bandwidth_once, measure_host_bandwidth);
+    out->memory_bandwidth_gbs = host_bandwidth_gbs;
     snprintf(
         out->notes, sizeof out->notes,
         "%d logical cores x %d-lane SIMD x %d FMA unit%s (assumed) x %s clock x 2; OpenBLAS kernels: %.24s",

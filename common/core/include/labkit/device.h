@@ -88,6 +88,12 @@ status device_memory_info(device d, size_t *free_bytes, size_t *total_bytes);
  * its theoretical FP32 peak (labkit/properties.h). */
 status device_get_properties(device d, device_properties *out);
 
+/* The FP32 rate, in GFLOP/s, at which device d's work really runs, for
+ * estimating how long a run will take: its peak, except on a simulated GPU,
+ * whose modelled card computes on the CPU's cores (the CPU's peak then). Not
+ * for a utilisation, which divides by the device's own peak. 0 when unknown. */
+double device_compute_gflops(device d);
+
 #ifdef __cplusplus
 }
 #endif

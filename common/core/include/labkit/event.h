@@ -19,6 +19,8 @@ extern "C" {
 typedef struct event event;
 
 status event_create(event **out, device d);
+/* Returns at once, as cudaEventDestroy does, even while the device has still
+ * to reach the event: its memory goes back once it is stamped. */
 void event_destroy(event *e);
 
 /* Queues the event on its device; returns at once. */

@@ -31,7 +31,12 @@ typedef struct device_properties {
     double clock_ghz;
     int cc_major, cc_minor; /* compute capability; 0.0 for the CPU and simulated GPUs */
     double peak_gflops;     /* theoretical FP32 peak, 0 if unknown */
-    char notes[160];        /* how the figures were obtained, or what is unknown */
+    /* Peak memory bandwidth, GB/s (10^9 bytes a second), 0 if unknown: a real
+     * GPU's from its memory clock and bus width (x 2, double data rate); a
+     * simulated GPU's is its modelled card's; the CPU's is measured (the best
+     * of a few large copies, each byte counted read and written). */
+    double memory_bandwidth_gbs;
+    char notes[160]; /* how the figures were obtained, or what is unknown */
     /* Tensor cores: dense peaks with float32 accumulation, GFLOP/s; 0 = none or unknown. */
     bool tensor_cores;
     double peak_tf32_gflops, peak_fp16_gflops, peak_bf16_gflops;

@@ -399,10 +399,12 @@ void cuda_graph_destroy(int index, void *g)
 status cuda_properties(int index, device_properties *out)
 {
     cudaDeviceProp prop;
-    int sms = 0, clock_khz = 0;
+    int sms = 0, clock_khz = 0, memory_khz = 0, bus_bits = 0;
     CUDA_TRY(cudaGetDeviceProperties(&prop, index));
     CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index));
     CUDA_TRY(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index));
+    CUDA_TRY(cudaDeviceGetAttribute(&memory_khz, cudaDevAttrMemoryClockRate, index));
+    CUDA_TRY(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index));
     std::memset(out, 0, sizeof *out);
     std::snprintf(out->name, sizeof out->name, "%.*s", (int)sizeof out->name - 1, prop.name);
     out->memory_bytes = prop.totalGlobalMem;
@@ -412,14 +414,17 @@ status cuda_properties(int index, device_properties *out)
     out->cores_per_mp = fp32_cores_per_multiprocessor(prop.major, prop.minor);
     out->clock_ghz = clock_khz / 1e6;
     out->peak_gflops = peak_fp32_gflops(sms, out->cores_per_mp, out->clock_ghz);
+    // Two transfers per memory clock (double data rate), bus_bits / 8 bytes each.
+    out->memory_bandwidth_gbs = 2.0 * memory_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     if (out->cores_per_mp == 0)
         std::snprintf(
             out->notes, sizeof out->notes,
             "compute capability %d.%d is not in the kit's table: FP32 cores per SM and peak unknown",
             prop.major, prop.minor);
     else
-        std::snprintf(out->notes, sizeof out->notes, "%d SMs x %d FP32 cores x %.2f GHz boost x 2 (FMA)", sms,
-                      out->cores_per_mp, out->clock_ghz);
+        std::snprintf(out->notes, sizeof out->notes,
+                      "%d SMs x %d FP32 cores x %.2f GHz boost x 2 (FMA); memory: %d-bit bus x %.2f GHz x 2",
+                      sms, out->cores_per_mp, out->clock_ghz, bus_bits, memory_khz / 1e6);
     return tensor_core_properties(out);
 }
 

@@ -354,12 +354,18 @@ static status sim_event_create(int index, void **out)
 
 static void sim_event_destroy(int index, void *ev)
 {
-    /* The worker may still have to stamp it: wait until it has, and only that,
-     * as cudaEventDestroy does not wait for the rest of the queue. An event
-     * never recorded (seq 0) is not waited for at all. */
+    /* Returns at once, as cudaEventDestroy does: an event the worker has still
+     * to stamp is freed in queue order, after its stamp. (Waiting here would
+     * hide a program that destroys its events before the work they time.) */
     sim_device *dev = device_at(index);
-    if (dev) wait_until_completed(dev, ((sim_event *)ev)->seq);
-    free(ev);
+    bool stamped = true;
+    if (dev) {
+        pthread_mutex_lock(&dev->lock);
+        stamped = dev->completed >= ((sim_event *)ev)->seq;
+        pthread_mutex_unlock(&dev->lock);
+    }
+    item it = { .kind = ITEM_RELEASE, .dst = ev };
+    if (stamped || enqueue(index, &it) != STATUS_OK) free(ev);
 }
 
 static status sim_event_record(int index, void *ev)
