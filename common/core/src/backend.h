@@ -79,8 +79,11 @@ device_counters *counters_of(device d);
 /* The registry tells the simulated GPUs their capacity once, when it starts. */
 void sim_configure(size_t capacity_bytes);
 
-/* The CPU's figures, shared by the cpu and sim backends; its model's name. */
+/* The CPU's figures, shared by the cpu and sim backends; its model's name.
+ * The memory bandwidth is measured the first time it is asked for (about 50
+ * ms and 128 MiB touched): the version without it is for everything else. */
 status host_cpu_properties(device_properties *out);
+status host_cpu_properties_without_bandwidth(device_properties *out);
 const char *host_cpu_model(void);
 /* float32 lanes of the host's widest FMA unit (1 without FMA). */
 int host_cpu_simd_lanes(void);

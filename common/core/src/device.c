@@ -387,6 +387,7 @@ status device_get_properties(device d, device_properties *out)
 double device_compute_gflops(device d)
 {
     device_properties p;
-    const device runs_on = d.kind == DEVICE_SIM ? device_cpu() : d;
-    return device_get_properties(runs_on, &p) == STATUS_OK ? p.peak_gflops : 0.0;
+    if (d.kind == DEVICE_CPU || d.kind == DEVICE_SIM) /* a simulated GPU computes on the CPU's cores */
+        return host_cpu_properties_without_bandwidth(&p) == STATUS_OK ? p.peak_gflops : 0.0;
+    return device_get_properties(d, &p) == STATUS_OK ? p.peak_gflops : 0.0;
 }

@@ -249,6 +249,36 @@ static void read_cpuinfo(cpu_facts *f)
     fclose(in);
 }
 
+/* Cores that compute at once: hyperthreads share one core's vector units, so
+ * the peak counts a core once however many logical CPUs it shows. The pairs
+ * (package, core) of the online CPUs in sysfs; the logical count where sysfs
+ * does not say. */
+static int physical_cores(int logical)
+{
+    enum { MOST = 1024 };
+    static long seen[MOST];
+    int found = 0;
+    for (int cpu = 0; cpu < MOST; ++cpu) {
+        char path[96];
+        long package = -1, core = -1;
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", cpu);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        const bool read_package = fscanf(f, "%ld", &package) == 1;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+        if (!read_package || !(f = fopen(path, "r"))) continue;
+        const bool read_core = fscanf(f, "%ld", &core) == 1;
+        fclose(f);
+        if (!read_core) continue;
+        const long key = package * 1000000 + core;
+        bool known = false;
+        for (int i = 0; i < found && !known; ++i) known = seen[i] == key;
+        if (!known && found < MOST) seen[found++] = key;
+    }
+    return found > 0 && found <= logical ? found : logical;
+}
+
 static cpu_facts host_facts;
 static double host_measured_ghz;
 static pthread_once_t host_facts_once = PTHREAD_ONCE_INIT;
@@ -301,7 +331,7 @@ int host_cpu_simd_lanes(void)
     return host_facts.fma ? host_facts.simd_lanes : 1;
 }
 
-status host_cpu_properties(device_properties *out)
+status host_cpu_properties_without_bandwidth(device_properties *out)
 {
     pthread_once(&host_facts_once, learn_host);
     const cpu_facts f = host_facts;
@@ -310,25 +340,31 @@ status host_cpu_properties(device_properties *out)
     snprintf(out->name, sizeof out->name, "%s", f.model);
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     out->memory_bytes = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    out->multiprocessors = cores > 0 ? (int)cores : 1;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    const int logical = online > 0 ? (int)online : 1;
+    out->multiprocessors = physical_cores(logical);
     /* Two FMA units per core is what desktop and server cores since Haswell have;
      * it is an assumption, said so in the notes. */
     int fma_units = f.fma ? 2 : 1;
     out->cores_per_mp = f.simd_lanes * fma_units;
     out->clock_ghz = measured ? host_measured_ghz : f.mhz / 1000.0;
     out->peak_gflops = peak_fp32_gflops(out->multiprocessors, out->cores_per_mp, out->clock_ghz);
-    pthread_once(&host_bandwidth_once, measure_host_bandwidth);
-    out->memory_bandwidth_gbs = host_bandwidth_gbs;
-    snprintf(
-        out->notes, sizeof out->notes,
-        "%d logical cores x %d-lane SIMD x %d FMA unit%s (assumed) x %s clock x 2; OpenBLAS kernels: %.24s",
-        out->multiprocessors, f.simd_lanes, fma_units, fma_units > 1 ? "s" : "",
-        measured ? "measured" : "nominal (/proc/cpuinfo)", cpu_blas_kernels());
+    snprintf(out->notes, sizeof out->notes,
+             "%d cores (%d logical) x %d-lane SIMD x %d FMA unit%s (assumed) x %s clock x 2; OpenBLAS: %.24s",
+             out->multiprocessors, logical, f.simd_lanes, fma_units, fma_units > 1 ? "s" : "",
+             measured ? "measured" : "nominal (/proc/cpuinfo)", cpu_blas_kernels());
     snprintf(out->tensor_notes, sizeof out->tensor_notes,
              "no tensor cores: bf16, f16 and TF32 inputs are widened to float32 and multiplied by OpenBLAS: "
              "tensor cores' rounding and float32 accumulation, at float32's speed or below");
     return STATUS_OK;
+}
+
+status host_cpu_properties(device_properties *out)
+{
+    const status s = host_cpu_properties_without_bandwidth(out);
+    pthread_once(&host_bandwidth_once, measure_host_bandwidth);
+    out->memory_bandwidth_gbs = host_bandwidth_gbs;
+    return s;
 }
 
 /* ---- OpenBLAS on this CPU --------------------------------------------------
