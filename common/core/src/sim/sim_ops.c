@@ -10,8 +10,6 @@
 #include "sim_ops.h"
 #include "../backend.h"
 
-_Thread_local dim3 blockIdx, blockDim, threadIdx, gridDim;
-
 typedef struct gpu_context {
     double *partials;
 } gpu_context;
