@@ -72,7 +72,9 @@ cleanup:
 
 static void test_a_tiled_product_in_shared_memory_matches_float64_at_sizes_not_multiples_of_16(void)
 {
-    static const int sizes[][3] = { { 17, 33, 40 }, { 50, 7, 65 }, { 1, 1, 1 }, { 33, 31, 16 }, { 64, 48, 19 } };
+    static const int sizes[][3] = {
+        { 17, 33, 40 }, { 50, 7, 65 }, { 1, 1, 1 }, { 33, 31, 16 }, { 64, 48, 19 }
+    };
     enum { MOST = 64 * 64 };
     static float got[MOST];
     static double want[MOST];
@@ -218,7 +220,8 @@ static bool histogram_of(const int *values, int n, unsigned *got)
     const unsigned zeros[TEST_HISTOGRAM_BINS] = { 0 };
     REQUIRE_OK(words_on_device(&v, values, n));
     REQUIRE_OK(words_on_device(&bins, zeros, TEST_HISTOGRAM_BINS));
-    const histogram_args args = { tensor_data_const(v), n, tensor_data(bins), (unsigned)(n + 127) / 128, 128 };
+    const histogram_args args = { tensor_data_const(v), n, tensor_data(bins), (unsigned)(n + 127) / 128,
+                                  128 };
     REQUIRE_OK(device_launch(under_test, &histogram, &args, sizeof args));
     REQUIRE_OK(tensor_to_host_raw(bins, got, sizeof zeros));
     ok = true;
@@ -249,14 +252,16 @@ static void test_every_atomic_function_does_what_cuda_says(void)
     values_of(v, N, 100, -50);
     long long sum = 0;
     int most = INT_MIN, least = INT_MAX;
-    for (int i = 0; i < N; ++i) sum += v[i], most = v[i] > most ? v[i] : most, least = v[i] < least ? v[i] : least;
+    for (int i = 0; i < N; ++i)
+        sum += v[i], most = v[i] > most ? v[i] : most, least = v[i] < least ? v[i] : least;
     REQUIRE_OK(words_on_device(&tv, v, N));
     REQUIRE_OK(words_on_device(&ti, ints, 6));
     REQUIRE_OK(words_on_device(&tu, uints, 6));
     REQUIRE_OK(words_on_device(&tf, floats, 2));
     REQUIRE_OK(words_on_device(&tw, wide, 4));
-    const atomics_args args = { tensor_data_const(tv), N, tensor_data(ti), tensor_data(tu), tensor_data(tf),
-                                tensor_data(tw), 2, 64 };
+    const atomics_args args = {
+        tensor_data_const(tv), N, tensor_data(ti), tensor_data(tu), tensor_data(tf), tensor_data(tw), 2, 64
+    };
     REQUIRE_OK(device_launch(under_test, &atomics, &args, sizeof args));
     REQUIRE_OK(tensor_to_host_raw(ti, ints, sizeof ints));
     REQUIRE_OK(tensor_to_host_raw(tu, uints, sizeof uints));
@@ -300,7 +305,8 @@ static void test_dynamic_shared_memory_holds_a_block_of_the_size_the_launch_give
     tensor *x = NULL, *out = NULL;
     REQUIRE_OK(tensor_uniform(&x, under_test, shape1(N), -1.0f, 1.0f, 31));
     REQUIRE_OK(tensor_full(&out, under_test, shape1(N), NAN));
-    const vector_pair_args args = { tensor_data_const(x), tensor_data(out), N, GRID, BLOCK, BLOCK * sizeof(float) };
+    const vector_pair_args args = { tensor_data_const(x), tensor_data(out), N, GRID, BLOCK,
+                                    BLOCK * sizeof(float) };
     REQUIRE_OK(device_launch(under_test, &reverse_block, &args, sizeof args));
     REQUIRE_OK(tensor_to_host(out, got, N));
     REQUIRE_OK(tensor_to_host(x, hx, N));
@@ -317,7 +323,12 @@ cleanup:
  * the order of execution
  * ========================================================================== */
 
-enum { TRACE_GRID = 2, TRACE_BLOCK = 40, TRACE_THREADS = TRACE_GRID * TRACE_BLOCK, TRACE_LENGTH = 4 * TRACE_THREADS };
+enum {
+    TRACE_GRID = 2,
+    TRACE_BLOCK = 40,
+    TRACE_THREADS = TRACE_GRID * TRACE_BLOCK,
+    TRACE_LENGTH = 4 * TRACE_THREADS
+};
 
 static bool trace_once(int *order)
 {
@@ -377,8 +388,8 @@ static void test_the_result_and_the_order_of_execution_are_the_same_over_five_ru
                "the order differs from the promised one first at place %d",
                first_difference(orders[0], promised, TRACE_LENGTH));
     for (int run = 1; run < RUNS; ++run) {
-        EXPECT_MSG(first_difference(orders[run], orders[0], TRACE_LENGTH) < 0, "run %d's order differs from run 0's",
-                   run);
+        EXPECT_MSG(first_difference(orders[run], orders[0], TRACE_LENGTH) < 0,
+                   "run %d's order differs from run 0's", run);
         EXPECT_BITWISE_EQUAL("product", products[run], products[0], M * N);
         EXPECT_BITWISE_EQUAL("bins", bins[run], bins[0], TEST_HISTOGRAM_BINS);
     }

@@ -49,7 +49,8 @@ void histogram_on_cuda(const void *args, void *stream)
 void atomics_on_cuda(const void *args, void *stream)
 {
     const atomics_args *a = static_cast<const atomics_args *>(args);
-    atomics_kernel<<<a->grid, a->block, 0, stream_of(stream)>>>(a->v, a->n, a->ints, a->uints, a->floats, a->wide);
+    atomics_kernel<<<a->grid, a->block, 0, stream_of(stream)>>>(a->v, a->n, a->ints, a->uints, a->floats,
+                                                                a->wide);
 }
 
 void reverse_block_on_cuda(const void *args, void *stream)

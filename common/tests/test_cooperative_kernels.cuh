@@ -68,7 +68,10 @@ static __device__ void block_sum_tree(const float *x, float *partial, int n, int
 __global__ void block_sum_kernel(const float *x, float *partial, int n) { block_sum_tree(x, partial, n, 1); }
 
 /* Known-wrong: the tree without its barriers reads sums not yet made. */
-__global__ void block_sum_unsynced_kernel(const float *x, float *partial, int n) { block_sum_tree(x, partial, n, 0); }
+__global__ void block_sum_unsynced_kernel(const float *x, float *partial, int n)
+{
+    block_sum_tree(x, partial, n, 0);
+}
 
 /* out[warp] = the sum of the warp's 32 elements of x, by shuffles: lane 0 ends
  * with the total (down), or with its own value only (up: the known-wrong). */

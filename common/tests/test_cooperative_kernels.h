@@ -19,9 +19,9 @@
 extern const kernel_launchers tiled_matmul, tiled_matmul_one_barrier;
 /* vector_pair_args */
 extern const kernel_launchers block_sum, block_sum_unsynced, warp_sum, warp_sum_up, reverse_block;
-extern const kernel_launchers histogram;     /* histogram_args */
-extern const kernel_launchers atomics;       /* atomics_args */
-extern const kernel_launchers trace;         /* trace_args */
+extern const kernel_launchers histogram; /* histogram_args */
+extern const kernel_launchers atomics;   /* atomics_args */
+extern const kernel_launchers trace;     /* trace_args */
 /* out_args */
 extern const kernel_launchers shuffle, early_return, two_barriers, mask_leaves_out, mask_never_comes,
     deep_recursion, wide_count, struct_argument;

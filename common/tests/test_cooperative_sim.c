@@ -15,7 +15,8 @@
 #endif
 
 const int early_return_barrier_line = EARLY_RETURN_BARRIER_LINE;
-const int first_half_barrier_line = FIRST_HALF_BARRIER_LINE, second_half_barrier_line = SECOND_HALF_BARRIER_LINE;
+const int first_half_barrier_line = FIRST_HALF_BARRIER_LINE,
+          second_half_barrier_line = SECOND_HALF_BARRIER_LINE;
 const int mask_leaves_out_line = MASK_LEAVES_OUT_LINE, mask_never_comes_line = MASK_NEVER_COMES_LINE;
 
 static dim3 dims(unsigned x, unsigned y)
@@ -40,22 +41,23 @@ static void tiled_matmul_on_sim(const void *raw, void *stream)
 static void tiled_matmul_one_barrier_on_sim(const void *raw, void *stream)
 {
     const matmul_args *a = raw;
-    LAUNCH(tiled_matmul_one_barrier_kernel, tiles_of(a), dims(TILE, TILE), stream, a->a, a->b, a->c, a->m, a->n,
-           a->k);
+    LAUNCH(tiled_matmul_one_barrier_kernel, tiles_of(a), dims(TILE, TILE), stream, a->a, a->b, a->c, a->m,
+           a->n, a->k);
 }
 
-const kernel_launchers tiled_matmul = { "tiled_matmul_kernel", tiled_matmul_on_sim, ON_CUDA(tiled_matmul_on_cuda) };
+const kernel_launchers tiled_matmul = { "tiled_matmul_kernel", tiled_matmul_on_sim,
+                                        ON_CUDA(tiled_matmul_on_cuda) };
 const kernel_launchers tiled_matmul_one_barrier = { "tiled_matmul_one_barrier_kernel",
                                                     tiled_matmul_one_barrier_on_sim, NULL };
 
 /* ---- vector_pair_args ------------------------------------------------------------ */
 
-#define VECTOR_PAIR_LAUNCHER(name, kernel)                                                   \
-    static void name(const void *raw, void *stream)                                          \
-    {                                                                                        \
-        const vector_pair_args *a = raw;                                                     \
+#define VECTOR_PAIR_LAUNCHER(name, kernel)                                                                 \
+    static void name(const void *raw, void *stream)                                                        \
+    {                                                                                                      \
+        const vector_pair_args *a = raw;                                                                   \
         LAUNCH_SHARED(kernel, dims(a->grid, 1), dims(a->block, 1), a->shared_bytes, stream, a->in, a->out, \
-                      a->n);                                                                 \
+                      a->n);                                                                               \
     }
 
 VECTOR_PAIR_LAUNCHER(block_sum_on_sim, block_sum_kernel)
@@ -82,8 +84,8 @@ static void histogram_on_sim(const void *raw, void *stream)
 static void atomics_on_sim(const void *raw, void *stream)
 {
     const atomics_args *a = raw;
-    LAUNCH(atomics_kernel, dims(a->grid, 1), dims(a->block, 1), stream, a->v, a->n, a->ints, a->uints, a->floats,
-           a->wide);
+    LAUNCH(atomics_kernel, dims(a->grid, 1), dims(a->block, 1), stream, a->v, a->n, a->ints, a->uints,
+           a->floats, a->wide);
 }
 
 static void trace_on_sim(const void *raw, void *stream)
@@ -104,11 +106,11 @@ static void shuffle_on_sim(const void *raw, void *stream)
     LAUNCH(shuffle_kernel, dims(a->grid, 1), dims(a->block, 1), stream, a->out);
 }
 
-#define OUT_LAUNCHER(name, kernel)                                                                     \
-    static void name(const void *raw, void *stream)                                                    \
-    {                                                                                                  \
-        const out_args *a = raw;                                                                       \
-        LAUNCH(kernel, dims(a->grid, 1), dims(a->block, 1), stream, a->out, a->value);                 \
+#define OUT_LAUNCHER(name, kernel)                                                     \
+    static void name(const void *raw, void *stream)                                    \
+    {                                                                                  \
+        const out_args *a = raw;                                                       \
+        LAUNCH(kernel, dims(a->grid, 1), dims(a->block, 1), stream, a->out, a->value); \
     }
 
 OUT_LAUNCHER(early_return_on_sim, early_return_kernel)

@@ -55,11 +55,11 @@ LABKIT_CAS_OP(labkit_atomic_min_ull, unsigned long long, old < value ? old : val
 
 /* atomicCAS(address, compare, value): stores value where *address == compare;
  * returns the old value either way. */
-#define LABKIT_CAS(name, type)                                                                              \
-    static inline type name(type *address, type compare, type value)                                        \
-    {                                                                                                       \
-        __atomic_compare_exchange_n(address, &compare, value, false, LABKIT_RELAXED, LABKIT_RELAXED);       \
-        return compare;                                                                                     \
+#define LABKIT_CAS(name, type)                                                                        \
+    static inline type name(type *address, type compare, type value)                                  \
+    {                                                                                                 \
+        __atomic_compare_exchange_n(address, &compare, value, false, LABKIT_RELAXED, LABKIT_RELAXED); \
+        return compare;                                                                               \
     }
 
 LABKIT_CAS(labkit_atomic_cas_int, int)
@@ -68,22 +68,22 @@ LABKIT_CAS(labkit_atomic_cas_ull, unsigned long long)
 
 /* ---- CUDA's names --------------------------------------------------------- */
 
-#define atomicAdd(address, value)                                                                          \
+#define atomicAdd(address, value) \
     _Generic((address), int *: labkit_atomic_add_int, unsigned *: labkit_atomic_add_unsigned,              \
         unsigned long long *: labkit_atomic_add_ull, float *: labkit_atomic_add_float,                     \
         double *: labkit_atomic_add_double)((address), (value))
 #define atomicSub(address, value) \
     _Generic((address), int *: labkit_atomic_sub_int, unsigned *: labkit_atomic_sub_unsigned)((address), (value))
-#define atomicExch(address, value)                                                                         \
+#define atomicExch(address, value) \
     _Generic((address), int *: labkit_atomic_exch_int, unsigned *: labkit_atomic_exch_unsigned,            \
         unsigned long long *: labkit_atomic_exch_ull, float *: labkit_atomic_exch_float)((address), (value))
-#define atomicMax(address, value)                                                                          \
+#define atomicMax(address, value) \
     _Generic((address), int *: labkit_atomic_max_int, unsigned *: labkit_atomic_max_unsigned,              \
         unsigned long long *: labkit_atomic_max_ull)((address), (value))
-#define atomicMin(address, value)                                                                          \
+#define atomicMin(address, value) \
     _Generic((address), int *: labkit_atomic_min_int, unsigned *: labkit_atomic_min_unsigned,              \
         unsigned long long *: labkit_atomic_min_ull)((address), (value))
-#define atomicCAS(address, compare, value)                                                                 \
+#define atomicCAS(address, compare, value) \
     _Generic((address), int *: labkit_atomic_cas_int, unsigned *: labkit_atomic_cas_unsigned,              \
         unsigned long long *: labkit_atomic_cas_ull)((address), (compare), (value))
 

@@ -36,9 +36,9 @@ static ffi_type *ffi_type_of(unsigned char kind)
 
 static const char *kind_name(unsigned char kind)
 {
-    static const char *const names[] = { "int8",     "uint8",    "int16", "uint16", "int32", "uint32",
-                                         "int64",    "uint64",   "float", "double", "a pointer",
-                                         "a struct or union by value" };
+    static const char *const names[] = { "int8",  "uint8",  "int16",     "uint16",
+                                         "int32", "uint32", "int64",     "uint64",
+                                         "float", "double", "a pointer", "a struct or union by value" };
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
@@ -71,12 +71,13 @@ bool coop_call_prepare(const labkit_launch *l, char *why, size_t size)
         }
     }
     if (!l->signature_matches) {
-        snprintf(why, size,
-                 "its arguments %s do not have exactly its parameters' types, which a kernel with barriers "
-                 "needs (its threads call it through libffi, which passes each value as it is, unconverted).\n"
-                 "  hint: give each argument its parameter's type: an int64_t for an int64_t, a float for a "
-                 "float, a const float * for a const float * (a cast, or the type of the field it comes from)",
-                 kinds);
+        snprintf(
+            why, size,
+            "its arguments %s do not have exactly its parameters' types, which a kernel with barriers "
+            "needs (its threads call it through libffi, which passes each value as it is, unconverted).\n"
+            "  hint: give each argument its parameter's type: an int64_t for an int64_t, a float for a "
+            "float, a const float * for a const float * (a cast, or the type of the field it comes from)",
+            kinds);
         return false;
     }
     if (ffi_prep_cif(&prepared.cif, FFI_DEFAULT_ABI, l->argc, &ffi_type_void, prepared.types) != FFI_OK) {
@@ -87,4 +88,7 @@ bool coop_call_prepare(const labkit_launch *l, char *why, size_t size)
     return true;
 }
 
-void coop_call_kernel(const labkit_launch *l) { ffi_call(&prepared.cif, FFI_FN(l->kernel), NULL, (void **)l->values); }
+void coop_call_kernel(const labkit_launch *l)
+{
+    ffi_call(&prepared.cif, FFI_FN(l->kernel), NULL, (void **)l->values);
+}

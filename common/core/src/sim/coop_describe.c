@@ -34,11 +34,13 @@ static bool same_place(const coop_thread *a, const coop_thread *b)
 {
     if (a->state != b->state) return false;
     if (a->state == COOP_AT_WARP_BARRIER && a->mask != b->mask) return false;
-    if (a->state == COOP_AT_BLOCK_BARRIER || a->state == COOP_AT_WARP_BARRIER) return coop_same_site(&a->site, &b->site);
+    if (a->state == COOP_AT_BLOCK_BARRIER || a->state == COOP_AT_WARP_BARRIER)
+        return coop_same_site(&a->site, &b->site);
     return true;
 }
 
-static size_t append(char *out, size_t size, size_t used, const char *format, ...) __attribute__((format(printf, 4, 5)));
+static size_t append(char *out, size_t size, size_t used, const char *format, ...)
+    __attribute__((format(printf, 4, 5)));
 
 static size_t append(char *out, size_t size, size_t used, const char *format, ...)
 {
@@ -54,7 +56,8 @@ static size_t place_text(char *out, size_t size, size_t used, const coop_thread 
 {
     switch (t->state) {
     case COOP_RETURNED: return append(out, size, used, "returned");
-    case COOP_AT_BLOCK_BARRIER: return append(out, size, used, "at %s (%s:%d)", t->site.what, t->site.file, t->site.line);
+    case COOP_AT_BLOCK_BARRIER:
+        return append(out, size, used, "at %s (%s:%d)", t->site.what, t->site.file, t->site.line);
     case COOP_AT_WARP_BARRIER:
         return append(out, size, used, "at %s with mask 0x%08x (%s:%d)", t->site.what, t->mask, t->site.file,
                       t->site.line);
@@ -83,8 +86,8 @@ size_t coop_threads_text(char *out, size_t size, const coop_runtime *rt, dim3 bl
     if (groups > GROUPS_SHOWN) used = append(out, size, used, ", and %u more groups", groups - GROUPS_SHOWN);
     if (block.y > 1 || block.z > 1) {
         if (block.z > 1)
-            used = append(out, size, used, " (thread = threadIdx.x + %u * threadIdx.y + %u * threadIdx.z)", block.x,
-                          block.x * block.y);
+            used = append(out, size, used, " (thread = threadIdx.x + %u * threadIdx.y + %u * threadIdx.z)",
+                          block.x, block.x * block.y);
         else
             used = append(out, size, used, " (thread = threadIdx.x + %u * threadIdx.y)", block.x);
     }

@@ -13,17 +13,15 @@
 static _Thread_local jmp_buf *armed;
 static _Thread_local char message[COOP_MESSAGE_CAPACITY];
 
-/* After the jump: nothing of the failed launch may be resumed or reused as it
- * was left. */
+/* After the jump: nothing of the failed launch may be resumed. */
 static void abandon_launch(void)
 {
     coop_runtime *rt = coop_rt;
-    if (rt && labkit_block_cooperative)
-        for (unsigned i = 0; i < rt->threads; ++i) fiber_mark_abandoned(&rt->thread[i].fib);
-    if (rt) rt->failing = false;
+    if (rt) rt->failing = false; /* its fibers are started afresh by the next cooperative block */
     labkit_block_cooperative = 0;
     const coop_hooks *hooks = coop_installed_hooks();
-    if (hooks && hooks->launch_end && coop_launch_running) hooks->launch_end(hooks->user, coop_launch_running);
+    if (hooks && hooks->launch_end && coop_launch_running)
+        hooks->launch_end(hooks->user, coop_launch_running);
     free(labkit_dynamic_shared);
     labkit_dynamic_shared = NULL;
     coop_launch_running = NULL;
@@ -65,10 +63,11 @@ bool coop_run_launcher_guarded(kernel_fn fn, const void *args, char *out, size_t
 void coop_raise(void)
 {
     if (armed) longjmp(*armed, 1);
-    fprintf(stderr,
-            "labkit: %s\n  (this LAUNCH did not run under device_launch or device_enqueue, so no device could "
-            "keep the error)\n",
-            message);
+    fprintf(
+        stderr,
+        "labkit: %s\n  (this LAUNCH did not run under device_launch or device_enqueue, so no device could "
+        "keep the error)\n",
+        message);
     abort();
 }
 

@@ -99,7 +99,10 @@ coop_runtime *coop_runtime_get(void);
 
 static inline unsigned coop_block_threads(dim3 block) { return block.x * block.y * block.z; }
 
-static inline unsigned coop_linear_thread(dim3 t, dim3 block) { return t.x + block.x * (t.y + block.y * t.z); }
+static inline unsigned coop_linear_thread(dim3 t, dim3 block)
+{
+    return t.x + block.x * (t.y + block.y * t.z);
+}
 
 static inline dim3 coop_thread_index(unsigned linear, dim3 block)
 {

@@ -24,14 +24,15 @@ static bool launch_problem(const labkit_launch *l, char *problem, size_t size, c
     const unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
     *hint = "blocks of 256 threads (16 x 16) are usual, with as many blocks as the data needs";
     if (b.x == 0 || b.y == 0 || b.z == 0 || g.x == 0 || g.y == 0 || g.z == 0)
-        snprintf(problem, size, "a grid of %u x %u x %u blocks of %u x %u x %u threads has no thread", g.x, g.y, g.z,
-                 b.x, b.y, b.z);
+        snprintf(problem, size, "a grid of %u x %u x %u blocks of %u x %u x %u threads has no thread", g.x,
+                 g.y, g.z, b.x, b.y, b.z);
     else if (b.x > MAX_BLOCK_X || b.y > MAX_BLOCK_Y || b.z > MAX_BLOCK_Z)
-        snprintf(problem, size, "a block of %u x %u x %u threads is beyond a GPU's %u x %u x %u", b.x, b.y, b.z,
-                 MAX_BLOCK_X, MAX_BLOCK_Y, MAX_BLOCK_Z);
+        snprintf(problem, size, "a block of %u x %u x %u threads is beyond a GPU's %u x %u x %u", b.x, b.y,
+                 b.z, MAX_BLOCK_X, MAX_BLOCK_Y, MAX_BLOCK_Z);
     else if (threads > COOP_MAX_THREADS)
-        snprintf(problem, size, "a block of %u x %u x %u = %llu threads is more than the %d a GPU runs in one block",
-                 b.x, b.y, b.z, threads, COOP_MAX_THREADS);
+        snprintf(problem, size,
+                 "a block of %u x %u x %u = %llu threads is more than the %d a GPU runs in one block", b.x,
+                 b.y, b.z, threads, COOP_MAX_THREADS);
     else if (g.x > MAX_GRID_X || g.y > MAX_GRID_YZ || g.z > MAX_GRID_YZ) {
         snprintf(problem, size, "a grid of %u x %u x %u blocks is beyond a GPU's %u x %u x %u", g.x, g.y, g.z,
                  MAX_GRID_X, MAX_GRID_YZ, MAX_GRID_YZ);
@@ -59,8 +60,8 @@ void labkit_launch_begin(const labkit_launch *l)
     char problem[256];
     const char *hint;
     if (coop_launch_running)
-        coop_fail("%s: LAUNCH inside another kernel (%s): a kernel cannot launch kernels here", launch_name(l),
-                  coop_launch_running->kernel_name);
+        coop_fail("%s: LAUNCH inside another kernel (%s): a kernel cannot launch kernels here",
+                  launch_name(l), coop_launch_running->kernel_name);
     if (launch_problem(l, problem, sizeof problem, &hint))
         coop_fail("%s: %s; a GPU refuses such a launch, so nothing ran.\n  hint: %s", launch_name(l), problem,
                   hint);
@@ -78,7 +79,8 @@ void labkit_launch_begin(const labkit_launch *l)
 void labkit_launch_end(void)
 {
     const coop_hooks *hooks = coop_installed_hooks();
-    if (hooks && hooks->launch_end && coop_launch_running) hooks->launch_end(hooks->user, coop_launch_running);
+    if (hooks && hooks->launch_end && coop_launch_running)
+        hooks->launch_end(hooks->user, coop_launch_running);
     free(labkit_dynamic_shared);
     labkit_dynamic_shared = NULL;
     coop_launch_running = NULL;

@@ -49,11 +49,12 @@ _Noreturn static void fail_stuck(coop_runtime *rt)
     coop_block_text(block, sizeof block, blockIdx);
     coop_threads_text(threads, sizeof threads, rt, blockDim);
     if (at_block_barrier)
-        coop_fail("%s: barrier divergence in %s: %s.\n"
-                  "  hint: every thread of a block must reach the same __syncthreads(), each time: keep it out of "
-                  "branches that differ between threads, and return only after the last one (guard the work, "
-                  "not the barrier)",
-                  launch, block, threads);
+        coop_fail(
+            "%s: barrier divergence in %s: %s.\n"
+            "  hint: every thread of a block must reach the same __syncthreads(), each time: keep it out of "
+            "branches that differ between threads, and return only after the last one (guard the work, "
+            "not the barrier)",
+            launch, block, threads);
     coop_fail("%s: a warp barrier that some threads of its mask never reach, in %s: %s.\n"
               "  hint: a mask names exactly the threads that call the shuffle or __syncwarp() together "
               "(0xffffffff: the whole warp), and each of them must call it",
@@ -133,8 +134,8 @@ static void start_threads(coop_runtime *rt, unsigned first, const coop_site *sit
         if (!stack) {
             char launch[256];
             coop_launch_text(launch, sizeof launch, coop_launch_running);
-            coop_fail("%s: no memory for the stack of thread %u, needed by its barrier %s (%s:%d): %s", launch, i,
-                      site->what, site->file, site->line, strerror(errno));
+            coop_fail("%s: no memory for the stack of thread %u, needed by its barrier %s (%s:%d): %s",
+                      launch, i, site->what, site->file, site->line, strerror(errno));
         }
         fiber_start(&rt->thread[i].fib, stack, fiber_main, NULL);
         coop_make_ready(rt, i);
@@ -146,13 +147,17 @@ static coop_runtime *make_cooperative(const coop_site *site)
     char launch[256], why[700];
     const labkit_launch *l = coop_launch_running;
     if (!l)
-        coop_fail("%s at %s:%d ran outside a kernel launch: call the kernel with LAUNCH (labkit/cuda_emulation.h)",
-                  site->what, site->file, site->line);
+        coop_fail(
+            "%s at %s:%d ran outside a kernel launch: call the kernel with LAUNCH (labkit/cuda_emulation.h)",
+            site->what, site->file, site->line);
     coop_launch_text(launch, sizeof launch, l);
     coop_runtime *rt = coop_runtime_get();
-    if (!rt) coop_fail("%s: no memory for the threads of a block that meets %s (%s:%d)", launch, site->what, site->file, site->line);
+    if (!rt)
+        coop_fail("%s: no memory for the threads of a block that meets %s (%s:%d)", launch, site->what,
+                  site->file, site->line);
     if (!coop_call_prepare(l, why, sizeof why))
-        coop_fail("%s cannot run its barrier %s (%s:%d): %s", launch, site->what, site->file, site->line, why);
+        coop_fail("%s cannot run its barrier %s (%s:%d): %s", launch, site->what, site->file, site->line,
+                  why);
     const unsigned first = coop_linear_thread(threadIdx, blockDim);
     rt->threads = coop_block_threads(blockDim);
     rt->returned = first;

@@ -22,7 +22,10 @@ static bool runtime_key_made;
 /* A simulated GPU's worker that ends (at exit) frees its runtime. */
 static void runtime_release(void *rt) { free(rt); }
 
-static void make_runtime_key(void) { runtime_key_made = pthread_key_create(&runtime_key, runtime_release) == 0; }
+static void make_runtime_key(void)
+{
+    runtime_key_made = pthread_key_create(&runtime_key, runtime_release) == 0;
+}
 
 coop_runtime *coop_runtime_get(void)
 {

@@ -39,16 +39,17 @@ static void tell_hooks(const coop_runtime *rt, unsigned w, unsigned mask, const 
         hooks->barrier_arrive(hooks->user, &e);
 }
 
-_Noreturn static void fail_in_warp(const coop_runtime *rt, const char *what, const coop_site *site, unsigned mask,
-                                   const char *hint)
+_Noreturn static void fail_in_warp(const coop_runtime *rt, const char *what, const coop_site *site,
+                                   unsigned mask, const char *hint)
 {
     char launch[256], block[64];
     coop_launch_text(launch, sizeof launch, coop_launch_running);
     coop_block_text(block, sizeof block, blockIdx);
     const unsigned t = rt->current;
-    coop_fail("%s: %s (%s:%d) with mask 0x%08x in %s, called by thread %u (lane %u of warp %u): %s.\n  hint: %s",
-              launch, site->what, site->file, site->line, mask, block, t, t % COOP_WARP_SIZE, t / COOP_WARP_SIZE,
-              what, hint);
+    coop_fail(
+        "%s: %s (%s:%d) with mask 0x%08x in %s, called by thread %u (lane %u of warp %u): %s.\n  hint: %s",
+        launch, site->what, site->file, site->line, mask, block, t, t % COOP_WARP_SIZE, t / COOP_WARP_SIZE,
+        what, hint);
 }
 
 static coop_warp_group *group_of(coop_runtime *rt, unsigned w, unsigned mask, unsigned given_mask,
@@ -96,8 +97,9 @@ static void complete(coop_runtime *rt, unsigned w, coop_warp_group *g, const coo
         if (t->shuffles != lanes[first].shuffles) {
             char threads[640];
             coop_threads_text(threads, sizeof threads, rt, blockDim);
-            fail_in_warp(rt, threads, site, t->mask,
-                         "the threads of a mask must all call the same warp operation, __syncwarp() or a shuffle");
+            fail_in_warp(
+                rt, threads, site, t->mask,
+                "the threads of a mask must all call the same warp operation, __syncwarp() or a shuffle");
         }
         if (!t->shuffles) continue;
         const unsigned source = source_lane(t, lane);
@@ -111,8 +113,8 @@ static void complete(coop_runtime *rt, unsigned w, coop_warp_group *g, const coo
     tell_hooks(rt, w, mask, site, true);
 }
 
-static uint32_t arrive(unsigned mask, bool shuffles, enum labkit_shuffle_mode mode, uint32_t value, int lane_arg,
-                       int width, const coop_site *site)
+static uint32_t arrive(unsigned mask, bool shuffles, enum labkit_shuffle_mode mode, uint32_t value,
+                       int lane_arg, int width, const coop_site *site)
 {
     coop_runtime *rt = coop_cooperative_block(site);
     coop_thread *self = &rt->thread[rt->current];
@@ -121,7 +123,8 @@ static uint32_t arrive(unsigned mask, bool shuffles, enum labkit_shuffle_mode mo
         fail_in_warp(rt, "the mask leaves out the calling thread", site, mask,
                      "a thread passes a mask with its own lane's bit set (0xffffffff: the whole warp)");
     if (shuffles && (width < 1 || width > COOP_WARP_SIZE || (width & (width - 1)) != 0))
-        fail_in_warp(rt, "its width is not a power of two from 1 to 32", site, mask, "leave the width out (32)");
+        fail_in_warp(rt, "its width is not a power of two from 1 to 32", site, mask,
+                     "leave the width out (32)");
     const unsigned effective = mask & lanes_present(rt, w);
     coop_warp_group *g = group_of(rt, w, effective, mask, site);
     self->state = COOP_AT_WARP_BARRIER;

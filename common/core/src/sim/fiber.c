@@ -105,8 +105,8 @@ static fiber_pool *pool_of_this_thread(void)
 static bool stack_make(fiber_stack *s)
 {
     const size_t guard = round_to_pages(GUARD_BYTES), size = fiber_stack_size();
-    void *m = mmap(NULL, guard + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK,
-                   -1, 0);
+    void *m = mmap(NULL, guard + size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
     if (m == MAP_FAILED) return false;
     if (mprotect(m, guard, PROT_NONE) != 0) {
         const int saved = errno;
@@ -118,7 +118,7 @@ static bool stack_make(fiber_stack *s)
     s->mapping_size = guard + size;
     s->low = (unsigned char *)m + guard;
     s->size = size;
-    s->dirty = false;
+    s->asan_live_low = NULL;
 #ifdef FIBER_VALGRIND
     s->valgrind_id = VALGRIND_STACK_REGISTER(s->low, s->low + s->size);
 #endif
@@ -144,9 +144,11 @@ fiber_stack *fiber_stack_get(unsigned index)
 void fiber_start(fiber *f, fiber_stack *stack, fiber_entry entry, void *arg)
 {
 #ifdef FIBER_ASAN
-    if (stack->dirty) __asan_unpoison_memory_region(stack->low, stack->size);
+    if (stack->asan_live_low)
+        __asan_unpoison_memory_region(stack->asan_live_low,
+                                      (size_t)(stack->low + stack->size - stack->asan_live_low));
+    stack->asan_live_low = NULL;
 #endif
-    stack->dirty = false;
     f->stack = stack;
     f->asan_bottom = stack->low;
     f->asan_size = stack->size;
@@ -161,15 +163,20 @@ void fiber_adopt_thread_stack(fiber *f)
     /* its bounds for AddressSanitizer are learned when a fiber first starts */
 }
 
-void fiber_mark_abandoned(fiber *f)
-{
-    if (f->stack) f->stack->dirty = true;
-}
-
 #ifdef FIBER_ASAN
 /* The fiber that switched last, so that the one it resumed can tell
  * AddressSanitizer where it came from (and learn the thread stack's bounds). */
 static _Thread_local fiber *switching_from;
+
+/* Notes how deep from's live frames go (this frame, and some room for the
+ * switch's own pushes below it). */
+static void note_live_frames(fiber *from)
+{
+    fiber_stack *s = from->stack;
+    if (!s) return;
+    unsigned char *here = (unsigned char *)__builtin_frame_address(0) - 4096;
+    s->asan_live_low = here > s->low ? here : s->low;
+}
 #endif
 
 void fiber_entered(void)
@@ -183,6 +190,7 @@ void fiber_entered(void)
 void fiber_switch(fiber *from, fiber *to)
 {
 #ifdef FIBER_ASAN
+    note_live_frames(from);
     switching_from = from;
     __sanitizer_start_switch_fiber(&from->asan_fake_stack, to->asan_bottom, to->asan_size);
 #endif
@@ -196,6 +204,7 @@ void fiber_switch(fiber *from, fiber *to)
 void fiber_switch_away_for_good(fiber *from, fiber *to)
 {
 #ifdef FIBER_ASAN
+    note_live_frames(from);
     switching_from = from;
     __sanitizer_start_switch_fiber(NULL, to->asan_bottom, to->asan_size); /* drops from's fake frames */
 #endif

@@ -38,7 +38,11 @@ typedef struct fiber_stack {
     size_t size;
     size_t mapping_size;
     unsigned valgrind_id;
-    bool dirty; /* abandoned mid-kernel: AddressSanitizer's marks must be cleared before reuse */
+    /* AddressSanitizer: how deep the frames went that were still live when it
+     * last switched away. A fiber never returns (it is started afresh, or
+     * abandoned after a failure), so their redzones stay marked: cleared
+     * before the stack's next use. */
+    unsigned char *asan_live_low;
 } fiber_stack;
 
 /* A context that can be switched away from and back to: a fiber on a pool
@@ -81,10 +85,6 @@ void fiber_switch_away_for_good(fiber *from, fiber *to);
 
 /* What a fiber's entry calls first (tells AddressSanitizer the switch ended). */
 void fiber_entered(void);
-
-/* After a kernel failed mid-block: the fibers left stopped are never resumed;
- * their stacks are cleaned before their next use. */
-void fiber_mark_abandoned(fiber *f);
 
 /* Async-signal-safe: whether `address` lies in the guard below one of the
  * calling OS thread's pool stacks, or less than a guard's size below it (a

@@ -67,7 +67,8 @@ bool sim_fault_description(const void *fault_address, char *out, size_t size)
     }
     put(&t, ", whose stack on the simulated GPU is ");
     put_unsigned(&t, fiber_stack_size() >> 10);
-    put(&t, " KiB.\n  hint: large local arrays belong in __shared__ or global memory, and a kernel should not "
-            "recurse deeply");
+    put(&t,
+        " KiB.\n  hint: large local arrays belong in __shared__ or global memory, and a kernel should not "
+        "recurse deeply");
     return true;
 }
