@@ -40,17 +40,17 @@
 
 /* LAUNCH as it was before blocks could cooperate: every thread of every block,
  * one after the other, each calling the kernel with its arguments. */
-#define LAUNCH_SEQUENTIAL(kernel, grid, block, ...)                                                    \
-    do {                                                                                               \
-        gridDim = (grid);                                                                              \
-        blockDim = (block);                                                                            \
-        for (blockIdx.z = 0; blockIdx.z < gridDim.z; ++blockIdx.z)                                     \
-            for (blockIdx.y = 0; blockIdx.y < gridDim.y; ++blockIdx.y)                                 \
-                for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)                             \
-                    for (threadIdx.z = 0; threadIdx.z < blockDim.z; ++threadIdx.z)                     \
-                        for (threadIdx.y = 0; threadIdx.y < blockDim.y; ++threadIdx.y)                 \
-                            for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x)             \
-                                kernel(__VA_ARGS__);                                                   \
+#define LAUNCH_SEQUENTIAL(kernel, grid, block, ...)                                        \
+    do {                                                                                   \
+        gridDim = (grid);                                                                  \
+        blockDim = (block);                                                                \
+        for (blockIdx.z = 0; blockIdx.z < gridDim.z; ++blockIdx.z)                         \
+            for (blockIdx.y = 0; blockIdx.y < gridDim.y; ++blockIdx.y)                     \
+                for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x)                 \
+                    for (threadIdx.z = 0; threadIdx.z < blockDim.z; ++threadIdx.z)         \
+                        for (threadIdx.y = 0; threadIdx.y < blockDim.y; ++threadIdx.y)     \
+                            for (threadIdx.x = 0; threadIdx.x < blockDim.x; ++threadIdx.x) \
+                                kernel(__VA_ARGS__);                                       \
     } while (0)
 
 #define ADD_BLOCK 256
@@ -72,11 +72,11 @@ static double thread_cpu_seconds(void)
 }
 
 /* Runs `launch` (a statement) and writes the CPU time it took to *out. */
-#define TIMED(out, launch)                                       \
-    do {                                                         \
-        const double timed_start_ = thread_cpu_seconds();        \
-        launch;                                                  \
-        *(out) = thread_cpu_seconds() - timed_start_;            \
+#define TIMED(out, launch)                                \
+    do {                                                  \
+        const double timed_start_ = thread_cpu_seconds(); \
+        launch;                                           \
+        *(out) = thread_cpu_seconds() - timed_start_;     \
     } while (0)
 
 /* ---- the launchers ------------------------------------------------------- */
@@ -84,7 +84,8 @@ static double thread_cpu_seconds(void)
 static void tiled_on_sim(const void *args, void *stream)
 {
     const bench_product_args *p = args;
-    TIMED(p->cpu_seconds, LAUNCH(bench_tiled_kernel, tiles_of(p->n), tile_block, stream, p->a, p->b, p->c, p->n));
+    TIMED(p->cpu_seconds,
+          LAUNCH(bench_tiled_kernel, tiles_of(p->n), tile_block, stream, p->a, p->b, p->c, p->n));
 }
 
 static void barriers_on_sim(const void *args, void *stream)
@@ -196,7 +197,8 @@ static void operands_free(operands *o) { tensor_free(o->a), tensor_free(o->b), t
 static void tiled_beside_naive(device sim)
 {
     static const int sizes[] = { 128, 256, 512 };
-    printf("\n%s, one core: a 16 x 16 tiled product in shared memory beside lab 04's naive one\n", device_name(sim));
+    printf("\n%s, one core: a 16 x 16 tiled product in shared memory beside lab 04's naive one\n",
+           device_name(sim));
     printf("     N   naive s   tiled s   barrier arrivals   arrivals/s   tiled - naive, per arrival\n");
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
         const int n = sizes[i], runs = n <= 256 ? 3 : 1;
@@ -228,8 +230,8 @@ static void tiled_beside_naive(device sim)
 /* ---- 2. before and after, for kernels without barriers -------------------- */
 
 /* The fastest of `runs` alternate runs of each launcher: (before, after). */
-static void alternate(device d, const kernel_launchers *before, const kernel_launchers *after, const void *args,
-                      size_t size, int runs, double *b, double *a)
+static void alternate(device d, const kernel_launchers *before, const kernel_launchers *after,
+                      const void *args, size_t size, int runs, double *b, double *a)
 {
     for (int r = 0; r < runs; ++r) {
         const double sb = launch_seconds(d, before, args, size), sa = launch_seconds(d, after, args, size);
@@ -251,15 +253,17 @@ static void before_and_after(device sim)
     printf("  naive_matmul_kernel N = 256   %8.4f   %8.4f   %10.3f\n", b, a, a / b);
     operands_free(&o);
 #endif
-    enum { N = 1 << 22 };
+    /* small enough to stay in cache: memory traffic of other programs on the
+     * machine would otherwise blur a difference of a few percent */
+    enum { N = 1 << 16 };
     tensor *x, *y, *z;
     CHECK(tensor_uniform(&x, sim, shape1(N), -1.0f, 1.0f, 3));
     CHECK(tensor_uniform(&y, sim, shape1(N), -1.0f, 1.0f, 4));
     CHECK(tensor_zeros(&z, sim, shape1(N)));
     const bench_add_args args = { tensor_data_const(x), tensor_data_const(y), tensor_data(z), N,
                                   &worker_cpu_seconds };
-    alternate(sim, &add_before, &add_now, &args, sizeof args, 20, &b, &a);
-    printf("  add_kernel n = 2^22           %8.4f   %8.4f   %10.3f\n", b, a, a / b);
+    alternate(sim, &add_before, &add_now, &args, sizeof args, 50, &b, &a);
+    printf("  add_kernel n = 2^16           %8.6f %8.6f   %10.3f\n", b, a, a / b);
     tensor_free(x), tensor_free(y), tensor_free(z);
 }
 

@@ -133,37 +133,39 @@ uint32_t labkit_shuffle(enum labkit_shuffle_mode mode, unsigned mask, uint32_t v
  * every block, each thread calling the kernel directly until a barrier makes
  * the block cooperative (see above). ctx is the launcher's stream argument,
  * unused here. */
-#define LAUNCH_SHARED(kernel, grid, block, shared_bytes, ctx, ...)                                       \
-    do {                                                                                                 \
-        (void)(ctx);                                                                                     \
-        LABKIT_EACH(LABKIT_ARG_KEEP, __VA_ARGS__)                                                        \
-        void *const labkit_values_[] = { LABKIT_LIST(LABKIT_ARG_ADDRESS, __VA_ARGS__) };                 \
-        static const unsigned char labkit_kinds_[] = { LABKIT_LIST(LABKIT_ARG_KIND_OF, __VA_ARGS__) };   \
-        const labkit_launch labkit_launch_ = { #kernel,                                                  \
-                                               __FILE__,                                                 \
-                                               __LINE__,                                                 \
-                                               (void (*)(void))(kernel),                                 \
-                                               (grid),                                                   \
-                                               (block),                                                  \
-                                               (shared_bytes),                                           \
-                                               (unsigned)(sizeof labkit_kinds_),                         \
-                                               LABKIT_SIGNATURE_MATCHES(kernel, __VA_ARGS__),            \
-                                               labkit_kinds_,                                            \
-                                               labkit_values_ };                                         \
-        labkit_launch_begin(&labkit_launch_);                                                            \
-        for (blockIdx.z = 0; blockIdx.z < gridDim.z; ++blockIdx.z)                                       \
-            for (blockIdx.y = 0; blockIdx.y < gridDim.y; ++blockIdx.y)                                   \
-                for (blockIdx.x = 0; blockIdx.x < gridDim.x; ++blockIdx.x) {                             \
-                    for (threadIdx.z = 0; threadIdx.z < blockDim.z && !labkit_block_cooperative;         \
-                         ++threadIdx.z)                                                                  \
-                        for (threadIdx.y = 0; threadIdx.y < blockDim.y && !labkit_block_cooperative;     \
-                             ++threadIdx.y)                                                              \
-                            for (threadIdx.x = 0; threadIdx.x < blockDim.x && !labkit_block_cooperative; \
-                                 ++threadIdx.x)                                                          \
-                                kernel(LABKIT_LIST(LABKIT_ARG_NAME, __VA_ARGS__));                       \
-                    if (labkit_block_cooperative) labkit_block_finish();                                 \
-                }                                                                                        \
-        labkit_launch_end();                                                                             \
+#define LAUNCH_SHARED(kernel, grid, block, shared_bytes, ctx, ...)                                          \
+    do {                                                                                                    \
+        (void)(ctx);                                                                                        \
+        LABKIT_EACH(LABKIT_ARG_KEEP, __VA_ARGS__)                                                           \
+        void *const labkit_values_[] = { LABKIT_LIST(LABKIT_ARG_ADDRESS, __VA_ARGS__) };                    \
+        static const unsigned char labkit_kinds_[] = { LABKIT_LIST(LABKIT_ARG_KIND_OF, __VA_ARGS__) };      \
+        const dim3 labkit_grid_ = (grid), labkit_block_ = (block);                                          \
+        const labkit_launch labkit_launch_ = { #kernel,                                                     \
+                                               __FILE__,                                                    \
+                                               __LINE__,                                                    \
+                                               (void (*)(void))(kernel),                                    \
+                                               labkit_grid_,                                                \
+                                               labkit_block_,                                               \
+                                               (shared_bytes),                                              \
+                                               (unsigned)(sizeof labkit_kinds_),                            \
+                                               LABKIT_SIGNATURE_MATCHES(kernel, __VA_ARGS__),               \
+                                               labkit_kinds_,                                               \
+                                               labkit_values_ };                                            \
+        labkit_launch_begin(&labkit_launch_);                                                               \
+        /* the bounds from locals, which the compiler knows, as the plain loop it replaced did */           \
+        for (blockIdx.z = 0; blockIdx.z < labkit_grid_.z; ++blockIdx.z)                                     \
+            for (blockIdx.y = 0; blockIdx.y < labkit_grid_.y; ++blockIdx.y)                                 \
+                for (blockIdx.x = 0; blockIdx.x < labkit_grid_.x; ++blockIdx.x) {                           \
+                    for (threadIdx.z = 0; threadIdx.z < labkit_block_.z && !labkit_block_cooperative;       \
+                         ++threadIdx.z)                                                                     \
+                        for (threadIdx.y = 0; threadIdx.y < labkit_block_.y && !labkit_block_cooperative;   \
+                             ++threadIdx.y)                                                                 \
+                            for (threadIdx.x = 0;                                                           \
+                                 threadIdx.x < labkit_block_.x && !labkit_block_cooperative; ++threadIdx.x) \
+                                kernel(LABKIT_LIST(LABKIT_ARG_NAME, __VA_ARGS__));                          \
+                    if (labkit_block_cooperative) labkit_block_finish();                                    \
+                }                                                                                           \
+        labkit_launch_end();                                                                                \
     } while (0)
 
 /* kernel<<<grid, block, 0, stream>>>(args...) */
