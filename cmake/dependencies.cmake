@@ -1,5 +1,6 @@
-# Finds what the kit builds with: OpenBLAS, cJSON and threads (required), CUDA
-# (optional), gnuplot (optional, only run by the programs).
+# Finds what the kit builds with: OpenBLAS, cJSON, libffi and threads
+# (required), CUDA (optional), gnuplot (optional, only run by the programs); and
+# chooses how the simulated GPU switches between the threads of a block.
 
 # ---- OpenBLAS -------------------------------------------------------------
 set(BLA_VENDOR OpenBLAS)
@@ -38,6 +39,49 @@ add_library(labkit::cjson UNKNOWN IMPORTED)
 set_target_properties(labkit::cjson PROPERTIES
   IMPORTED_LOCATION ${CJSON_LIBRARY}
   INTERFACE_INCLUDE_DIRECTORIES ${CJSON_INCLUDE_DIR})
+
+# ---- libffi: the calls of a kernel's threads on the simulated GPU --------------
+# A kernel whose threads meet at a barrier runs each thread as a fiber, which
+# calls the kernel with its launch's arguments through libffi
+# (common/core/src/sim/coop_call.c). Found like cJSON: -DFFI_INCLUDE_DIR=...
+# -DFFI_LIBRARY=... name a build of one's own.
+find_path(FFI_INCLUDE_DIR ffi.h PATH_SUFFIXES ffi)
+find_library(FFI_LIBRARY NAMES ffi)
+if(NOT FFI_INCLUDE_DIR OR NOT FFI_LIBRARY)
+  message(FATAL_ERROR
+    "libffi was not found (ffi.h and libffi): the simulated GPU calls the kernels\n"
+    "  whose threads meet at barriers (__syncthreads, warp shuffles) through it.\n"
+    "  Install it with: sudo apt-get install libffi-dev   (or: ./lab deps)\n"
+    "  then configure again.")
+endif()
+file(STRINGS ${FFI_INCLUDE_DIR}/ffi.h LABKIT_FFI_VERSION_LINE REGEX "^ *libffi [0-9.]+" LIMIT_COUNT 1)
+string(REGEX REPLACE "^ *libffi ([0-9.]+).*" "\\1" LABKIT_FFI_VERSION "${LABKIT_FFI_VERSION_LINE}")
+add_library(labkit::ffi UNKNOWN IMPORTED)
+set_target_properties(labkit::ffi PROPERTIES
+  IMPORTED_LOCATION ${FFI_LIBRARY}
+  INTERFACE_INCLUDE_DIRECTORIES ${FFI_INCLUDE_DIR})
+
+# ---- the switch between a block's threads on the simulated GPU ----------------
+# Hand-written for x86-64 and aarch64 (src/sim/fiber_switch_*.S: tens of
+# nanoseconds), POSIX's swapcontext elsewhere (a system call per switch,
+# microseconds). -DLABKIT_FIBER_SWITCH=ucontext picks the latter anywhere.
+set(LABKIT_FIBER_SWITCH auto CACHE STRING "How the simulated GPU switches between threads: auto, asm or ucontext")
+set_property(CACHE LABKIT_FIBER_SWITCH PROPERTY STRINGS auto asm ucontext)
+string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" labkit_processor)
+set(LABKIT_FIBER_ASM "")
+if(labkit_processor MATCHES "^(x86_64|amd64)$")
+  set(LABKIT_FIBER_ASM x86_64)
+elseif(labkit_processor MATCHES "^(aarch64|arm64)$")
+  set(LABKIT_FIBER_ASM aarch64)
+endif()
+if(LABKIT_FIBER_SWITCH STREQUAL "ucontext" OR NOT LABKIT_FIBER_ASM)
+  if(LABKIT_FIBER_SWITCH STREQUAL "asm")
+    message(FATAL_ERROR "LABKIT_FIBER_SWITCH=asm: there is no hand-written switch for ${CMAKE_SYSTEM_PROCESSOR}")
+  endif()
+  set(LABKIT_FIBER_ASM "")
+else()
+  enable_language(ASM)
+endif()
 
 set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)

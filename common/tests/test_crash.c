@@ -161,7 +161,8 @@ static void test_a_kernel_thread_one_past_a_tensor_stops_at_its_line(const char 
     }
     const crash_run run = run_crashing(launch_past_a_tensor);
     expect_report(&run, SIGSEGV, "crash: kernel", "past the end of a buffer of 2560 bytes");
-    EXPECT_CONTAINS(run.err, "fill_one_too_many_kernel");
+    /* thread 640 of blocks of 64: the first thread of block 10 */
+    EXPECT_CONTAINS(run.err, "gpu thread: fill_one_too_many_kernel, block (10, 0, 0), thread (0, 0, 0)");
 }
 
 static void test_a_kernel_on_the_cpu_device(void)

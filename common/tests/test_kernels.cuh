@@ -3,8 +3,9 @@
  * The C compiler builds this text for the CPU and the simulated GPU
  * (test_kernel.c includes it after labkit/cuda_emulation.h), nvcc builds the
  * very same text for a real GPU (test_kernel_cuda.cu, only in a build with
- * CUDA). So keep to what both read: index arithmetic from blockIdx, blockDim and
- * threadIdx; no shared memory, no barriers, no atomics. */
+ * CUDA). These two need nothing but index arithmetic from blockIdx, blockDim
+ * and threadIdx; kernels whose threads cooperate (shared memory, barriers,
+ * shuffles, atomics) are test_cooperative_kernels.cuh's. */
 
 /* out[i] += i: reads what the queue wrote before it, writes what comes after. */
 __global__ void add_index_kernel(float *out, int64_t n)

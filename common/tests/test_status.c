@@ -28,6 +28,7 @@ static void test_every_status_has_its_own_name(void)
         { STATUS_BACKEND_FAILED, "STATUS_BACKEND_FAILED" },
         { STATUS_IO_FAILED, "STATUS_IO_FAILED" },
         { STATUS_TODO, "STATUS_TODO" },
+        { STATUS_KERNEL_FAILED, "STATUS_KERNEL_FAILED" },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         EXPECT_STREQ(status_name(names[i].s), names[i].name);

@@ -16,6 +16,7 @@ cmd_deps() {
   if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     die "deps knows Debian and Ubuntu only. Install by hand: a C17 compiler (gcc), make," \
       "CMake >= $CMAKE_MIN, OpenBLAS with cblas.h, cJSON (cjson/cJSON.h and libcjson)," \
+      "libffi (ffi.h and libffi)," \
       "and gnuplot (optional, for plots)."
   fi
   # A compiler and make: build-essential, or gcc and make already there.
@@ -26,6 +27,8 @@ cmd_deps() {
   pkg_installed libopenblas-dev || { missing+=(libopenblas-dev); plain+=(libopenblas-dev); }
   # cJSON parses the headers of safetensors files (saved network parameters).
   pkg_installed libcjson-dev || { missing+=(libcjson-dev); plain+=(libcjson-dev); }
+  # libffi: a simulated GPU calls the kernels whose threads meet at barriers through it.
+  pkg_installed libffi-dev || { missing+=(libffi-dev); plain+=(libffi-dev); }
   # Any gnuplot will do; the small one is gnuplot-nox, without its recommends.
   if ! pkg_installed gnuplot-nox && ! pkg_installed gnuplot-qt && ! pkg_installed gnuplot-x11 \
     && ! command -v gnuplot >/dev/null 2>&1; then
@@ -41,7 +44,7 @@ cmd_deps() {
   fi
 
   if ((${#missing[@]} == 0)); then
-    say "nothing missing: compiler, make, cmake, OpenBLAS, cJSON and gnuplot are installed."
+    say "nothing missing: compiler, make, cmake, OpenBLAS, cJSON, libffi and gnuplot are installed."
     say "$cuda_line"
     return 0
   fi

@@ -5,6 +5,7 @@
 #include "labkit/fault.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "guarded_memory.h"
 #include "sim/sim_fault.h"
@@ -36,6 +37,7 @@ size_t fault_describe_address(const void *address, const char *access, char *out
     size_t bytes, past_end;
     if (!out || size == 0) return 0;
     out[0] = '\0';
+    if (sim_fault_description(address, out, size)) return strlen(out);
     if (!guarded_describe(address, &bytes, &past_end)) return 0;
     text_buffer t = { out, size, 0 };
     append(&t, access ? "a " : "an access ");

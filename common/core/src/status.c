@@ -4,8 +4,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* Long enough for a message that names two tensors, their shapes and a hint. */
-#define MESSAGE_CAPACITY 1024
+/* Long enough for a message that names two tensors, their shapes and a hint,
+ * or a failed kernel's launch site, barrier, block and threads. */
+#define MESSAGE_CAPACITY 2048
 
 static _Thread_local char message[MESSAGE_CAPACITY];
 
@@ -24,6 +25,7 @@ const char *status_name(status s)
     case STATUS_BACKEND_FAILED: return "STATUS_BACKEND_FAILED";
     case STATUS_IO_FAILED: return "STATUS_IO_FAILED";
     case STATUS_TODO: return "STATUS_TODO";
+    case STATUS_KERNEL_FAILED: return "STATUS_KERNEL_FAILED";
     }
     return "STATUS_UNKNOWN";
 }

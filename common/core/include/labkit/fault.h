@@ -20,7 +20,8 @@ extern "C" {
 
 /* One line about the faulting `address` into out (NUL-terminated, cut to
  * size): "a write 4 bytes past the end of a buffer of 1024 bytes (a tensor, or
- * a host_alloc array): an index one past the end?". `access` is "read",
+ * a host_alloc array): an index one past the end?", or that a GPU thread of a
+ * simulated GPU overflowed its stack. `access` is "read",
  * "write" or NULL when unknown. Returns the line's length, 0 when the library
  * knows nothing of the address. Async-signal-safe. */
 size_t fault_describe_address(const void *address, const char *access, char *out, size_t size);

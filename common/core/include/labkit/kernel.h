@@ -6,10 +6,14 @@
  *
  *   - on a simulated GPU, fn(args, NULL) runs on the device's worker thread when
  *     the queue reaches it; fn launches the kernel with LAUNCH() from
- *     labkit/cuda_emulation.h, which runs every block and thread in turn;
+ *     labkit/cuda_emulation.h, which runs every block and thread, the threads
+ *     of a block cooperating at barriers as on a GPU; a launch that fails
+ *     (a barrier not every thread reaches, ...) leaves STATUS_KERNEL_FAILED for
+ *     the next call that waits for the device;
  *   - on a real GPU, fn(args, stream) runs at once on the host and must only
  *     launch work on `stream` (a cudaStream_t), kernel<<<grid, block, 0, stream>>>;
- *   - on the CPU, fn(args, NULL) runs at once.
+ *   - on the CPU, fn(args, NULL) runs at once, and a failed launch is this
+ *     call's error.
  *
  * `args` is copied (at most KERNEL_MAX_ARGS bytes), so it may live on the
  * caller's stack.
@@ -39,7 +43,8 @@ extern "C" {
 
 typedef void (*kernel_fn)(const void *args, void *stream);
 
-/* Queues fn(args, stream) on device d (counted as one launch). */
+/* Queues fn(args, stream) on device d (counted as one launch); on the CPU runs
+ * it at once and returns STATUS_KERNEL_FAILED when a LAUNCH in it failed. */
 status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size);
 
 /* The launchers of one single-source kernel: on_sim runs it through

@@ -19,7 +19,8 @@ typedef enum status {
     STATUS_NOT_READY,      /* asked for a result the device has not produced yet */
     STATUS_BACKEND_FAILED, /* CUDA, cuBLAS or the operating system said no */
     STATUS_IO_FAILED,      /* a file could not be read or written */
-    STATUS_TODO            /* a lab step the student has not written yet */
+    STATUS_TODO,           /* a lab step the student has not written yet */
+    STATUS_KERNEL_FAILED /* a kernel's launch failed on the device (a barrier not every thread reached, ...) */
 } status;
 
 /* The message of the last failure on this thread ("" if none). */

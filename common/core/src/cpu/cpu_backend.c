@@ -8,6 +8,8 @@
 #include "cpu_ops.h"
 #include "../clock.h"
 #include "../guarded_memory.h"
+#include "../sim/coop_guard.h"
+#include "../sim/coop_internal.h"
 
 static status cpu_alloc(int index, size_t bytes, void **out)
 {
@@ -55,10 +57,14 @@ static status cpu_run(int index, const op_call *op)
     return cpu_run_op(op);
 }
 
+/* A kernel runs at once on the host thread; a launch that fails there (a
+ * barrier that not every thread reaches, ...) is this call's error. */
 static status cpu_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
 {
     (void)index, (void)args_size;
-    fn(args, NULL);
+    char message[COOP_MESSAGE_CAPACITY];
+    if (!coop_run_launcher_guarded(fn, args, message, sizeof message))
+        return fail(STATUS_KERNEL_FAILED, "cpu: %s", message);
     return STATUS_OK;
 }
 
@@ -146,7 +152,12 @@ static status cpu_graph_launch(int index, void *graph)
         const graph_cmd *c = &g->cmds[i];
         switch (c->kind) {
         case GRAPH_CMD_OP: cpu_run_op(&c->op); break;
-        case GRAPH_CMD_KERNEL: cpu_enqueue(index, c->kernel, c->args, sizeof c->args); break;
+        case GRAPH_CMD_KERNEL: {
+            /* a failed kernel ends the replay, with its message */
+            const status s = cpu_enqueue(index, c->kernel, c->args, sizeof c->args);
+            if (s != STATUS_OK) return s;
+            break;
+        }
         case GRAPH_CMD_COPY:
         case GRAPH_CMD_UPLOAD: memcpy(c->dst, c->src, c->bytes); break;
         }

@@ -6,7 +6,12 @@
  * result waits until the queue has drained. Its memory is host memory that the
  * device owns, up to a capacity (LABKIT_SIM_MEMORY), so running out of device
  * memory can be practised. Events are stamped when the worker reaches them. A
- * graph is a list of items that one item on the queue replays. */
+ * graph is a list of items that one item on the queue replays.
+ *
+ * A kernel whose launch fails on the worker (a barrier that not every thread
+ * reaches, a block too large: labkit/cuda_emulation.h) leaves an error with
+ * its device, as CUDA does; the next call that waits for the device returns
+ * it (once), and the queue goes on meanwhile. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +21,9 @@
 #include "../clock.h"
 #include "../guarded_memory.h"
 #include "../units.h"
+#include "coop_guard.h"
+#include "coop_internal.h"
+#include "fiber.h"
 #include "sim_costs.h"
 #include "sim_ops.h"
 #include "sim_properties.h"
@@ -74,6 +82,9 @@ typedef struct sim_device {
     double *scratch;
     pthread_t worker;
     bool started;
+    /* a failed launch's message, until a call that waits for the device returns it */
+    bool failed;
+    char failure[COOP_MESSAGE_CAPACITY];
 } sim_device;
 
 static sim_device devices[LABKIT_MAX_SIM_DEVICES];
@@ -84,17 +95,43 @@ void sim_configure(size_t capacity_bytes) { capacity = capacity_bytes; }
 
 /* ---- the worker ---------------------------------------------------------- */
 
+/* The first failure is kept (as CUDA reports the first); later ones are lost. */
+static void note_failure(sim_device *dev, const char *message)
+{
+    pthread_mutex_lock(&dev->lock);
+    if (!dev->failed) {
+        dev->failed = true;
+        snprintf(dev->failure, sizeof dev->failure, "%s", message);
+    }
+    pthread_mutex_unlock(&dev->lock);
+}
+
+typedef struct op_on_worker {
+    double *scratch;
+    const op_call *op;
+} op_on_worker;
+
+static void run_op(void *p)
+{
+    const op_on_worker *w = p;
+    sim_run_op(w->scratch, w->op);
+}
+
 static void execute(sim_device *dev, const item *it)
 {
     const double start = clock_seconds();
+    char message[COOP_MESSAGE_CAPACITY];
     switch (it->kind) {
-    case ITEM_OP:
-        sim_run_op(dev->scratch, &it->op);
+    case ITEM_OP: {
+        op_on_worker w = { dev->scratch, &it->op };
+        if (!coop_run_guarded(run_op, &w, message, sizeof message)) note_failure(dev, message);
         free(it->op.scratch); /* a low-precision product's widened inputs, if any */
         sim_occupy_until(start, KERNEL_MIN_SECONDS);
         break;
+    }
     case ITEM_KERNEL:
-        it->kernel(it->args, NULL);
+        if (!coop_run_launcher_guarded(it->kernel, it->args, message, sizeof message))
+            note_failure(dev, message);
         sim_occupy_until(start, KERNEL_MIN_SECONDS);
         break;
     case ITEM_COPY: memcpy(it->dst, it->src, it->bytes); break;
@@ -115,6 +152,7 @@ static void execute(sim_device *dev, const item *it)
 static void *worker_main(void *arg)
 {
     sim_device *dev = arg;
+    fiber_signal_stack_install(); /* a crash report can run after a GPU thread's stack overflowed */
     pthread_mutex_lock(&dev->lock);
     for (;;) {
         while (dev->completed == dev->submitted) {
@@ -141,6 +179,7 @@ static void *worker_main(void *arg)
         if (it.kind == ITEM_STOP) break;
     }
     pthread_mutex_unlock(&dev->lock);
+    fiber_signal_stack_remove();
     return NULL;
 }
 
@@ -220,6 +259,18 @@ static status enqueue_at(int index, const item *it, uint64_t *seq)
 
 static status enqueue(int index, const item *it) { return enqueue_at(index, it, NULL); }
 
+/* A failed launch's error, returned once by a call that waited for the device. */
+static status take_failure(sim_device *dev, int index)
+{
+    char message[COOP_MESSAGE_CAPACITY];
+    pthread_mutex_lock(&dev->lock);
+    const bool failed = dev->failed;
+    if (failed) snprintf(message, sizeof message, "%s", dev->failure);
+    dev->failed = false;
+    pthread_mutex_unlock(&dev->lock);
+    return failed ? fail(STATUS_KERNEL_FAILED, "sim:%d: %s", index, message) : STATUS_OK;
+}
+
 static status sim_synchronize(int index)
 {
     sim_device *dev = device_at(index);
@@ -228,7 +279,7 @@ static status sim_synchronize(int index)
     uint64_t target = dev->submitted;
     pthread_mutex_unlock(&dev->lock);
     wait_until_completed(dev, target);
-    return STATUS_OK;
+    return take_failure(dev, index);
 }
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -391,7 +442,7 @@ static status sim_event_synchronize(int index, void *ev)
     sim_device *dev = device_at(index);
     if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
     wait_until_completed(dev, ((sim_event *)ev)->seq);
-    return STATUS_OK;
+    return take_failure(dev, index);
 }
 
 static status sim_event_elapsed_ms(int index, void *start, void *end, double *ms)
