@@ -456,13 +456,14 @@ static bool sibling_of(device d, device *out)
     return true;
 }
 
-/* Two GPUs of one kind: d and its sibling on a GPU; on the CPU, GPUs 0 and 1
- * of a kind that has two. */
+/* Two GPUs of one kind: d and its sibling on a GPU that has one; else GPUs 0
+ * and 1 of a kind that has two (sim:0 and sim:1 beside the CPU or one real
+ * GPU). */
 static bool two_gpus_of_one_kind(device d, device *first, device *second)
 {
-    if (device_is_gpu(d)) {
+    if (sibling_of(d, second)) {
         *first = d;
-        return sibling_of(d, second);
+        return true;
     }
     const device_kind kinds[] = { DEVICE_CUDA, DEVICE_SIM };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)

@@ -104,14 +104,16 @@ static tensor *fill_device(device d, size_t room)
     return filler;
 }
 
-/* A second GPU of d's kind (sim:1 beside sim:0); on the CPU, GPUs 0 and 1 of
- * a kind that has two. */
+/* d and a second GPU of its kind (sim:1 beside sim:0) where there is one; else
+ * GPUs 0 and 1 of a kind that has two (sim:0 and sim:1 beside the CPU or one
+ * real GPU). */
 static bool two_gpus_of_one_kind(device d, device *first, device *second)
 {
-    if (device_is_gpu(d)) {
+    const device sibling = { d.kind, d.index == 0 ? 1 : 0 };
+    if (device_is_gpu(d) && device_exists(sibling)) {
         *first = d;
-        *second = (device){ d.kind, d.index == 0 ? 1 : 0 };
-        return device_exists(*second);
+        *second = sibling;
+        return true;
     }
     const device_kind kinds[] = { DEVICE_CUDA, DEVICE_SIM };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
