@@ -54,6 +54,19 @@ status team_cpu_seconds(int threads, double *cpu, long *tid)
     return STATUS_OK;
 }
 
+status openmp_exact_teams(int threads)
+{
+    omp_set_dynamic(0);
+    const int limit = omp_get_thread_limit();
+    if (limit < threads)
+        return fail(
+            STATUS_BAD_ARGUMENT,
+            "OMP_THREAD_LIMIT=%d allows OpenMP teams of %d thread%s, and lab 08's check runs your loop "
+            "with up to %d.\n  hint: unset OMP_THREAD_LIMIT (or set it to %d or more) and check again.",
+            limit, limit, limit == 1 ? "" : "s", threads, threads);
+    return STATUS_OK;
+}
+
 void blas_threads(int threads) { openblas_set_num_threads(threads > 0 ? threads : cores_here()); }
 
 int cores_here(void) { return omp_get_num_procs(); }

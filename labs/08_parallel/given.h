@@ -47,6 +47,12 @@ double process_cpu_seconds(void);
  * differs, the team was not the same one). */
 status team_cpu_seconds(int threads, double *cpu, long *tid);
 
+/* Makes OpenMP give every parallel region from now on the team it asks for,
+ * up to `threads`: dynamic teams off (OMP_DYNAMIC=true lets OpenMP give fewer
+ * threads, and on a busy machine it does). Fails, saying so, where
+ * OMP_THREAD_LIMIT allows fewer: no program can lift that limit. */
+status openmp_exact_teams(int threads);
+
 /* ---- OpenBLAS -------------------------------------------------------------- */
 
 /* How many threads OpenBLAS's products use from now on (1: the calling thread

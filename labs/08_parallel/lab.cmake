@@ -30,3 +30,12 @@ list(APPEND LAB_LIBRARIES OpenMP::OpenMP_C)
 # variable in memory, and the check sees the wrong cells. (The experiment,
 # lab08, is optimised as usual.)
 list(APPEND LAB_CHECK_COMPILE_OPTIONS -O0)
+
+# The solution's check under OMP_DYNAMIC=true (holds: the check turns it off)
+# and OMP_THREAD_LIMIT=1 (stops with exit status 2, saying what it prevents).
+if(EXISTS ${LABKIT_SOLUTIONS_DIR}/${LAB_NAME}/lab.c)
+  add_test(NAME ${LAB_NAME}.kit.omp_settings
+           COMMAND ${PROJECT_SOURCE_DIR}/tools/tests/omp_settings.sh $<TARGET_FILE:check${LAB_NN}-solution>)
+  set_tests_properties(${LAB_NAME}.kit.omp_settings PROPERTIES LABELS kit TIMEOUT 120
+                       ENVIRONMENT "${LABKIT_CHECK_ENVIRONMENT}")
+endif()
