@@ -59,9 +59,9 @@ fi
 set +o noclobber
 trap 'rm -f "$dir/.stub-busy"' EXIT
 read -r -t "$hold" <>"${BASH_SOURCE[0]%/*}/never" || true
-program() { # path, body; one that is there is up to date
+program() { # path, body (POSIX sh: it starts faster than bash); one that is there is up to date
   [[ -x $1 ]] && return 0
-  mkdir -p "$(dirname "$1")" && printf '#!/usr/bin/env bash\n%s\n' "$2" >"$1.tmp" && chmod +x "$1.tmp" && mv "$1.tmp" "$1"
+  mkdir -p "${1%/*}" && printf '#!/bin/sh\n%s\n' "$2" >"$1.tmp" && chmod +x "$1.tmp" && mv "$1.tmp" "$1"
 }
 if [[ $kind == configure ]]; then
   mkdir -p "$dir/CMakeFiles" || exit 1
@@ -82,9 +82,9 @@ for t in "${targets[@]}"; do
       program "$dir/common/labkit-devices" 'case ${1:-} in --cuda-count) echo 0 ;; --openblas-coretype) ;; *) echo "cpu     the fixture'"'"'s CPU" ;; esac' ;;
     check04|check04-solution)
       program "$dir/labs/04_matmul/$t" '
-device=cpu; [[ ${1:-} == --device ]] && device=$2
+device=cpu; [ "${1:-}" = --device ] && device=$2
 case $device in
-  sim:*) if ((${device#sim:} >= ${LABKIT_SIM_GPUS:-0})) || [[ -n ${FIXTURE_SKIP_SIM:-} ]]; then echo "skipped: $device does not exist here"; exit 77; fi ;;
+  sim:*) if [ "${device#sim:}" -ge "${LABKIT_SIM_GPUS:-0}" ] || [ -n "${FIXTURE_SKIP_SIM:-}" ]; then echo "skipped: $device does not exist here"; exit 77; fi ;;
   cuda:*) echo "skipped: $device does not exist here"; exit 77 ;;
 esac
 echo "  ok    the fixture'"'"'s claim holds on $device"
