@@ -52,7 +52,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* What it kept is read back whole (a pointer into a freed or
          * overwritten command line shows here), and the int is in its range. */
         static volatile size_t sink;
-        sink = strlen(args.program_name) + (args.csv_path ? strlen(args.csv_path) : 0) + (dir ? strlen(dir) : 0);
+        sink =
+            strlen(args.program_name) + (args.csv_path ? strlen(args.csv_path) : 0) + (dir ? strlen(dir) : 0);
         for (int i = 0; i < args.nplots; ++i) sink += strlen(args.plot_paths[i]);
         if (args.nplots < 0 || args.nplots > CLI_MAX_PLOTS || epochs < 1 || epochs > 100) abort();
     }

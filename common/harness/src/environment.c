@@ -47,8 +47,8 @@ status environment_check_program(const char *variable)
         return fail(STATUS_BAD_ARGUMENT,
                     "%s=\"%s\" is not a program that can be run (%s).\n"
                     "  hint: give a program on PATH or the path to one, e.g. %s=%s, or unset it.",
-                    variable, value,
-                    strchr(value, '/') ? "no executable file there" : "not found on PATH", variable,
+                    variable, value, strchr(value, '/') ? "no executable file there" : "not found on PATH",
+                    variable,
                     strcmp(variable, "LABKIT_PYTHON") == 0 ? "/usr/bin/python3" : "/usr/bin/gnuplot");
     return STATUS_OK;
 }

@@ -5,10 +5,7 @@
 
 void lab_matmul_ikj(float *c, int n);
 
-__attribute__((noinline)) void fixture_store(float *to, float value)
-{
-    *(volatile float *)to = value;
-}
+__attribute__((noinline)) void fixture_store(float *to, float value) { *(volatile float *)to = value; }
 
 int main(void)
 {
