@@ -9,6 +9,7 @@ foreach(io_test timer csv cli file_safety results progress)
   target_link_libraries(test_${io_test} PRIVATE labkit)
   add_test(NAME unit.${io_test} COMMAND test_${io_test})
   set_tests_properties(unit.${io_test} PROPERTIES LABELS unit)
+  labkit_test_needs(TEST unit.${io_test} LABELS unit TARGETS test_${io_test})
 endforeach()
 
 # test_results draws with a lab-style script of its own and the shared style,
