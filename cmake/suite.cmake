@@ -9,7 +9,8 @@
 # labkit_write_suite() makes a target per label, suite-<label> (suite-unit,
 # suite-solution, suite-kit, suite-wrong, suite-gpu, suite-lab), and `suite`
 # for every test, and writes <build>/suite-targets.txt, one line per test:
-# "<test> <target>...", which ./lab test reads (tools/lab/suite.sh).
+# "<test> <label>[,<label>...] <target>...", which ./lab test reads
+# (tools/lab/suite.sh).
 
 define_property(GLOBAL PROPERTY LABKIT_SUITE_LINES BRIEF_DOCS "test and targets, one entry per test"
                 FULL_DOCS "labkit_test_needs appends \"<test> <target>...\"; labkit_write_suite reads them.")
@@ -33,7 +34,7 @@ function(labkit_write_suite)
     string(REPLACE " " ";" words "${line}")
     list(POP_FRONT words test test_labels)
     string(REPLACE ";" " " targets "${words}")
-    string(APPEND text "${test} ${targets}\n")
+    string(APPEND text "${test} ${test_labels} ${targets}\n")
     string(REPLACE "," ";" test_labels "${test_labels}")
     foreach(label IN LISTS test_labels)
       list(APPEND labels ${label})
