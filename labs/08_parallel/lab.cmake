@@ -2,18 +2,23 @@
 # labs/CMakeLists.txt).
 #
 # Given code, compiled once for all the lab's programs:
-#  - given.c: lab 04's serial loop, the clocks, OpenBLAS's threads;
+#  - given.c: the serial loop (your lab 04's step 3), the clocks, OpenBLAS's
+#    threads;
 #  - products.c (and products.cu in a build with CUDA): step 3's products,
 #    by a kernel of their own, on a simulated GPU and on a real one;
-#  - replica.c: lab 05's MLP as one replica, and the epoch loop of
-#    data-parallel training; with lab 05's data.c and idx.c, so that the
-#    synthetic digits are lab 05's very images.
+#  - replica.c: lab 05's MLP (labs/common/) as one replica, and the epoch
+#    loop of data-parallel training, on lab 05's very digits.
+# The lab runs your own earlier work (LAB_USES): lab 04's i-k-j loop as its
+# serial loop, lab 05's backward pass of a layer in every replica. So your
+# programs link your labs/04_matmul and labs/05_training_loop code, and the
+# solution's link the solutions'.
 if(NOT LABKIT_HAVE_OPENMP)
   set(LAB_UNAVAILABLE "it needs OpenMP (gcc has it; with clang: apt-get install libomp-dev), then configure again")
   return()
 endif()
-list(APPEND LAB_SOURCES ${dir}/given.c ${dir}/products.c ${dir}/replica.c ${dir}/../05_training_loop/data.c
-     ${dir}/../05_training_loop/idx.c)
+list(APPEND LAB_SOURCES ${dir}/given.c ${dir}/products.c ${dir}/replica.c)
+list(APPEND LAB_SHARED lab_common lab_common_backward)
+list(APPEND LAB_USES 04 05)
 if(LABKIT_HAVE_CUDA)
   list(APPEND LAB_SOURCES ${dir}/products.cu)
   set_source_files_properties(${dir}/products.c PROPERTIES COMPILE_DEFINITIONS PRODUCTS_WITH_CUDA=1)
