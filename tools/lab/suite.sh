@@ -9,15 +9,15 @@ selected_tests() {
 }
 
 # The targets the selected tests ("$@": ctest's selection arguments) need:
-# `suite` for the whole suite; else the label targets (suite-unit, ...) when
-# the selection is whole labels; else the tests' own programs, when there are
-# few; else the label targets of the labels they come from. From
-# suite-targets.txt, "<test> <labels> <target>...", which CMake writes.
+# the label targets (suite-unit, ...) when the selection is whole labels (the
+# whole suite: every label but lab, so not the student's own checks); else
+# the tests' own programs, when there are few; else the label targets of the
+# labels they come from. From suite-targets.txt, "<test> <labels>
+# <target>...", which CMake writes; without it, `suite` (every test's).
 suite_targets() {
-  local file=build/$PRESET/suite-targets.txt all chosen
-  all=$(selected_tests)
+  local file=build/$PRESET/suite-targets.txt chosen
+  if [[ ! -f $file ]]; then echo suite; return; fi
   chosen=$(selected_tests "$@")
-  if [[ ! -f $file || $chosen == "$all" ]]; then echo suite; return; fi
   [[ -n $chosen ]] || return 0
   awk -v chosen="$chosen" '
     BEGIN { n = split(chosen, names, "\n"); for (i = 1; i <= n; i++) wanted[names[i]] = 1 }
