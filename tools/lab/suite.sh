@@ -67,8 +67,10 @@ build_progress() {
   while sleep 20; do
     log=$(find "build/$preset" -maxdepth 1 -name 'lab-build*.log' -newer "$since" 2>/dev/null | head -n1)
     [[ -n $log ]] || continue
-    steps=$(grep -c -E 'Building|Linking|wrong version' "$log" || true)
-    say "building: $steps compile, link and patch steps done, $((SECONDS - start)) s in"
+    # Ninja numbers its steps ("[12/345] Building ..."); make does not.
+    steps=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n1 | tr -d '[]' | sed 's|/| of |')
+    [[ -n $steps ]] || steps=$(grep -c -E 'Building|Linking|wrong version' "$log" || true)
+    say "building: $steps steps done, $((SECONDS - start)) s in"
   done
 }
 
