@@ -85,7 +85,7 @@ cmd_test() {
         usage_error "test: $arg cannot be combined with the preset's own exclusion of the label lab (ctest excludes only what matches every -LE); choose labels with -L, e.g. ./lab test -L unit, or exclude tests by name with -E" ;;
     esac
   done
-  configure "$PRESET"
+  configure_only "$PRESET"
   mapfile -t targets < <(suite_targets "$@")
   if ((${#targets[@]} == 0)); then
     ctest --preset "$PRESET" --no-tests=error "$@" || rc=$?
