@@ -128,7 +128,7 @@ status __wrap_replica_forward_backward(replica *r, const float *images, const in
     if (refuse("replica_forward_backward"))
         return fail(STATUS_OUT_OF_MEMORY,
                     "replica_forward_backward: %s has no memory left for the slice (the check refused it)",
-                    r ? device_name(r->dev) : "the device");
+                    r ? device_name(r->net.dev) : "the device");
     if (watch.devices && watch.passes > 0) watch.waits_between += watched_syncs() - watch.syncs_then;
     const status s = __real_replica_forward_backward(r, images, labels, rows);
     if (watch.devices) watch.passes++, watch.syncs_then = watched_syncs();
