@@ -198,7 +198,8 @@ static void check_layer(device d)
     check_that(
         s != STATUS_OK && left == ready,
         "a layer whose product fails returns the failure, and leaves no tensor behind",
-        "W [3, 3] times x [2, 1] on %s: %s (want op_matmul's refusal); %zu bytes in use before, %zu after",
+        "W [3, 3] times x [2, 1] on %s: %s (want a failure: op_matmul refuses these shapes); %zu bytes in "
+        "use before, %zu after (want the same)",
         device_name(d), status_name(s), ready, left);
     tensor_free(tw), tensor_free(tx), tensor_free(ty), tensor_free(short_x);
 }
