@@ -5,3 +5,8 @@
 # nothing of lab 05 but their headers).
 list(APPEND LAB_SOURCES ${dir}/measure.c ${dir}/mixed_mlp.c ${dir}/../05_training_loop/data.c
      ${dir}/../05_training_loop/idx.c)
+
+# The check sees whether lab_float_to_bf16 calls the library's answer: every
+# call of the library's conversions goes through a counting wrapper in check.c.
+set(LAB_CHECK_LINK_OPTIONS -Wl,--wrap=float_to_bf16 -Wl,--wrap=float_to_f16 -Wl,--wrap=float_to_tf32
+                           -Wl,--wrap=tensor_convert)
