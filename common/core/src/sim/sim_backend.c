@@ -392,7 +392,7 @@ static status sim_run(int index, const op_call *op)
 static status sim_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)
 {
     item it = { .kind = ITEM_KERNEL, .kernel = fn };
-    memcpy(it.args, args, args_size);
+    if (args_size > 0) memcpy(it.args, args, args_size); /* args may be NULL when there are none */
     return enqueue(index, &it);
 }
 
