@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# kit.grade: ./lab grade on a small class made here, from this build's
+# checks (build/<preset>, $1): each submission gets the verdict it must get,
+# and the hostile ones harm nothing (the kit, the other submissions, the
+# machine). Skipped (77) where the sandbox cannot run (not root, no unshare).
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+KIT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PRESET=${BUILD##*/}
+[[ $BUILD == "$KIT/build/$PRESET" ]] || { echo "grade test: $BUILD is not a preset's build of $KIT"; exit 1; }
+if (($(id -u) != 0)) || ! unshare --mount --net --pid --fork true 2>/dev/null; then
+  echo "skipped: ./lab grade's sandbox needs root and unshare here"
+  exit 77
+fi
+LAB=04_matmul
+if [[ ! -f $KIT/solutions/$LAB/lab.c ]]; then
+  echo "skipped: the class is made from solutions/$LAB, which this copy does not have"
+  exit 77
+fi
+WORK=$BUILD/kit-grade
+rm -rf "$WORK"
+mkdir -p "$WORK/class" "$WORK/hostile"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# A student's folder with lab 04's files: the solution's (copied now: never
+# stored as a submission), a patched one, or lab.c given on stdin.
+student() { # class name [patch]
+  local dir=$WORK/$1/$2/labs/$LAB
+  mkdir -p "$dir"
+  cp "$KIT/solutions/$LAB/lab.c" "$KIT/solutions/$LAB/naive_kernel.cuh" "$dir/"
+  [[ -z ${3:-} ]] || (cd "$dir" && patch -s -p1 <"$3")
+}
+# Code run before the check's main, added to the solution's lab.c.
+before_main() { # class name code
+  student "$1" "$2"
+  cat >>"$WORK/$1/$2/labs/$LAB/lab.c" <<C
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+__attribute__((constructor)) static void before_main(void)
+{
+$3
+}
+C
+}
+
+student class correct
+student class wrong "$KIT/solutions/$LAB/wrong/gflops-without-2.patch"
+(cd "$WORK/class" && tar czf wrong-archive.tar.gz -C wrong labs && rm -r wrong)
+mkdir -p "$WORK/class/nofile/labs/$LAB" && echo "my notes" >"$WORK/class/nofile/labs/$LAB/notes.txt"
+student class nocompile && echo "this is not C;" >>"$WORK/class/nocompile/labs/$LAB/lab.c"
+# The deleter aims at the kit, its solutions, and the other submissions (as
+# handed in, as copied for their build, their logs).
+targets=("$KIT/labs/$LAB/check.c" "$KIT/common/core/include/labkit/tensor.h" "$KIT/solutions/$LAB/lab.c"
+  "$BUILD/labs/CMakeFiles/lab_check_04.dir/$LAB/check.c.o" "$WORK/class/correct/labs/$LAB/lab.c"
+  "$BUILD/kit-grade/out/submissions/correct/labs/$LAB/lab.c" "$BUILD/kit-grade/out/logs/correct/$LAB/cpu.log"
+  "$BUILD/kit-grade/out/work/correct-$LAB/labs/$LAB/lab.c")
+code=""
+for t in "${targets[@]}"; do
+  code+="    if (unlink(\"$t\") == 0) printf(\"deleter: deleted $t\\n\");
+    else printf(\"deleter: could not delete $t: %s\\n\", strerror(errno));
+"
+done
+before_main class deleter "$code
+    FILE *f = fopen(\"$KIT/solutions/$LAB/lab.c\", \"r\");
+    printf(\"reader: %s\\n\", f ? \"read the solution\" : strerror(errno));
+    if (f) fclose(f);"
+# A check.c of its own (ignored), and a main() of its own in lab.c (refused).
+student class replacer
+echo 'int main(void) { return 0; }' >"$WORK/class/replacer/labs/$LAB/check.c"
+printf '%s\n' 'int main(void);' 'int main(void) { return 0; }' >>"$WORK/class/replacer/labs/$LAB/lab.c"
+mkdir -p "$WORK/class/includer/labs/$LAB"
+echo "#include \"$KIT/solutions/$LAB/lab.c\"" >"$WORK/class/includer/labs/$LAB/lab.c"
+
+# The infinite loop and the fork bomb, with short limits.
+before_main hostile loop "    volatile unsigned long n = 0;
+    for (;;) n++;"
+# Each process forks until the cap stops it, says so once, and waits.
+before_main hostile forkbomb "    for (;;)
+        if (fork() < 0) {
+            printf(\"fork bomb: capped: %s\\n\", strerror(errno));
+            fflush(stdout);
+            for (;;) pause();
+        }"
+
+fingerprint() { # what must stay as it was
+  (cd "$KIT" && find labs common solutions tools -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum
+  find "$WORK/class" -type f -print0 | sort -z | xargs -0 sha1sum | sha1sum
+  sha1sum "$BUILD/labs/CMakeFiles/lab_check_04.dir/$LAB/check.c.o" "$BUILD/labs/$LAB/check04"
+}
+before=$(fingerprint)
+
+cd "$KIT"
+export LABKIT_PRESET=$PRESET
+./lab grade "$WORK/class" --labs 04 --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 ||
+  { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
+./lab grade "$WORK/hostile" --labs 04 --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
+  >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
+cat "$WORK/class.out" "$WORK/hostile.out"
+
+# The verdict of each: "student<TAB>lab<TAB>verdict" in verdicts.tsv.
+expect() { # out student pattern
+  local got
+  got=$(awk -F'\t' -v s="$2" '$1 == s { print $3 }' "$WORK/$1/verdicts.tsv")
+  if [[ $got =~ $3 ]]; then echo "ok    $2: $got" | cut -c1-160; else fail "$2's verdict is '$got', not /$3/"; fi
+}
+expect out correct '^done$'
+expect out wrong-archive "FAIL.*04\\.gflop-s-counts-2-m-n-k-operations-per-product"
+expect out nofile '^missing: handed in: labs/04_matmul/notes.txt'
+expect out nocompile '^build-failed: .*lab.c:[0-9]+.*error'
+expect out replacer "^build-failed: .*defines what the kit defines \\(main\\)"
+expect out includer '^build-failed: .*No such file'
+expect out deleter '^done$'
+expect out-hostile loop '^not yet: timeout on cpu'
+expect out-hostile forkbomb '^not yet: timeout on cpu'
+# The claims' rows: an ID each, the wrong one's claim FAIL, in CSV, JSON and JUnit.
+grep -q '^"wrong-archive","04_matmul","cpu","04.gflop-s-counts-2-m-n-k-operations-per-product[^"]*","FAIL"' "$WORK/out/grades.csv" ||
+  fail "grades.csv has no FAIL row of the wrong submission's claim"
+grep -q '"student": "correct", "lab": "04_matmul", "device": "cpu", "claim_id": "04.run", "verdict": "pass"' \
+  "$WORK/out/grades.json" || fail "grades.json has no passing run of the correct submission"
+grep -q '<testsuite name="wrong-archive.04_matmul" tests="[0-9]*" failures="2">' "$WORK/out/grades.xml" ||
+  fail "grades.xml does not count the wrong submission's two failures (its claim and its run)"
+grep -q 'replacer: 1 other files ignored.*labs/04_matmul/check.c' "$WORK/class.out" ||
+  fail "the replacer's check.c is not said to be ignored"
+# What the hostile ones tried, and that it failed.
+n=$(grep -c '^deleter: could not delete ' "$WORK/out/logs/deleter/$LAB/cpu.log" || true)
+((n == ${#targets[@]})) || fail "the deleter deleted something: $(grep '^deleter' "$WORK/out/logs/deleter/$LAB/cpu.log")"
+grep -q '^reader: No such file or directory' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
+  fail "the deleter read the solution: $(grep '^reader' "$WORK/out/logs/deleter/$LAB/cpu.log")"
+grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
+  fail "the fork bomb was not capped by the process limit"
+# Nothing harmed: the kit, the class, and no process of the slots left.
+[[ $(fingerprint) == "$before" ]] || fail "a file of the kit or of the class changed"
+if ps -e -o uid= | awk '$1 >= 2000000000 && $1 < 2000001000' | grep -q .; then
+  fail "processes of the grading slots are left: $(ps -e -o uid=,pid=,comm= | awk '$1 >= 2000000000' | head -n 3)"
+fi
+((fails == 0)) || { echo "$fails checks failed"; exit 1; }
+echo "kit.grade: every verdict as expected, nothing harmed"
