@@ -70,7 +70,8 @@ grade_student_name() {
 }
 
 # Unpacks or copies submission $1 into $2 (its labs/ folder), keeping only
-# regular files (never a link); says in $2.ignored what else it held.
+# the student's files (GRADE_FILES: labs/NN_name/lab.c ...), and only regular
+# files (never a link); says in $2.ignored what else it held.
 grade_unpack() {
   local src=$1 dest=$2 tmp top
   tmp=$dest.unpack
@@ -96,15 +97,13 @@ grade_unpack() {
     local dirs=("$tmp"/*/)
     ((${#dirs[@]} == 1)) && [[ -d ${dirs[0]}labs ]] && top=${dirs[0]%/}
   fi
-  local lab file kept=()
-  for lab in $(labs_present); do
-    while read -r file; do
-      if [[ -f $top/labs/$lab/$file && ! -L $top/labs/$lab/$file ]]; then
-        mkdir -p "$dest/labs/$lab"
-        cp "$top/labs/$lab/$file" "$dest/labs/$lab/$file"
-        kept+=("labs/$lab/$file")
-      fi
-    done < <(grade_student_files "$lab")
+  local file kept=()
+  for file in "${GRADE_FILES[@]}"; do
+    if [[ -f $top/$file && ! -L $top/$file ]]; then
+      mkdir -p "$dest/${file%/*}"
+      cp "$top/$file" "$dest/$file"
+      kept+=("$file")
+    fi
   done
   (cd "$top" && find . \( -type f -o -type l \) -printf '%P\n' | sort) |
     grep -v -x -F -f <(printf '%s\n' "${kept[@]}" "") >"$dest.ignored" || true
@@ -259,16 +258,14 @@ grade_sandbox() {
       ln -s "$(readlink "/$d")" "$new/$d"
     elif [[ -d /$d ]]; then
       mkdir "$new/$d"
-      mount --rbind "/$d" "$new/$d"
-      [[ $d == dev || $d == sys ]] || mount -o remount,bind,ro "$new/$d"
+      if [[ $d == dev || $d == sys ]]; then mount --rbind "/$d" "$new/$d"; else mount --rbind -o ro "/$d" "$new/$d"; fi
     fi
   done
   mkdir -p "$new/proc" "$new/tmp" "$new$ROOT"
   mount -t proc proc "$new/proc"
   mount -t tmpfs -o size=256m,mode=1777 grade-tmp "$new/tmp"
   [[ -d $new/dev/shm ]] && mount -t tmpfs -o size=64m,mode=1777 grade-shm "$new/dev/shm"
-  mount --bind "$img" "$new$ROOT"
-  mount -o remount,bind,ro "$new$ROOT"
+  mount --bind -o ro "$img" "$new$ROOT"
   mount --bind "$work" "$new$ROOT/.submission"
   # The student's files in place of the kit's skeleton, where the compiler looks.
   while read -r file; do
@@ -291,7 +288,6 @@ grade_sandbox() {
   as_student "$build_timeout" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
     sh "$ROOT/.grade/$nn/build.sh" 2>&1 | head -c 262144 >"$results/build.log"
   rc=${PIPESTATUS[0]}
-  sweep
   echo "$rc" >"$results/build.rc"
   ((rc == 0)) || return 0
   for run in "$@"; do
@@ -551,6 +547,10 @@ cmd_grade() {
   mkdir -p "$out/sandbox-root" "$out/submissions" "$out/logs" "$out/work"
   grade_make_image "$out/kit" "${labs[@]}"
   # The submissions: one folder or archive each.
+  GRADE_FILES=()
+  for lab in $(labs_present); do
+    while read -r n; do GRADE_FILES+=("labs/$lab/$n"); done < <(grade_student_files "$lab")
+  done
   local entry student students=() ignored
   for entry in "$submissions"/*; do
     [[ -d $entry || $entry == *.tar.gz || $entry == *.tgz || $entry == *.zip ]] || continue

@@ -37,6 +37,7 @@ before_main() { # class name code
   cat >>"$WORK/$1/$2/labs/$LAB/lab.c" <<C
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 __attribute__((constructor)) static void before_main(void)
@@ -57,20 +58,33 @@ targets=("$KIT/labs/$LAB/check.c" "$KIT/common/core/include/labkit/tensor.h" "$K
   "$BUILD/labs/CMakeFiles/lab_check_04.dir/$LAB/check.c.o" "$WORK/class/correct/labs/$LAB/lab.c"
   "$BUILD/kit-grade/out/submissions/correct/labs/$LAB/lab.c" "$BUILD/kit-grade/out/logs/correct/$LAB/cpu.log"
   "$BUILD/kit-grade/out/work/correct-$LAB/labs/$LAB/lab.c")
-code=""
+# Outside the sandbox, with GRADE_TEST_DECOY=DIR, it aims at DIR/<the same
+# paths> instead, and stops: the control that proves it does delete and read
+# where nothing stops it (the sandbox's env -i never passes that variable).
+code="    const char *decoy = getenv(\"GRADE_TEST_DECOY\");
+    char path[4096];
+"
+code+="    snprintf(path, sizeof path, \"%s$KIT/solutions/$LAB/lab.c\", decoy ? decoy : \"\");
+    FILE *f = fopen(path, \"r\");
+    printf(\"reader: %s\\n\", f ? \"read the solution\" : strerror(errno));
+    if (f) fclose(f);
+"
 for t in "${targets[@]}"; do
-  code+="    if (unlink(\"$t\") == 0) printf(\"deleter: deleted $t\\n\");
-    else printf(\"deleter: could not delete $t: %s\\n\", strerror(errno));
+  code+="    snprintf(path, sizeof path, \"%s$t\", decoy ? decoy : \"\");
+    if (unlink(path) == 0) printf(\"deleter: deleted %s\\n\", path);
+    else printf(\"deleter: could not delete %s: %s\\n\", path, strerror(errno));
 "
 done
-before_main class deleter "$code
-    FILE *f = fopen(\"$KIT/solutions/$LAB/lab.c\", \"r\");
-    printf(\"reader: %s\\n\", f ? \"read the solution\" : strerror(errno));
-    if (f) fclose(f);"
-# A check.c of its own (ignored), and a main() of its own in lab.c (refused).
-student class replacer
-echo 'int main(void) { return 0; }' >"$WORK/class/replacer/labs/$LAB/check.c"
-printf '%s\n' 'int main(void);' 'int main(void) { return 0; }' >>"$WORK/class/replacer/labs/$LAB/lab.c"
+code+="    fflush(stdout);
+    if (decoy) _exit(0);"
+before_main class deleter "$code"
+# A lab.c that carries the kit's check library with check_that always true,
+# on the wrong version: refused at the link (the control below links it
+# anyway and sees the wrong version pass).
+student class forger "$KIT/solutions/$LAB/wrong/gflops-without-2.patch"
+sed '/^bool check_that(/,/^{/ s/^{/{\n    holds = true;/' "$KIT/common/harness/src/check.c" >>"$WORK/class/forger/labs/$LAB/lab.c"
+# And a check.c of its own, which is ignored.
+echo 'int main(void) { return 0; }' >"$WORK/class/forger/labs/$LAB/check.c"
 mkdir -p "$WORK/class/includer/labs/$LAB"
 echo "#include \"$KIT/solutions/$LAB/lab.c\"" >"$WORK/class/includer/labs/$LAB/lab.c"
 
@@ -110,9 +124,9 @@ expect out correct '^done$'
 expect out wrong-archive "FAIL.*04\\.gflop-s-counts-2-m-n-k-operations-per-product"
 expect out nofile '^missing: handed in: labs/04_matmul/notes.txt'
 expect out nocompile '^build-failed: .*lab.c:[0-9]+.*error'
-expect out replacer "^build-failed: .*defines what the kit defines \\(main\\)"
 expect out includer '^build-failed: .*No such file'
 expect out deleter '^done$'
+expect out forger "^build-failed: .*defines what the kit defines \\(check_"
 expect out-hostile loop '^not yet: timeout on cpu'
 expect out-hostile forkbomb '^not yet: timeout on cpu'
 # The claims' rows: an ID each, the wrong one's claim FAIL, in CSV, JSON and JUnit.
@@ -122,8 +136,8 @@ grep -q '"student": "correct", "lab": "04_matmul", "device": "cpu", "claim_id": 
   "$WORK/out/grades.json" || fail "grades.json has no passing run of the correct submission"
 grep -q '<testsuite name="wrong-archive.04_matmul" tests="[0-9]*" failures="2">' "$WORK/out/grades.xml" ||
   fail "grades.xml does not count the wrong submission's two failures (its claim and its run)"
-grep -q 'replacer: 1 other files ignored.*labs/04_matmul/check.c' "$WORK/class.out" ||
-  fail "the replacer's check.c is not said to be ignored"
+grep -q 'forger: 1 other files ignored.*labs/04_matmul/check.c' "$WORK/class.out" ||
+  fail "the forger's check.c is not said to be ignored"
 # What the hostile ones tried, and that it failed.
 n=$(grep -c '^deleter: could not delete ' "$WORK/out/logs/deleter/$LAB/cpu.log" || true)
 ((n == ${#targets[@]})) || fail "the deleter deleted something: $(grep '^deleter' "$WORK/out/logs/deleter/$LAB/cpu.log")"
@@ -131,6 +145,34 @@ grep -q '^reader: No such file or directory' "$WORK/out/logs/deleter/$LAB/cpu.lo
   fail "the deleter read the solution: $(grep '^reader' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
   fail "the fork bomb was not capped by the process limit"
+# The controls: outside the sandbox, the deleter deletes and reads (its
+# copy of the targets), and the forger, linked as the kit links a check,
+# passes although it is the wrong version.
+decoy=$WORK/decoy
+for t in "${targets[@]}" "$KIT/solutions/$LAB/lab.c"; do mkdir -p "$decoy${t%/*}" && echo x >"$decoy$t"; done
+GRADE_TEST_DECOY=$decoy "$WORK/out/work/deleter-$LAB/check04" --device cpu >"$WORK/decoy.out" 2>&1 || true
+n=$(grep -c '^deleter: deleted ' "$WORK/decoy.out" || true)
+((n == ${#targets[@]})) && grep -q '^reader: read the solution' "$WORK/decoy.out" ||
+  fail "the deleter's control did not delete and read its decoys: $(head -n 3 "$WORK/decoy.out")"
+ROOT=$KIT
+PRESET=$PRESET
+source "$KIT/tools/lab/grade.sh"
+{ read -r dir && read -r command; } < <(cd "$KIT" && grade_link_command check04 "build/$PRESET")
+read -ra tokens <<<"$command"
+link=() forged=("$WORK/out/work/forger-$LAB"/obj/*.o) seen=0 next=""
+for t in "${tokens[@]}"; do
+  if [[ $next == o ]]; then link+=("$WORK/forged-check04"); next=""; continue; fi
+  [[ $t == -o ]] && next=o
+  if [[ $t == *lab_code_04.dir/* ]]; then
+    ((seen++)) || link+=("${forged[@]}")
+    continue
+  fi
+  link+=("$t")
+done
+(cd "$dir" && "${link[@]}") >"$WORK/forged.out" 2>&1 && "$WORK/forged-check04" --device cpu >>"$WORK/forged.out" 2>&1 ||
+  true
+grep -q '^04_matmul on cpu: PASS' "$WORK/forged.out" ||
+  fail "the forger's control did not pass when linked without the symbol check: $(tail -n 3 "$WORK/forged.out")"
 # Nothing harmed: the kit, the class, and no process of the slots left.
 [[ $(fingerprint) == "$before" ]] || fail "a file of the kit or of the class changed"
 if ps -e -o uid= | awk '$1 >= 2000000000 && $1 < 2000001000' | grep -q .; then
