@@ -186,7 +186,7 @@ grade_make_image() {
         fi
         code_objects[$m]+=" $token"
         # The kit's skeleton of an earlier lab stands in where one is not handed in.
-        [[ $token == /* ]] || grade_image_copy "$dir/$token" "$img"
+        if [[ $token == /* ]]; then grade_image_copy "$token" "$img"; else grade_image_copy "$dir/$token" "$img"; fi
         continue
       fi
       if [[ $token == *.o || $token == *.a ]]; then
@@ -261,9 +261,10 @@ grade_sandbox() {
       if [[ $d == dev || $d == sys ]]; then mount --rbind "/$d" "$new/$d"; else mount --rbind -o ro "/$d" "$new/$d"; fi
     fi
   done
-  mkdir -p "$new/proc" "$new/tmp" "$new$ROOT"
+  mkdir -p "$new/proc" "$new/tmp"
   mount -t proc proc "$new/proc"
   mount -t tmpfs -o size=256m,mode=1777 grade-tmp "$new/tmp"
+  mkdir -p "$new$ROOT" # after /tmp's: a kit under /tmp is seen there
   [[ -d $new/dev/shm ]] && mount -t tmpfs -o size=64m,mode=1777 grade-shm "$new/dev/shm"
   mount --bind -o ro "$img" "$new$ROOT"
   mount --bind "$work" "$new$ROOT/.submission"
