@@ -71,41 +71,48 @@ grade_student_name() {
 
 # Unpacks or copies submission $1 into $2 (its labs/ folder), keeping only
 # the student's files (GRADE_FILES: labs/NN_name/lab.c ...), and only regular
-# files (never a link); says in $2.ignored what else it held.
+# files reached through folders, never through a link (labs/04_matmul ->
+# the kit's solutions/ would hand in the answer); says in $2.ignored what
+# else it held. An archive is unpacked by a user of its own (the slots' uid
+# base + 999999), with a limit of 64 MiB a file: it can write nowhere else.
 grade_unpack() {
-  local src=$1 dest=$2 tmp top
-  tmp=$dest.unpack
-  rm -rf "$tmp" "$dest"
-  mkdir -p "$tmp" "$dest"
+  local src=$1 dest=$2 tmp top unpacker=$((GRADE_UID_BASE + 999999)) files
+  # Where the unpacker can reach (the output folder is the instructor's alone).
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/labkit-grade-unpack.XXXXXX")
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  chown "$unpacker:$unpacker" "$tmp"
+  as_unpacker() { (ulimit -f 131072 && exec setpriv --reuid "$unpacker" --regid "$unpacker" --clear-groups -- "$@"); }
   case $src in
     *.tar.gz | *.tgz)
-      # A file size limit: an archive bomb stops at 64 MiB a file.
-      (ulimit -f 131072 && tar -xzf "$src" -C "$tmp" --no-same-owner --no-same-permissions) >"$dest.unpack-log" 2>&1 ||
-        echo "the archive could not be unpacked whole: $(head -n1 "$dest.unpack-log")" >"$dest.problem" ;;
+      as_unpacker tar -xzf - -C "$tmp" --no-same-owner --no-same-permissions <"$src" >"$dest.unpack-log" 2>&1 ||
+        echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem" ;;
     *.zip)
       if command -v unzip >/dev/null; then
-        (ulimit -f 131072 && unzip -qq -o "$src" -d "$tmp") >"$dest.unpack-log" 2>&1 ||
-          echo "the archive could not be unpacked whole: $(head -n1 "$dest.unpack-log")" >"$dest.problem"
+        cp "$src" "$tmp/.handin.zip" && chown "$unpacker" "$tmp/.handin.zip"
+        as_unpacker unzip -qq -o "$tmp/.handin.zip" -d "$tmp" >"$dest.unpack-log" 2>&1 ||
+          echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem"
+        rm -f "$tmp/.handin.zip"
       else
         echo "a .zip, and unzip is not installed here (apt-get install unzip)" >"$dest.problem"
       fi ;;
-    *) [[ -d $src ]] && cp -R --no-preserve=ownership,mode "$src/." "$tmp/" 2>/dev/null ;;
+    *) cp -R --no-preserve=ownership,mode "$src/." "$tmp/" 2>/dev/null || true ;;
   esac
-  # Handed in as labs/... or as one folder holding labs/.
-  top=$tmp
-  if [[ ! -d $tmp/labs ]]; then
-    local dirs=("$tmp"/*/)
-    ((${#dirs[@]} == 1)) && [[ -d ${dirs[0]}labs ]] && top=${dirs[0]%/}
-  fi
+  # Handed in as labs/... or in a folder holding labs/ (the shallowest; never
+  # a zip's __MACOSX/).
+  top=$(find "$tmp" -maxdepth 3 -type d -name labs ! -path '*/__MACOSX/*' -printf '%d %h\n' | sort -n | head -n1 | cut -d' ' -f2-)
+  [[ -n $top ]] || top=$tmp
+  # Regular files, found without following a link.
+  files=$(cd "$top" && find . -type f -printf '%P\n' | sort)
   local file kept=()
   for file in "${GRADE_FILES[@]}"; do
-    if [[ -f $top/$file && ! -L $top/$file ]]; then
+    if [[ $'\n'$files$'\n' == *$'\n'$file$'\n'* ]]; then
       mkdir -p "$dest/${file%/*}"
       cp "$top/$file" "$dest/$file"
       kept+=("$file")
     fi
   done
-  (cd "$top" && find . \( -type f -o -type l \) -printf '%P\n' | sort) |
+  (cd "$top" && find . ! -type d -printf '%P\n' | sort) |
     grep -v -x -F -f <(printf '%s\n' "${kept[@]}" "") >"$dest.ignored" || true
   rm -rf "$tmp"
 }

@@ -85,6 +85,8 @@ student class forger "$KIT/solutions/$LAB/wrong/gflops-without-2.patch"
 sed '/^bool check_that(/,/^{/ s/^{/{\n    holds = true;/' "$KIT/common/harness/src/check.c" >>"$WORK/class/forger/labs/$LAB/lab.c"
 # And a check.c of its own, which is ignored.
 echo 'int main(void) { return 0; }' >"$WORK/class/forger/labs/$LAB/check.c"
+# Lab 04's folder a link to the kit's solutions (it would hand in the answer).
+mkdir -p "$WORK/class/linker/labs" && ln -s "$KIT/solutions/$LAB" "$WORK/class/linker/labs/$LAB"
 mkdir -p "$WORK/class/includer/labs/$LAB"
 echo "#include \"$KIT/solutions/$LAB/lab.c\"" >"$WORK/class/includer/labs/$LAB/lab.c"
 
@@ -123,6 +125,7 @@ expect() { # out student pattern
 expect out correct '^done$'
 expect out wrong-archive "FAIL.*04\\.gflop-s-counts-2-m-n-k-operations-per-product"
 expect out nofile '^missing: handed in: labs/04_matmul/notes.txt'
+expect out linker '^missing: handed in: labs/04_matmul$'
 expect out nocompile '^build-failed: .*lab.c:[0-9]+.*error'
 expect out includer '^build-failed: .*No such file'
 expect out deleter '^done$'
