@@ -42,12 +42,12 @@ grade_kib() {
 }
 
 # The isolation this machine allows: "namespaces" (root, unshare works: the
-# sandbox above), else "limits" (time, memory and process limits only; said).
+# sandbox above), else "none", and ./lab grade then runs no submission.
 grade_isolation() {
   if (($(id -u) == 0)) && unshare --mount --net --pid --fork true 2>/dev/null && command -v setpriv >/dev/null; then
     echo namespaces
   else
-    echo limits
+    echo none
   fi
 }
 
@@ -242,6 +242,7 @@ grade_make_image() {
       echo
     } >"$script"
     chmod +x "$script"
+    for m in "${uses[@]}"; do (cd labs && echo "$m"_*); done >"$img/.grade/$nn/labs"
     unset code_objects
     cp "$build/labs/$lab/check-environments" "$img/.grade/$nn/" 2>/dev/null || : >"$img/.grade/$nn/check-environments"
   done
@@ -260,15 +261,15 @@ grade_sandbox() {
   local nn=${lab%%_*} new=$img/../sandbox-root d file rel run label device settings rc
   mount --make-rprivate /
   mount -t tmpfs -o size=64m,mode=755 grade-root "$new"
+  local links=() dirs=()
   for d in usr etc dev sys bin sbin lib lib32 lib64 libx32 opt; do
-    if [[ -L /$d ]]; then
-      ln -s "$(readlink "/$d")" "$new/$d"
-    elif [[ -d /$d ]]; then
-      mkdir "$new/$d"
-      if [[ $d == dev || $d == sys ]]; then mount --rbind "/$d" "$new/$d"; else mount --rbind -o ro "/$d" "$new/$d"; fi
-    fi
+    if [[ -L /$d ]]; then links+=("/$d"); elif [[ -d /$d ]]; then dirs+=("$d"); fi
   done
-  mkdir -p "$new/proc" "$new/tmp"
+  ((${#links[@]} == 0)) || cp -P "${links[@]}" "$new/" # /bin -> usr/bin, as it is
+  mkdir -p "${dirs[@]/#/$new/}" "$new/proc" "$new/tmp"
+  for d in "${dirs[@]}"; do
+    if [[ $d == dev || $d == sys ]]; then mount --rbind "/$d" "$new/$d"; else mount --rbind -o ro "/$d" "$new/$d"; fi
+  done
   mount -t proc proc "$new/proc"
   mount -t tmpfs -o size=256m,mode=1777 grade-tmp "$new/tmp"
   mkdir -p "$new$ROOT" # after /tmp's: a kit under /tmp is seen there
@@ -276,11 +277,11 @@ grade_sandbox() {
   mount --bind -o ro "$img" "$new$ROOT"
   mount --bind "$work" "$new$ROOT/.submission"
   # The student's files in place of the kit's skeleton, where the compiler looks.
-  while read -r file; do
+  for file in "$work"/labs/*/*; do
     rel=${file#"$work"/}
-    [[ -f $new$ROOT/$rel ]] || continue
+    [[ -f $file && -f $new$ROOT/$rel ]] || continue
     mount --bind "$file" "$new$ROOT/$rel"
-  done < <(find "$work/labs" -type f)
+  done
   as_student() { # the step's command as the slot's user, with the limits
     local limit=$1
     shift
@@ -298,6 +299,10 @@ grade_sandbox() {
   rc=${PIPESTATUS[0]}
   echo "$rc" >"$results/build.rc"
   ((rc == 0)) || return 0
+  # The checks write no file: from here on the submission's folder is read-only
+  # too, and its only places to write are the private /tmp (256 MiB) and
+  # /dev/shm (64 MiB), in memory: it cannot fill a disk.
+  mount -o remount,bind,ro "$new$ROOT/.submission"
   for run in "$@"; do
     IFS='|' read -r label device settings <<<"$run"
     # The suite's settings; one OpenBLAS thread a check: -j N checks share the cores.
@@ -319,17 +324,17 @@ grade_sandbox() {
 # One submission's lab $3 (student $2) in slot $4: a fresh work folder with its
 # files, the sandbox, the results in $1/logs/<student>/<lab>/.
 grade_job() {
-  local out=$1 student=$2 lab=$3 slot=$4 runs=("${@:5}") work results uid m mlab start=$EPOCHREALTIME
+  local out=$1 student=$2 lab=$3 slot=$4 runs=("${@:5}") work results uid mlab start=${EPOCHREALTIME/[,.]/} end
   uid=$((GRADE_UID_BASE + slot))
   work=$out/work/$student-$lab
   results=$out/logs/$student/$lab
   rm -rf "$work" "$results"
   mkdir -p "$work/labs" "$results"
   # The lab and the earlier labs its programs link (LAB_USES), where handed in.
-  for m in $(grep -oE 'objects_[0-9]{2}=' "$out/kit/.grade/${lab%%_*}/build.sh" | grep -oE '[0-9]{2}' | sort -u); do
-    mlab=$(cd labs && echo "$m"_*)
-    [[ -d $out/submissions/$student/labs/$mlab ]] && cp -R "$out/submissions/$student/labs/$mlab" "$work/labs/"
-  done
+  # (Few programs started per job: on a loaded VM each costs 10-20 ms of CPU.)
+  while read -r mlab; do
+    if [[ -d $out/submissions/$student/labs/$mlab ]]; then cp -R "$out/submissions/$student/labs/$mlab" "$work/labs/"; fi
+  done <"$out/kit/.grade/${lab%%_*}/labs"
   chown -R "$uid:$uid" "$work"
   chmod 700 "$work"
   timeout -s KILL $((GRADE_BUILD_TIMEOUT + ${#runs[@]} * (GRADE_TIMEOUT + 5) + 60)) \
@@ -338,7 +343,9 @@ grade_job() {
     "$GRADE_PROCS" "$GRADE_BUILD_TIMEOUT" "$GRADE_TIMEOUT" "$lab" "${runs[@]}" >"$results/sandbox.log" 2>&1 || true
   # Nothing of it stays writable by the next submission in this slot.
   chown -R 0:0 "$work" 2>/dev/null || true
-  echo "$EPOCHREALTIME - $start" | sed 's/,/./g' | awk '{ printf "%.2f\n", $1 - $3 }' >"$results/seconds"
+  grade_table_part "$out" "$student" "$lab" "${runs[@]}"
+  end=${EPOCHREALTIME/[,.]/}
+  printf '%d.%02d\n' $(((end - start) / 1000000)) $(((end - start) / 10000 % 100)) >"$results/seconds"
 }
 
 # The claim of a line "  ok    <claim> (<figures>)" or "  FAIL  <claim>: <figures>",
@@ -399,8 +406,9 @@ grade_rows() {
         head -n 5 | paste -sd' ' - || true)"
     return
   fi
-  if [[ $(cat "$results/build.rc" 2>/dev/null) != 0 ]]; then
-    rc=$(cat "$results/build.rc" 2>/dev/null || echo "?")
+  rc="?"
+  [[ ! -f $results/build.rc ]] || read -r rc <"$results/build.rc"
+  if [[ $rc != 0 ]]; then
     if [[ $rc == 124 || $rc == 137 ]]; then
       reason="the build ran past ${GRADE_BUILD_TIMEOUT} s"
     else
@@ -415,7 +423,8 @@ grade_rows() {
   for run in "$@"; do
     IFS='|' read -r label device _ <<<"$run"
     local log=$results/${label/:/}.log
-    rc=$(cat "$results/${label/:/}.rc" 2>/dev/null || echo 137)
+    rc=137
+    [[ ! -f $results/${label/:/}.rc ]] || read -r rc <"$results/${label/:/}.rc"
     outcome=$(check_outcome "$rc" "$log")
     [[ $rc == 137 ]] && outcome=timeout # killed: the time limit's second signal
     awk -v student="$student" -v lab="$lab" -v nn="$nn" -v device="$label" "$GRADE_ROWS_AWK" "$log"
@@ -430,6 +439,16 @@ grade_rows() {
     reason=$(printf '%s' "$reason" | tr '\t\n' '  ')
     printf '%s\t%s\t%s\t%s.run\t%s\t%s\t%s\n' "$student" "$lab" "$label" "$nn" "${outcome// /-}" "the check's run" "$reason"
   done
+}
+
+# The rows of a submission's lab and its verdict, in its logs' folder
+# (rows.tsv, verdict.tsv): made by each job, in parallel.
+grade_table_part() {
+  local results=$1/logs/$2/$3
+  mkdir -p "$results"
+  grade_rows "$@" >"$results/rows.tsv"
+  printf '%s\t%s\t%s\n' "$2" "$3" "$(grade_lab_verdict "$results/rows.tsv" "$2" "$3" "$GRADE_GPU_ASKED")" \
+    >"$results/verdict.tsv"
 }
 
 # Outputs from the rows ($1, TSV): grades.csv, grades.json, grades.xml (JUnit:
@@ -585,7 +604,9 @@ cmd_grade() {
   ((${#work_list[@]} > 0)) || die "grade: no submission has a file of the labs graded (${labs[*]})"
   say "grade: ${#students[@]} submissions, ${#work_list[@]} labs to check on ${devices[*]}, $jobs at once" \
     "(sandbox: namespaces, a uid per slot; limits per check: ${GRADE_TIMEOUT} s, $memory, $GRADE_PROCS processes)"
-  local start=$EPOCHREALTIME cpu_before item pid slot free=() runs done_count=0
+  local start=$EPOCHREALTIME cpu_before item pid slot free=() runs
+  GRADE_GPU_ASKED=""
+  [[ " ${devices[*]}" != *" sim:"* && " ${devices[*]}" != *" cuda:"* ]] || GRADE_GPU_ASKED=1
   declare -A slot_of=()
   times >"$out/.times"
   cpu_before=$(grade_cpu_seconds "$out/.times")
@@ -598,7 +619,6 @@ cmd_grade() {
       [[ -n $pid && -n ${slot_of[$pid]:-} ]] || continue
       free+=("${slot_of[$pid]}")
       unset "slot_of[$pid]"
-      done_count=$((done_count + 1))
     done
     slot=${free[0]}
     free=("${free[@]:1}")
@@ -607,6 +627,7 @@ cmd_grade() {
       grade_job "$out" "$student" "$lab" "$slot" "${runs[@]}" &
       slot_of[$!]=$slot
     else
+      grade_table_part "$out" "$student" "$lab" "${runs[@]}"
       free+=("$slot")
     fi
   done
@@ -616,18 +637,10 @@ cmd_grade() {
   times >"$out/.times"
   cpu=$(awk -v a="$cpu_before" -v b="$(grade_cpu_seconds "$out/.times")" 'BEGIN { printf "%.1f", b - a }')
   # The table.
-  local rows=$out/grades.tsv verdicts=$out/verdicts.tsv gpu_asked=""
-  [[ " ${devices[*]}" != *" sim:"* && " ${devices[*]}" != *" cuda:"* ]] || gpu_asked=1
-  : >"$rows"
-  : >"$verdicts"
-  for item in "${work_list[@]}"; do
-    read -r student lab <<<"$item"
-    mapfile -t runs < <(grade_runs "$out" "$lab" "${devices[@]}")
-    grade_rows "$out" "$student" "$lab" "${runs[@]}" >>"$out/rows.part"
-    printf '%s\t%s\t%s\n' "$student" "$lab" "$(grade_lab_verdict "$out/rows.part" "$student" "$lab" "$gpu_asked")" >>"$verdicts"
-    cat "$out/rows.part" >>"$rows"
-    rm -f "$out/rows.part"
-  done
+  local rows=$out/grades.tsv verdicts=$out/verdicts.tsv parts=()
+  for item in "${work_list[@]}"; do parts+=("$out/logs/${item/ //}"); done
+  cat "${parts[@]/%//rows.tsv}" >"$rows"
+  cat "${parts[@]/%//verdict.tsv}" >"$verdicts"
   grade_write_outputs "$rows" "$out"
   grade_print "$rows" "$verdicts" | tee "$out/grades.txt"
   echo
