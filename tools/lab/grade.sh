@@ -497,7 +497,7 @@ grade_print() {
         l = labs[i]; printf "%s: %d of %d done\n", l, done[l], total[l]
         m = 0; for (key in fails) { split(key, p, "\t"); if (p[1] == l) { cand[++m] = key } }
         for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (fails[cand[b]] > fails[cand[a]] || (fails[cand[b]] == fails[cand[a]] && cand[b] < cand[a])) { t = cand[a]; cand[a] = cand[b]; cand[b] = t }
-        for (a = 1; a <= m && a <= 5; a++) { split(cand[a], p, "\t"); printf "  %3d students: %s\n", fails[cand[a]], p[2] }
+        for (a = 1; a <= m && a <= 5; a++) { split(cand[a], p, "\t"); k = fails[cand[a]]; printf "  %3d student%s: %s\n", k, (k == 1 ? " " : "s"), p[2] }
         delete cand
       }
     }' "$rows"
@@ -533,6 +533,10 @@ cmd_grade() {
   submissions=$(abspath_from_caller "$submissions")
   [[ -d $submissions ]] || die "grade: $submissions is not a folder (one folder or archive per student inside)"
   if [[ -n $out ]]; then out=$(abspath_from_caller "$out"); else out=$ROOT/build/grade; fi
+  # Replace an earlier grading's output; refuse to touch anything else.
+  if [[ -e $out && ! -f $out/.labkit-grade ]] && [[ ! -d $out || -n $(ls -A "$out") ]]; then
+    die "grade: $out exists and is not an earlier ./lab grade's output; remove it or choose another --out."
+  fi
   if [[ $(grade_isolation) != namespaces ]]; then
     die "grade: a submission runs only in the sandbox, which needs root and unshare (mount, network and PID" \
       "namespaces) here; this machine allows neither. Run ./lab grade as root (sudo ./lab grade ..., or in a" \
@@ -571,6 +575,7 @@ cmd_grade() {
   labs=("${built[@]}")
   mkdir -p "$out"
   chmod 700 "$out"
+  : >"$out/.labkit-grade"
   rm -rf "$out/kit" "$out/work" "$out/logs" "$out/submissions"
   mkdir -p "$out/sandbox-root" "$out/submissions" "$out/logs" "$out/work"
   grade_make_image "$out/kit" "${labs[@]}"

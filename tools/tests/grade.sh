@@ -110,6 +110,12 @@ before=$(fingerprint)
 
 cd "$KIT"
 export LABKIT_PRESET=$PRESET
+# An --out that holds something else is refused, and left as it was.
+mkdir -p "$WORK/precious" && echo keep >"$WORK/precious/notes"
+if ./lab grade "$WORK/class" --out "$WORK/precious" >"$WORK/precious.out" 2>&1 ||
+  ! grep -q 'is not an earlier ./lab grade' "$WORK/precious.out" || [[ $(ls -A "$WORK/precious") != notes ]]; then
+  fail "./lab grade --out on a folder of something else: $(cat "$WORK/precious.out")"
+fi
 ./lab grade "$WORK/class" --labs 04 --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 ||
   { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
 ./lab grade "$WORK/hostile" --labs 04 --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
