@@ -76,20 +76,20 @@ grade_student_name() {
 # else it held. An archive is unpacked by a user of its own (the slots' uid
 # base + 999999), with a limit of 64 MiB a file: it can write nowhere else.
 grade_unpack() {
-  local src=$1 dest=$2 tmp top unpacker=$((GRADE_UID_BASE + 999999)) files
+  local src=$1 dest=$2 tmp top unpacker=$((GRADE_UID_BASE + 999999)) found
   # Where the unpacker can reach (the output folder is the instructor's alone).
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/labkit-grade-unpack.XXXXXX")
   rm -rf "$dest"
   mkdir -p "$dest"
-  chown "$unpacker:$unpacker" "$tmp"
   as_unpacker() { (ulimit -f 131072 && exec setpriv --reuid "$unpacker" --regid "$unpacker" --clear-groups -- "$@"); }
   case $src in
     *.tar.gz | *.tgz)
+      chown "$unpacker:$unpacker" "$tmp"
       as_unpacker tar -xzf - -C "$tmp" --no-same-owner --no-same-permissions <"$src" >"$dest.unpack-log" 2>&1 ||
         echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem" ;;
     *.zip)
       if command -v unzip >/dev/null; then
-        cp "$src" "$tmp/.handin.zip" && chown "$unpacker" "$tmp/.handin.zip"
+        cp "$src" "$tmp/.handin.zip" && chown "$unpacker:$unpacker" "$tmp" "$tmp/.handin.zip"
         as_unpacker unzip -qq -o "$tmp/.handin.zip" -d "$tmp" >"$dest.unpack-log" 2>&1 ||
           echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem"
         rm -f "$tmp/.handin.zip"
@@ -100,20 +100,26 @@ grade_unpack() {
   esac
   # Handed in as labs/... or in a folder holding labs/ (the shallowest; never
   # a zip's __MACOSX/).
-  top=$(find "$tmp" -maxdepth 3 -type d -name labs ! -path '*/__MACOSX/*' -printf '%d %h\n' | sort -n | head -n1 | cut -d' ' -f2-)
-  [[ -n $top ]] || top=$tmp
-  # Regular files, found without following a link.
-  files=$(cd "$top" && find . -type f -printf '%P\n' | sort)
-  local file kept=()
+  top=$tmp
+  if [[ ! -d $tmp/labs || -L $tmp/labs ]]; then
+    top=$(find "$tmp" -maxdepth 3 -type d -name labs ! -path '*/__MACOSX/*' -printf '%d %h\n' | sort -n | head -n1 | cut -d' ' -f2-)
+    [[ -n $top ]] || top=$tmp
+  fi
+  # Every file but folders, "<type> <path>", found without following a link:
+  # only regular files ("f") can be the student's.
+  found=$'\n'$(cd "$top" && find . ! -type d -printf '%y %P\n')$'\n'
+  local file line kept=() ignored=()
   for file in "${GRADE_FILES[@]}"; do
-    if [[ $'\n'$files$'\n' == *$'\n'$file$'\n'* ]]; then
+    if [[ $found == *$'\n'"f $file"$'\n'* ]]; then
       mkdir -p "$dest/${file%/*}"
       cp "$top/$file" "$dest/$file"
       kept+=("$file")
     fi
   done
-  (cd "$top" && find . ! -type d -printf '%P\n' | sort) |
-    grep -v -x -F -f <(printf '%s\n' "${kept[@]}" "") >"$dest.ignored" || true
+  while IFS= read -r line; do
+    [[ -n $line && " ${kept[*]} " != *" ${line#? } "* ]] && ignored+=("${line#? }")
+  done <<<"$found"
+  if ((${#ignored[@]} > 0)); then printf '%s\n' "${ignored[@]}" | sort >"$dest.ignored"; else : >"$dest.ignored"; fi
   rm -rf "$tmp"
 }
 
