@@ -37,10 +37,13 @@ student() { # class name [patch]
 before_main() { # class name code
   student "$1" "$2"
   cat >>"$WORK/$1/$2/labs/$LAB/lab.c" <<C
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 __attribute__((constructor)) static void before_main(void)
 {
@@ -79,6 +82,15 @@ for t in "${targets[@]}"; do
     else printf(\"deleter: could not delete %s: %s\\n\", path, strerror(errno));
 "
 done
+# And the network: the loopback's discard port (refused where there is a
+# network; unreachable in the sandbox's namespace, whose loopback is down).
+code+="    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9)};
+    inet_pton(AF_INET, \"127.0.0.1\", &to.sin_addr);
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&to, sizeof to) < 0) printf(\"network: %s\\n\", strerror(errno));
+    else printf(\"network: connected\\n\");
+    if (s >= 0) close(s);
+"
 code+="    fflush(stdout);
     if (decoy) _exit(0);"
 before_main class deleter "$code"
@@ -163,6 +175,8 @@ n=$(grep -c '^deleter: could not delete ' "$WORK/out/logs/deleter/$LAB/cpu.log" 
 ((n == ${#targets[@]})) || fail "the deleter deleted something: $(grep '^deleter' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q '^reader: No such file or directory' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
   fail "the deleter read the solution: $(grep '^reader' "$WORK/out/logs/deleter/$LAB/cpu.log")"
+grep -q '^network: Network is unreachable' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
+  fail "the deleter reached the network: $(grep '^network' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
   fail "the fork bomb was not capped by the process limit"
 # The controls: outside the sandbox, the deleter deletes and reads (its
@@ -172,8 +186,9 @@ decoy=$WORK/decoy
 for t in "${targets[@]}" "$KIT/solutions/$LAB/lab.c"; do mkdir -p "$decoy${t%/*}" && echo x >"$decoy$t"; done
 GRADE_TEST_DECOY=$decoy "$WORK/out/work/deleter-$LAB/check$NN" --device cpu >"$WORK/decoy.out" 2>&1 || true
 n=$(grep -c '^deleter: deleted ' "$WORK/decoy.out" || true)
-((n == ${#targets[@]})) && grep -q '^reader: read the solution' "$WORK/decoy.out" ||
-  fail "the deleter's control did not delete and read its decoys: $(head -n 3 "$WORK/decoy.out")"
+((n == ${#targets[@]})) && grep -q '^reader: read the solution' "$WORK/decoy.out" &&
+  grep -q -E '^network: (Connection refused|connected)' "$WORK/decoy.out" ||
+  fail "the deleter's control did not delete and read its decoys, or reach the loopback: $(head -n 3 "$WORK/decoy.out")"
 ROOT=$KIT
 PRESET=$PRESET
 source "$KIT/tools/lab/grade.sh"
