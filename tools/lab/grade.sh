@@ -520,10 +520,21 @@ grade_print() {
     }' "$rows"
 }
 
+# A bad command line: what was wrong, then grade's usage; exit 2.
+grade_usage_error() {
+  warn "$*"
+  grade_usage >&2
+  exit 2
+}
+
 cmd_grade() {
   local submissions="" labs_arg="" devices_arg="" jobs=$JOBS out="" memory=4G
   GRADE_TIMEOUT=300 GRADE_BUILD_TIMEOUT=120 GRADE_PROCS=256
   while (($# > 0)); do
+    case $1 in
+      --labs | --devices | -j | --out | --timeout | --build-timeout | --memory | --processes)
+        [[ -n ${2:-} ]] || grade_usage_error "grade: $1 needs a value" ;;
+    esac
     case $1 in
       --labs) labs_arg=${2:-}; shift ;;
       --devices) devices_arg=${2:-}; shift ;;
@@ -535,18 +546,18 @@ cmd_grade() {
       --memory) memory=${2:-}; shift ;;
       --processes) GRADE_PROCS=${2:-}; shift ;;
       -h | --help) grade_usage; return 0 ;;
-      -*) grade_usage >&2; usage_error "grade: unknown option '$1'" ;;
-      *) [[ -z $submissions ]] || usage_error "grade: one folder of submissions ('$submissions' and '$1')"
+      -*) grade_usage_error "grade: unknown option '$1'" ;;
+      *) [[ -z $submissions ]] || grade_usage_error "grade: one folder of submissions ('$submissions' and '$1')"
         submissions=$1 ;;
     esac
     shift
   done
-  [[ -n $submissions ]] || { grade_usage >&2; usage_error "grade: which folder of submissions?"; }
+  [[ -n $submissions ]] || grade_usage_error "grade: which folder of submissions?"
   local n
   for n in "$jobs" "$GRADE_TIMEOUT" "$GRADE_BUILD_TIMEOUT" "$GRADE_PROCS"; do
-    [[ $n =~ ^[1-9][0-9]*$ ]] || usage_error "grade: '$n' is not a whole number above 0 (-j, --timeout, --build-timeout, --processes)"
+    [[ $n =~ ^[1-9][0-9]*$ ]] || grade_usage_error "grade: '$n' is not a whole number above 0 (-j, --timeout, --build-timeout, --processes)"
   done
-  GRADE_KIB=$(grade_kib "$memory") || usage_error "grade: --memory '$memory' is not a size (bytes, or a number with K, M or G: 4G)"
+  GRADE_KIB=$(grade_kib "$memory") || grade_usage_error "grade: --memory '$memory' is not a size (bytes, or a number with K, M or G: 4G)"
   submissions=$(abspath_from_caller "$submissions")
   [[ -d $submissions ]] || die "grade: $submissions is not a folder (one folder or archive per student inside)"
   if [[ -n $out ]]; then out=$(abspath_from_caller "$out"); else out=$ROOT/build/grade; fi
@@ -571,7 +582,7 @@ cmd_grade() {
   fi
   if [[ -n $devices_arg ]]; then
     for n in ${devices_arg//,/ }; do
-      [[ $n =~ ^(cpu|sim:[0-7]|cuda:[0-9])$ ]] || usage_error "grade: '$n' is not a device (cpu, sim:0, cuda:0)"
+      [[ $n =~ ^(cpu|sim:[0-7]|cuda:[0-9])$ ]] || grade_usage_error "grade: '$n' is not a device (cpu, sim:0, cuda:0)"
       devices+=("$n")
     done
   else
