@@ -1,0 +1,724 @@
+# grade.sh: ./lab grade, a class's submissions checked by the kit's own checks
+# (sourced by ./lab; run by itself, it is the sandbox's inner part).
+#
+# The kit is built once (build/<preset>, the checks of the labs graded), then
+# copied into an image that holds only what a submission's build needs: labs/
+# and common/ (sources and headers, no solutions/), the prebuilt objects and
+# libraries the checks link, and one build script per lab. Each submission's
+# lab.c (and its kernels) is compiled and linked against those objects in a
+# sandbox that sees the image in place of the kit, its own folder, and the
+# system's /usr, /etc, /dev and /sys, nothing else: a mount, network and PID
+# namespace (unshare), a chroot, a user id of its own per slot (so that a
+# process limit caps a fork bomb), a time and a memory limit per step.
+
+GRADE_UID_BASE=2000000000 # uids of the slots: no account has them
+
+grade_usage() {
+  cat <<'EOF'
+usage: ./lab grade SUBMISSIONS [--labs 01,04] [--devices cpu,sim:0] [-j N] [--out DIR]
+                   [--timeout S] [--build-timeout S] [--memory SIZE] [--processes N]
+  SUBMISSIONS  a folder with one folder or archive (.tar.gz, .tgz, .zip) per student,
+               holding labs/NN_name/lab.c and the lab's kernel files (README, "Grading a class")
+  --labs       the labs to grade (default: every lab a submission has a file for)
+  --devices    default: cpu,sim:0, and cuda:0 where there is an NVIDIA GPU
+  -j N         checks at once (default: the cores here)
+  --out DIR    where the grades go (default: build/grade): grades.csv, grades.json,
+               grades.xml (JUnit), grades.txt, and each check's log under logs/
+  --timeout S  seconds per check run (default 300); --build-timeout S: per build (120)
+  --memory     address space per process (default 4G); --processes: per slot (256)
+EOF
+}
+
+# A size with K, M or G in KiB, for ulimit -v.
+grade_kib() {
+  [[ $1 =~ ^([0-9]+)([KMG]?)$ ]] || return 1
+  local n=${BASH_REMATCH[1]}
+  case ${BASH_REMATCH[2]} in
+    K) echo "$n" ;;
+    M) echo $((n * 1024)) ;;
+    G) echo $((n * 1024 * 1024)) ;;
+    *) echo $((n / 1024)) ;;
+  esac
+}
+
+# The isolation this machine allows: "namespaces" (root, unshare works: the
+# sandbox above), else "none", and ./lab grade then runs no submission.
+grade_isolation() {
+  if (($(id -u) == 0)) && unshare --mount --net --pid --fork true 2>/dev/null && command -v setpriv >/dev/null; then
+    echo namespaces
+  else
+    echo none
+  fi
+}
+
+# The student's files of lab $1: lab.c and the kernels its README's table of
+# files calls **yours** ("| `naive_kernel.cuh` | **yours**: ...").
+grade_student_files() {
+  echo lab.c
+  grep -oE '^\| `[A-Za-z0-9_.-]+\.cuh` \| \*\*yours\*\*' "labs/$1/README.md" 2>/dev/null | cut -d'`' -f2 || true
+}
+
+# A student's name from a submission's file name: letters, digits, . _ - only.
+grade_student_name() {
+  local name=${1##*/}
+  name=${name%.tar.gz}
+  name=${name%.tgz}
+  name=${name%.zip}
+  name=${name//[^A-Za-z0-9._-]/_}
+  [[ $name == .* ]] && name=_${name#.}
+  echo "$name"
+}
+
+# Unpacks or copies submission $1 into $2 (its labs/ folder), keeping only
+# the student's files (GRADE_FILES: labs/NN_name/lab.c ...), and only regular
+# files reached through folders, never through a link (labs/04_matmul ->
+# the kit's solutions/ would hand in the answer); says in $2.ignored what
+# else it held. An archive is unpacked by a user of its own (the slots' uid
+# base + 999999), with a limit of 64 MiB a file: it can write nowhere else.
+grade_unpack() {
+  local src=$1 dest=$2 tmp top unpacker=$((GRADE_UID_BASE + 999999)) found
+  # Where the unpacker can reach (the output folder is the instructor's alone).
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/labkit-grade-unpack.XXXXXX")
+  rm -rf "$dest"
+  mkdir -p "$dest"
+  as_unpacker() { (ulimit -f 131072 && exec setpriv --reuid "$unpacker" --regid "$unpacker" --clear-groups -- "$@"); }
+  case $src in
+    *.tar.gz | *.tgz)
+      chown "$unpacker:$unpacker" "$tmp"
+      as_unpacker tar -xzf - -C "$tmp" --no-same-owner --no-same-permissions <"$src" >"$dest.unpack-log" 2>&1 ||
+        echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem" ;;
+    *.zip)
+      if command -v unzip >/dev/null; then
+        cp "$src" "$tmp/.handin.zip" && chown "$unpacker:$unpacker" "$tmp" "$tmp/.handin.zip"
+        as_unpacker unzip -qq -o "$tmp/.handin.zip" -d "$tmp" >"$dest.unpack-log" 2>&1 ||
+          echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem"
+        rm -f "$tmp/.handin.zip"
+      else
+        echo "a .zip, and unzip is not installed here (apt-get install unzip)" >"$dest.problem"
+      fi ;;
+    *) cp -R --no-preserve=ownership,mode "$src/." "$tmp/" 2>/dev/null || true ;;
+  esac
+  # Handed in as labs/... or in a folder holding labs/ (the shallowest; never
+  # a zip's __MACOSX/).
+  top=$tmp
+  if [[ ! -d $tmp/labs || -L $tmp/labs ]]; then
+    top=$(find "$tmp" -maxdepth 3 -type d -name labs ! -path '*/__MACOSX/*' -printf '%d %h\n' | sort -n | head -n1 | cut -d' ' -f2-)
+    [[ -n $top ]] || top=$tmp
+  fi
+  # Every file but folders, "<type> <path>", found without following a link:
+  # only regular files ("f") can be the student's.
+  found=$'\n'$(cd "$top" && find . ! -type d -printf '%y %P\n')$'\n'
+  local file line kept=() ignored=()
+  for file in "${GRADE_FILES[@]}"; do
+    if [[ $found == *$'\n'"f $file"$'\n'* ]]; then
+      mkdir -p "$dest/${file%/*}"
+      cp "$top/$file" "$dest/$file"
+      kept+=("$file")
+    fi
+  done
+  while IFS= read -r line; do
+    [[ -n $line && " ${kept[*]} " != *" ${line#? } "* ]] && ignored+=("${line#? }")
+  done <<<"$found"
+  if ((${#ignored[@]} > 0)); then printf '%s\n' "${ignored[@]}" | sort >"$dest.ignored"; else : >"$dest.ignored"; fi
+  rm -rf "$tmp"
+}
+
+# ---- the image: what a submission's build and check may see of the kit --------
+
+# The link command of target $1 in build directory $2, and the directory it runs
+# in, as two lines (Makefiles: link.txt; Ninja: its commands).
+grade_link_command() {
+  local target=$1 build=$2 file=$2/labs/CMakeFiles/$1.dir/link.txt
+  if [[ -f $file ]]; then
+    echo "$ROOT/$build/labs"
+    head -n1 "$file"
+  elif [[ -f $build/build.ninja ]]; then
+    echo "$ROOT/$build"
+    ninja -C "$build" -t commands "$target" | tail -n1 | sed -e 's/^: && //' -e 's/ && :$//'
+  else
+    return 1
+  fi
+}
+
+# The compile commands of lab $1's code (lab_code_$1: lab.c and the kernel
+# sources) from compile_commands.json, "directory<TAB>command" a line, the
+# command as the shell reads it (JSON's escapes undone).
+grade_compile_commands() {
+  awk -v want="lab_code_$1.dir/" '
+    /^ *"directory": / { dir = $0; sub(/^ *"directory": "/, "", dir); sub(/",?$/, "", dir) }
+    /^ *"command": / && index($0, want) {
+      cmd = $0; sub(/^ *"command": "/, "", cmd); sub(/",?$/, "", cmd)
+      out = ""
+      while ((i = index(cmd, "\\")) > 0) { out = out substr(cmd, 1, i - 1) substr(cmd, i + 1, 1); cmd = substr(cmd, i + 2) }
+      print dir "\t" out cmd
+    }' "$2/compile_commands.json"
+}
+
+# Copies file $1 (a path under the kit) into the image $2, at the same place.
+grade_image_copy() {
+  local path=$1 rel
+  rel=${path#"$ROOT"/}
+  [[ $rel != /* ]] || return 0 # outside the kit: a system library
+  mkdir -p "$2/${rel%/*}"
+  cp -p "$ROOT/$rel" "$2/$rel"
+}
+
+# Makes the image $1 for the labs given, from build/$PRESET; writes
+# $1/.grade/NN/build.sh, the build of a submission's lab NN.
+grade_make_image() {
+  local img=$1 build=build/$PRESET lab nn dir cmd token next tokens
+  shift
+  rm -rf "$img"
+  mkdir -p "$img/.submission" "$img/.grade"
+  # labs/ and common/ as last committed: an instructor's lab.c finished in
+  # place would otherwise be readable by every submission. What differs is said
+  # (the checks, and the skeletons an earlier lab falls back on, are built from it).
+  local edited
+  if [[ $(git rev-parse --show-toplevel 2>/dev/null) == "$ROOT" ]] && git rev-parse -q --verify HEAD >/dev/null; then
+    git archive --format=tar HEAD labs common | tar -x -C "$img"
+    edited=$(git diff --name-only HEAD -- labs common | paste -sd' ' -)
+    [[ -z $edited ]] || warn "grade: these files differ from the last commit, and the checks are built from them" \
+      "(the image of the kit holds the committed ones; commit or restore them): $edited"
+  else
+    cp -R labs common "$img/"
+  fi
+  for lab in "$@"; do
+    nn=${lab%%_*}
+    mkdir -p "$img/.grade/$nn"
+    { read -r dir && read -r cmd; } < <(grade_link_command "check$nn" "$build") ||
+      die "grade: no link command of check$nn in $build (configure it again: rm -rf $build)"
+    read -ra tokens <<<"$cmd"
+    local script=$img/.grade/$nn/build.sh link=() uses=() kit_objects=() m
+    declare -A code_objects=()
+    next=""
+    for token in "${tokens[@]}"; do
+      if [[ $next == o ]]; then
+        link+=("\$S/check$nn")
+        next=""
+        continue
+      fi
+      if [[ $token == -o ]]; then
+        link+=(-o)
+        next=o
+        continue
+      fi
+      if [[ $token =~ CMakeFiles/lab_code_([0-9][0-9])\.dir/ ]]; then
+        m=${BASH_REMATCH[1]}
+        if [[ " ${uses[*]} " != *" $m "* ]]; then
+          uses+=("$m")
+          link+=("\$objects_$m")
+        fi
+        code_objects[$m]+=" $token"
+        # The kit's skeleton of an earlier lab stands in where one is not handed in.
+        if [[ $token == /* ]]; then grade_image_copy "$token" "$img"; else grade_image_copy "$dir/$token" "$img"; fi
+        continue
+      fi
+      if [[ $token == *.o || $token == *.a ]]; then
+        [[ $token == /* ]] || token=$dir/$token
+        grade_image_copy "$token" "$img"
+        kit_objects+=("$token")
+      fi
+      link+=("$token")
+    done
+    # What the kit defines: a submission may not define it again (a check.c's
+    # claim, the library's check_that): its build fails, said so.
+    nm -g --defined-only --format=posix "${kit_objects[@]}" 2>/dev/null | awk 'NF >= 3 && $2 ~ /[TDBRVWC]/ { print $1 }' |
+      sort -u >"$img/.grade/$nn/kit-symbols"
+    {
+      echo "#!/bin/sh"
+      echo "# The build of a submission's lab $nn, in the sandbox: \$S is its folder."
+      echo "S=$ROOT/.submission"
+      echo 'mkdir -p "$S/obj" || exit 1'
+      echo 'objects=""'
+      for m in "${uses[@]}"; do
+        local mlab
+        mlab=$(cd labs && echo "$m"_*)
+        echo "objects_$m=\"${code_objects[$m]# }\""
+        echo "if [ -f \"\$S/labs/$mlab/lab.c\" ]; then"
+        echo "  objects_$m=\"\""
+        local dirc command obj i=0
+        while IFS=$'\t' read -r dirc command; do
+          obj=$(sed -E 's/.* -o ([^ ]+).*/\1/' <<<"$command")
+          i=$((i + 1))
+          command=$(sed -E -e 's/ -MD / /; s/ -MT [^ ]+ / /; s/ -MF [^ ]+ / /' -e "s| -o [^ ]+| -o \"\$S/obj/$m-$i.o\"|" <<<"$command")
+          echo "  cd \"$dirc\" && $command || exit 1"
+          echo "  objects_$m=\"\$objects_$m \$S/obj/$m-$i.o\""
+          echo "  objects=\"\$objects \$S/obj/$m-$i.o\""
+          : "$obj"
+        done < <(grade_compile_commands "$m" "$build")
+        echo "fi"
+      done
+      echo "cd \"$dir\" || exit 1"
+      echo "# Every symbol the submission defines, not weakly, that the kit defines too (a weak"
+      echo "# one never wins over the kit's: nvcc's DW.ref.__gxx_personality_v0 is in both)."
+      echo "clash=\$(nm -g --defined-only --format=posix \$objects | awk 'NF >= 3 && \$2 ~ /^[TDBRCGS]\$/ { print \$1 }' | sort -u | comm -12 - \"$ROOT/.grade/$nn/kit-symbols\" | head -n 5 | tr '\\n' ' ')"
+      echo "if [ -n \"\$clash\" ]; then"
+      echo "  echo \"grade: your code defines what the kit defines (\${clash% }): a submission may not replace the kit's code; rename yours or make it static\""
+      echo "  exit 1"
+      echo "fi"
+      printf '%s ' "${link[@]}"
+      echo
+    } >"$script"
+    chmod +x "$script"
+    for m in "${uses[@]}"; do (cd labs && echo "$m"_*); done >"$img/.grade/$nn/labs"
+    unset code_objects
+    cp "$build/labs/$lab/check-environments" "$img/.grade/$nn/" 2>/dev/null || : >"$img/.grade/$nn/check-environments"
+  done
+  cp tools/lab/grade.sh "$img/.grade/"
+  chmod -R a+rX,go-w "$img"
+}
+
+# ---- the sandbox (grade.sh run by itself, as root, in new namespaces) ---------
+# grade.sh --sandbox IMG WORK RESULTS UID KIB PROCS BUILD_TIMEOUT TIMEOUT LAB RUN...
+# where each RUN is "label|device|VAR=value,...". Mounts a new root of its own,
+# builds the submission in WORK (lab.c and kernels in WORK/labs/), runs each
+# check, and writes every step's log and exit status to RESULTS.
+grade_sandbox() {
+  local img=$1 work=$2 results=$3 uid=$4 kib=$5 procs=$6 build_timeout=$7 timeout=$8 lab=$9
+  shift 9
+  local nn=${lab%%_*} new=$img/../sandbox-root d file rel run label device settings rc
+  mount --make-rprivate /
+  mount -t tmpfs -o size=64m,mode=755 grade-root "$new"
+  local links=() dirs=()
+  for d in usr etc dev sys bin sbin lib lib32 lib64 libx32 opt; do
+    if [[ -L /$d ]]; then links+=("/$d"); elif [[ -d /$d ]]; then dirs+=("$d"); fi
+  done
+  ((${#links[@]} == 0)) || cp -P "${links[@]}" "$new/" # /bin -> usr/bin, as it is
+  mkdir -p "${dirs[@]/#/$new/}" "$new/proc" "$new/tmp"
+  for d in "${dirs[@]}"; do
+    if [[ $d == dev || $d == sys ]]; then mount --rbind "/$d" "$new/$d"; else mount --rbind -o ro "/$d" "$new/$d"; fi
+  done
+  mount -t proc proc "$new/proc"
+  mount -t tmpfs -o size=256m,mode=1777 grade-tmp "$new/tmp"
+  mkdir -p "$new$ROOT" # after /tmp's: a kit under /tmp is seen there
+  [[ -d $new/dev/shm ]] && mount -t tmpfs -o size=64m,mode=1777 grade-shm "$new/dev/shm"
+  mount --bind -o ro "$img" "$new$ROOT"
+  mount --bind "$work" "$new$ROOT/.submission"
+  # The student's files in place of the kit's skeleton, where the compiler looks.
+  for file in "$work"/labs/*/*; do
+    rel=${file#"$work"/}
+    [[ -f $file && -f $new$ROOT/$rel ]] || continue
+    mount --bind "$file" "$new$ROOT/$rel"
+  done
+  as_student() { # the step's command as the slot's user, with the limits
+    local limit=$1
+    shift
+    (
+      ulimit -v "$kib" -u "$procs" -f 262144 -c 0
+      cd / && exec timeout -k 2 "$limit" chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups \
+        --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
+    )
+  }
+  # What a step leaves running (a daemon, a fork bomb) ends with it.
+  sweep() { chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups -- kill -9 -1 2>/dev/null || true; }
+  rc=0
+  as_student "$build_timeout" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
+    sh "$ROOT/.grade/$nn/build.sh" 2>&1 | head -c 262144 >"$results/build.log"
+  rc=${PIPESTATUS[0]}
+  echo "$rc" >"$results/build.rc"
+  ((rc == 0)) || return 0
+  # The checks write no file: from here on the submission's folder is read-only
+  # too, and its only places to write are the private /tmp (256 MiB) and
+  # /dev/shm (64 MiB), in memory: it cannot fill a disk.
+  mount -o remount,bind,ro "$new$ROOT/.submission"
+  for run in "$@"; do
+    IFS='|' read -r label device settings <<<"$run"
+    # The suite's settings; one OpenBLAS thread a check: -j N checks share the cores.
+    local environment=(LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=1G "OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}"
+      "OMP_THREAD_LIMIT=${OMP_THREAD_LIMIT:-8}") extra=()
+    [[ -z ${OPENBLAS_CORETYPE:-} ]] || environment+=("OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE")
+    [[ -z ${CUDA_VISIBLE_DEVICES:-} ]] || environment+=("CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES")
+    [[ -z $settings ]] || IFS=',' read -ra extra <<<"$settings"
+    as_student "$timeout" env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp "${environment[@]}" "${extra[@]}" \
+      "$ROOT/.submission/check$nn" --device "$device" </dev/null 2>&1 | head -c 262144 >"$results/${label/:/}.log"
+    rc=${PIPESTATUS[0]}
+    sweep
+    echo "$rc" >"$results/${label/:/}.rc"
+  done
+}
+
+# ---- the class: every submission, every lab, in parallel ------------------------
+
+# One submission's lab $3 (student $2) in slot $4: a fresh work folder with its
+# files, the sandbox, the results in $1/logs/<student>/<lab>/.
+grade_job() {
+  local out=$1 student=$2 lab=$3 slot=$4 runs=("${@:5}") work results uid mlab start=${EPOCHREALTIME/[,.]/} end
+  uid=$((GRADE_UID_BASE + slot))
+  work=$out/work/$student-$lab
+  results=$out/logs/$student/$lab
+  rm -rf "$work" "$results"
+  mkdir -p "$work/labs" "$results"
+  # The lab and the earlier labs its programs link (LAB_USES), where handed in.
+  # (Few programs started per job: on a loaded VM each costs 10-20 ms of CPU.)
+  while read -r mlab; do
+    if [[ -d $out/submissions/$student/labs/$mlab ]]; then cp -R "$out/submissions/$student/labs/$mlab" "$work/labs/"; fi
+  done <"$out/kit/.grade/${lab%%_*}/labs"
+  chown -R "$uid:$uid" "$work"
+  chmod 700 "$work"
+  timeout -s KILL $((GRADE_BUILD_TIMEOUT + ${#runs[@]} * (GRADE_TIMEOUT + 5) + 60)) \
+    unshare --mount --net --pid --fork --kill-child \
+    bash "$out/kit/.grade/grade.sh" --sandbox "$ROOT" "$out/kit" "$work" "$results" "$uid" "$GRADE_KIB" \
+    "$GRADE_PROCS" "$GRADE_BUILD_TIMEOUT" "$GRADE_TIMEOUT" "$lab" "${runs[@]}" >"$results/sandbox.log" 2>&1 || true
+  # Nothing of it stays writable by the next submission in this slot.
+  chown -R 0:0 "$work" 2>/dev/null || true
+  grade_table_part "$out" "$student" "$lab" "${runs[@]}"
+  end=${EPOCHREALTIME/[,.]/}
+  printf '%d.%02d\n' $(((end - start) / 1000000)) $(((end - start) / 10000 % 100)) >"$results/seconds"
+}
+
+# The claim of a line "  ok    <claim> (<figures>)" or "  FAIL  <claim>: <figures>",
+# and its ID: the lab's number and the claim's words, lower case, every run of
+# other characters a '-', cut after a word at most 64 characters. The figures are left out, so
+# the ID stays the same whatever a run measured, as long as the claim's text
+# in check.c does.
+GRADE_ROWS_AWK='
+  function slug(text) {
+    text = tolower(text); gsub(/[^a-z0-9]+/, "-", text); gsub(/^-|-$/, "", text)
+    if (length(text) > 64) { text = substr(text, 1, 65); sub(/-[^-]*$/, "", text) } # whole words
+    return text
+  }
+  function clean(text) { gsub(/[\t\r]/, " ", text); return text }
+  # The last parenthesised group that ends the line: the figures of an ok line.
+  function split_ok(line,    depth, i, c) {
+    if (substr(line, length(line), 1) != ")") { claim = line; figures = ""; return }
+    depth = 0
+    for (i = length(line); i > 0; i--) {
+      c = substr(line, i, 1)
+      if (c == ")") depth++
+      else if (c == "(" && --depth == 0) break
+    }
+    if (i <= 1) { claim = line; figures = ""; return }
+    claim = substr(line, 1, i - 1); sub(/ +$/, "", claim)
+    figures = substr(line, i + 1, length(line) - i - 1)
+  }
+  /^  ok    / { line = substr($0, 9); split_ok(line); emit("ok") ; next }
+  /^  FAIL  / {
+    line = substr($0, 9); at = index(line, ": ")
+    if (at) { claim = substr(line, 1, at - 1); figures = substr(line, at + 2) } else { claim = line; figures = "" }
+    emit("FAIL"); next
+  }
+  function emit(verdict,    id) {
+    id = nn "." slug(claim)
+    if (id in seen) id = id "-" (++seen[id]); else seen[id] = 1
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", student, lab, device, id, verdict, clean(claim), clean(figures)
+  }
+'
+
+# The first lines of a log, for a reason: "a | b | c".
+grade_reason() {
+  { grep -v -E '^[[:space:]]*$' "$1" 2>/dev/null || true; } | head -n "${2:-3}" | cut -c1-240 | tr '\t' ' ' |
+    paste -sd'|' - | sed 's/|/ | /g'
+}
+
+# The rows of one submission's lab: "student lab device id verdict claim
+# figures" (tab-separated): its claims on each run, and one row a run (id
+# NN.run) with the run's outcome; a missing file or a failed build is one
+# row (NN.missing, NN.build).
+grade_rows() {
+  local out=$1 student=$2 lab=$3 results=$1/logs/$2/$3 run label device rc outcome reason nn
+  nn=${lab%%_*}
+  shift 3
+  if [[ ! -f $out/submissions/$student/labs/$lab/lab.c ]]; then
+    printf '%s\t%s\t-\t%s.missing\tmissing\t%s\t%s\n' "$student" "$lab" "$nn" "labs/$lab/lab.c is missing" \
+      "handed in: $({ cd "$out/submissions/$student" && find labs -type f 2>/dev/null; cat "../$student.ignored"; } |
+        head -n 5 | paste -sd' ' - || true)"
+    return
+  fi
+  rc="?"
+  [[ ! -f $results/build.rc ]] || read -r rc <"$results/build.rc"
+  if [[ $rc != 0 ]]; then
+    if [[ $rc == 124 || $rc == 137 ]]; then
+      reason="the build ran past ${GRADE_BUILD_TIMEOUT} s"
+    else
+      reason=$(grep -m3 -E 'error|undefined reference|grade: ' "$results/build.log" | sed "s|$ROOT/||g" | cut -c1-240 |
+        paste -sd'|' - | sed 's/|/ | /g' || true)
+      [[ -n $reason ]] || reason=$(grade_reason "$results/build.log")
+      [[ -n $reason ]] || reason="the build stopped (exit status $rc): $(grade_reason "$results/sandbox.log")"
+    fi
+    printf '%s\t%s\t-\t%s.build\tbuild-failed\t%s\t%s\n' "$student" "$lab" "$nn" "it does not build" "$reason"
+    return
+  fi
+  for run in "$@"; do
+    IFS='|' read -r label device _ <<<"$run"
+    local log=$results/${label/:/}.log
+    rc=137
+    [[ ! -f $results/${label/:/}.rc ]] || read -r rc <"$results/${label/:/}.rc"
+    outcome=$(check_outcome "$rc" "$log")
+    [[ $rc == 137 ]] && outcome=timeout # killed: the time limit's second signal
+    awk -v student="$student" -v lab="$lab" -v nn="$nn" -v device="$label" "$GRADE_ROWS_AWK" "$log"
+    case $outcome in
+      pass) reason=$(grep -m1 -E ': PASS \(' "$log" | sed 's/.*: PASS/PASS/' || true) ;;
+      fail) reason=$(grep -m1 -E ': FAIL \(' "$log" | sed 's/.*: FAIL/FAIL/' || true)
+        [[ -n $reason ]] || reason=$(grade_reason "$log") ;;
+      timeout) reason="it ran past the limit of ${GRADE_TIMEOUT} s (an endless loop?); its last lines: $(tail -n 2 "$log" | cut -c1-200 | paste -sd'|' -)" ;;
+      crash) reason=$(grep -m1 '^crash: ' "$log" || true; grep -A1 -m1 '^where' "$log" | tail -n1 | sed 's/^ *//' || true) ;;
+      *) reason=$(grade_reason "$log") ;;
+    esac
+    reason=$(printf '%s' "$reason" | tr '\t\n' '  ')
+    printf '%s\t%s\t%s\t%s.run\t%s\t%s\t%s\n' "$student" "$lab" "$label" "$nn" "${outcome// /-}" "the check's run" "$reason"
+  done
+}
+
+# The rows of a submission's lab and its verdict, in its logs' folder
+# (rows.tsv, verdict.tsv): made by each job, in parallel.
+grade_table_part() {
+  local results=$1/logs/$2/$3
+  mkdir -p "$results"
+  grade_rows "$@" >"$results/rows.tsv"
+  printf '%s\t%s\t%s\n' "$2" "$3" "$(grade_lab_verdict "$results/rows.tsv" "$2" "$3" "$GRADE_GPU_ASKED")" \
+    >"$results/verdict.tsv"
+}
+
+# Outputs from the rows ($1, TSV): grades.csv, grades.json, grades.xml (JUnit:
+# a test suite per student and lab, a test case per device and claim).
+grade_write_outputs() {
+  local rows=$1 out=$2
+  awk -F'\t' 'BEGIN { print "student,lab,device,claim_id,verdict,claim,figures" }
+    function q(s) { gsub(/"/, "\"\"", s); return "\"" s "\"" }
+    { print q($1) "," q($2) "," q($3) "," q($4) "," q($5) "," q($6) "," q($7) }' "$rows" >"$out/grades.csv"
+  awk -F'\t' 'function j(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/[\001-\037]/, " ", s); return "\"" s "\"" }
+    BEGIN { printf "[" }
+    { printf "%s\n  {\"student\": %s, \"lab\": %s, \"device\": %s, \"claim_id\": %s, \"verdict\": %s, \"claim\": %s, \"figures\": %s}",
+        (NR > 1 ? "," : ""), j($1), j($2), j($3), j($4), j($5), j($6), j($7) }
+    END { print "\n]" }' "$rows" >"$out/grades.json"
+  awk -F'\t' 'function x(s) { gsub(/&/, "\\&amp;", s); gsub(/</, "\\&lt;", s); gsub(/>/, "\\&gt;", s); gsub(/"/, "\\&quot;", s)
+      gsub(/[\001-\010\013\014\016-\037]/, " ", s); return s }
+    { suite = $1 "." $2; if (!(suite in n)) order[++suites] = suite; k = ++n[suite]
+      tc[suite, k] = sprintf("    <testcase classname=\"%s\" name=\"%s %s\"", x(suite), x($3), x($4))
+      if ($5 == "ok" || $5 == "pass") body = "/>"
+      else if ($5 == "skipped") body = "><skipped message=\"" x($7) "\"/></testcase>"
+      else { body = "><failure type=\"" x($5) "\" message=\"" x($6 ": " $7) "\"/></testcase>"; fails[suite]++ }
+      tc[suite, k] = tc[suite, k] body }
+    END { print "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"; print "<testsuites name=\"labkit grade\">"
+      for (s = 1; s <= suites; s++) { suite = order[s]
+        printf "  <testsuite name=\"%s\" tests=\"%d\" failures=\"%d\">\n", x(suite), n[suite], fails[suite] + 0
+        for (k = 1; k <= n[suite]; k++) print tc[suite, k]
+        print "  </testsuite>" }
+      print "</testsuites>" }' "$rows" >"$out/grades.xml"
+}
+
+# The printed table: per student and lab, done or what failed first; then per
+# lab, how many are done and which claims fail most.
+grade_print() {
+  local rows=$1 verdicts=$2
+  printf '%-16s %-20s %s\n' student lab verdict
+  awk -F'\t' '{ printf "%-16s %-20s %s\n", $1, $2, $3 }' "$verdicts"
+  echo
+  awk -F'\t' -v verdicts="$verdicts" '
+    BEGIN { while ((getline line < verdicts) > 0) { split(line, f, "\t"); total[f[2]]++; if (f[3] ~ /^done/) done[f[2]]++ } }
+    $5 != "ok" && $5 != "pass" && $5 != "skipped" { key = $2 "\t" $4 " (" $5 ")"; if (!((key, $1) in who)) { who[key, $1] = 1; fails[key]++ } }
+    END {
+      for (l in total) labs[++n] = l
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (labs[j] < labs[i]) { t = labs[i]; labs[i] = labs[j]; labs[j] = t }
+      for (i = 1; i <= n; i++) {
+        l = labs[i]; printf "%s: %d of %d done\n", l, done[l], total[l]
+        m = 0; for (key in fails) { split(key, p, "\t"); if (p[1] == l) { cand[++m] = key } }
+        for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (fails[cand[b]] > fails[cand[a]] || (fails[cand[b]] == fails[cand[a]] && cand[b] < cand[a])) { t = cand[a]; cand[a] = cand[b]; cand[b] = t }
+        for (a = 1; a <= m && a <= 5; a++) { split(cand[a], p, "\t"); k = fails[cand[a]]; printf "  %3d student%s: %s\n", k, (k == 1 ? " " : "s"), p[2] }
+        delete cand
+      }
+    }' "$rows"
+}
+
+# A bad command line: what was wrong, then grade's usage; exit 2.
+grade_usage_error() {
+  warn "$*"
+  grade_usage >&2
+  exit 2
+}
+
+cmd_grade() {
+  local submissions="" labs_arg="" devices_arg="" jobs=$JOBS out="" memory=4G
+  GRADE_TIMEOUT=300 GRADE_BUILD_TIMEOUT=120 GRADE_PROCS=256
+  while (($# > 0)); do
+    case $1 in
+      --labs | --devices | -j | --out | --timeout | --build-timeout | --memory | --processes)
+        [[ -n ${2:-} ]] || grade_usage_error "grade: $1 needs a value" ;;
+    esac
+    case $1 in
+      --labs) labs_arg=${2:-}; shift ;;
+      --devices) devices_arg=${2:-}; shift ;;
+      -j) jobs=${2:-}; shift ;;
+      -j[0-9]*) jobs=${1#-j} ;;
+      --out) out=${2:-}; shift ;;
+      --timeout) GRADE_TIMEOUT=${2:-}; shift ;;
+      --build-timeout) GRADE_BUILD_TIMEOUT=${2:-}; shift ;;
+      --memory) memory=${2:-}; shift ;;
+      --processes) GRADE_PROCS=${2:-}; shift ;;
+      -h | --help) grade_usage; return 0 ;;
+      -*) grade_usage_error "grade: unknown option '$1'" ;;
+      *) [[ -z $submissions ]] || grade_usage_error "grade: one folder of submissions ('$submissions' and '$1')"
+        submissions=$1 ;;
+    esac
+    shift
+  done
+  [[ -n $submissions ]] || grade_usage_error "grade: which folder of submissions?"
+  local n
+  for n in "$jobs" "$GRADE_TIMEOUT" "$GRADE_BUILD_TIMEOUT" "$GRADE_PROCS"; do
+    [[ $n =~ ^[1-9][0-9]*$ ]] || grade_usage_error "grade: '$n' is not a whole number above 0 (-j, --timeout, --build-timeout, --processes)"
+  done
+  GRADE_KIB=$(grade_kib "$memory") || grade_usage_error "grade: --memory '$memory' is not a size (bytes, or a number with K, M or G: 4G)"
+  submissions=$(abspath_from_caller "$submissions")
+  [[ -d $submissions ]] || die "grade: $submissions is not a folder (one folder or archive per student inside)"
+  if [[ -n $out ]]; then out=$(abspath_from_caller "$out"); else out=$ROOT/build/grade; fi
+  # Replace an earlier grading's output; refuse to touch anything else.
+  if [[ -e $out && ! -f $out/.labkit-grade ]] && [[ ! -d $out || -n $(ls -A "$out") ]]; then
+    die "grade: $out exists and is not an earlier ./lab grade's output; remove it or choose another --out."
+  fi
+  if [[ $(grade_isolation) != namespaces ]]; then
+    die "grade: a submission runs only in the sandbox, which needs root and unshare (mount, network and PID" \
+      "namespaces) here; this machine allows neither. Run ./lab grade as root (sudo ./lab grade ..., or in a" \
+      "container or virtual machine of its own)."
+  fi
+  # The labs: those asked for, else every lab present.
+  local labs=() lab devices=()
+  if [[ -n $labs_arg ]]; then
+    for lab in ${labs_arg//,/ }; do
+      resolve_lab "$lab"
+      labs+=("$LAB")
+    done
+  else
+    mapfile -t labs < <(labs_present)
+  fi
+  if [[ -n $devices_arg ]]; then
+    for n in ${devices_arg//,/ }; do
+      [[ $n =~ ^(cpu|sim:[0-7]|cuda:[0-9])$ ]] || grade_usage_error "grade: '$n' is not a device (cpu, sim:0, cuda:0)"
+      devices+=("$n")
+    done
+  else
+    devices=(cpu sim:0)
+    (($(cuda_count "$PRESET") > 0)) && devices+=(cuda:0)
+  fi
+  local targets=()
+  for lab in "${labs[@]}"; do targets+=("check${lab%%_*}"); done
+  say "grade: building the kit's checks once (${targets[*]}) in build/$PRESET"
+  if ! try_build "$PRESET" "${targets[@]}"; then
+    show_failure "the kit's build" "$BUILD_LOG"
+    die "grade: the kit itself does not build: nothing can be graded"
+  fi
+  local built=()
+  for lab in "${labs[@]}"; do
+    if [[ -x build/$PRESET/labs/$lab/check${lab%%_*} ]]; then built+=("$lab"); else warn "grade: $lab is not built here: left out"; fi
+  done
+  labs=("${built[@]}")
+  mkdir -p "$out"
+  chmod 700 "$out"
+  : >"$out/.labkit-grade"
+  rm -rf "$out/kit" "$out/work" "$out/logs" "$out/submissions"
+  mkdir -p "$out/sandbox-root" "$out/submissions" "$out/logs" "$out/work"
+  grade_make_image "$out/kit" "${labs[@]}"
+  # The submissions: one folder or archive each.
+  GRADE_FILES=()
+  for lab in $(labs_present); do
+    while read -r n; do GRADE_FILES+=("labs/$lab/$n"); done < <(grade_student_files "$lab")
+  done
+  local entry student students=() ignored
+  for entry in "$submissions"/*; do
+    [[ -d $entry || $entry == *.tar.gz || $entry == *.tgz || $entry == *.zip ]] || continue
+    student=$(grade_student_name "$entry")
+    if [[ " ${students[*]} " == *" $student "* ]]; then
+      warn "grade: two submissions are named $student: only the first is graded"
+      continue
+    fi
+    students+=("$student")
+    grade_unpack "$entry" "$out/submissions/$student"
+    [[ ! -f $out/submissions/$student.problem ]] || warn "grade: $student: $(cat "$out/submissions/$student.problem")"
+    ignored=$(wc -l <"$out/submissions/$student.ignored")
+    ((ignored == 0)) || say "grade: $student: $ignored other files ignored (only lab.c and your kernels count):" \
+      "$(head -n 3 "$out/submissions/$student.ignored" | paste -sd' ' -)$( ((ignored > 3)) && echo ' ...')"
+  done
+  ((${#students[@]} > 0)) || die "grade: $submissions holds no submission (a folder, .tar.gz, .tgz or .zip per student)"
+  # The jobs: a student's labs, those asked for or those with a file handed in.
+  local work_list=()
+  for student in "${students[@]}"; do
+    for lab in "${labs[@]}"; do
+      if [[ -n $labs_arg || -d $out/submissions/$student/labs/$lab ]]; then work_list+=("$student $lab"); fi
+    done
+  done
+  ((${#work_list[@]} > 0)) || die "grade: no submission has a file of the labs graded (${labs[*]})"
+  say "grade: ${#students[@]} submissions, ${#work_list[@]} labs to check on ${devices[*]}, $jobs at once" \
+    "(sandbox: namespaces, a uid per slot; limits per check: ${GRADE_TIMEOUT} s, $memory, $GRADE_PROCS processes)"
+  local start=$EPOCHREALTIME cpu_before item pid slot free=() runs
+  GRADE_GPU_ASKED=""
+  [[ " ${devices[*]}" != *" sim:"* && " ${devices[*]}" != *" cuda:"* ]] || GRADE_GPU_ASKED=1
+  declare -A slot_of=()
+  times >"$out/.times"
+  cpu_before=$(grade_cpu_seconds "$out/.times")
+  for ((slot = 0; slot < jobs; slot++)); do free+=("$slot"); done
+  for item in "${work_list[@]}"; do
+    read -r student lab <<<"$item"
+    while ((${#free[@]} == 0)); do
+      pid=""
+      wait -n -p pid || true
+      [[ -n $pid && -n ${slot_of[$pid]:-} ]] || continue
+      free+=("${slot_of[$pid]}")
+      unset "slot_of[$pid]"
+    done
+    slot=${free[0]}
+    free=("${free[@]:1}")
+    mapfile -t runs < <(grade_runs "$out" "$lab" "${devices[@]}")
+    if [[ -f $out/submissions/$student/labs/$lab/lab.c ]]; then
+      grade_job "$out" "$student" "$lab" "$slot" "${runs[@]}" &
+      slot_of[$!]=$slot
+    else
+      grade_table_part "$out" "$student" "$lab" "${runs[@]}"
+      free+=("$slot")
+    fi
+  done
+  wait
+  local wall cpu
+  wall=$(awk -v a="${start/,/.}" -v b="${EPOCHREALTIME/,/.}" 'BEGIN { printf "%.1f", b - a }')
+  times >"$out/.times"
+  cpu=$(awk -v a="$cpu_before" -v b="$(grade_cpu_seconds "$out/.times")" 'BEGIN { printf "%.1f", b - a }')
+  # The table.
+  local rows=$out/grades.tsv verdicts=$out/verdicts.tsv parts=()
+  for item in "${work_list[@]}"; do parts+=("$out/logs/${item/ //}"); done
+  cat "${parts[@]/%//rows.tsv}" >"$rows"
+  cat "${parts[@]/%//verdict.tsv}" >"$verdicts"
+  grade_write_outputs "$rows" "$out"
+  grade_print "$rows" "$verdicts" | tee "$out/grades.txt"
+  echo
+  say "grade: ${#work_list[@]} labs checked in $wall s ($cpu CPU-seconds): $(awk -v w="$wall" -v c="$cpu" -v n="${#work_list[@]}" \
+    'BEGIN { printf "%.1f s and %.1f CPU-seconds a submission and lab", w / n, c / n }') at -j $jobs" | tee -a "$out/grades.txt"
+  say "grade: $out/grades.csv, grades.json, grades.xml (JUnit), grades.txt; each check's log in $out/logs/"
+}
+
+# The runs of lab $2's check: "label|device|settings" a line; the devices
+# asked for, then the CPU in each of the lab's other environments.
+grade_runs() {
+  local out=$1 lab=$2 device name settings
+  shift 2
+  for device in "$@"; do echo "$device|$device|"; done
+  while read -r name settings; do
+    [[ -n $name ]] && echo "cpu.$name|cpu|${settings// /,}"
+  done <"$out/kit/.grade/${lab%%_*}/check-environments"
+}
+
+# A lab's verdict from its rows ($1): "done" when every run passed, the cpu's
+# among them and a GPU's (where a GPU was among the devices, $4), else the
+# first thing that did not hold.
+grade_lab_verdict() {
+  awk -F'\t' -v s="$2" -v l="$3" -v gpu_asked="$4" '
+    $1 == s && $2 == l && $4 ~ /\.(missing|build)$/ { print $5 ": " $7; found = 1; exit }
+    $1 == s && $2 == l && $4 ~ /\.run$/ { runs++; if ($5 == "pass") { if ($3 == "cpu") cpu = 1; if ($3 ~ /^(sim|cuda):/) gpu = 1 }
+      else if ($5 != "skipped" && first == "") first = $5 " on " $3 ": " $7 }
+    $1 == s && $2 == l && $5 == "FAIL" && firstclaim == "" { firstclaim = $4 " on " $3 }
+    END { if (found) exit
+      if (first != "") print "not yet: " first (firstclaim != "" ? " (first failed claim: " firstclaim ")" : "")
+      else if (cpu && (gpu || !gpu_asked)) print "done"
+      else print "not yet: the cpu and a GPU must both pass (skipped or absent)" }' "$1" | cut -c1-300
+}
+
+# CPU-seconds of the finished children, from the output of times in file $1
+# (written by the shell itself: in a $(...) it would count the subshell's).
+grade_cpu_seconds() {
+  tail -n1 "$1" | awk '{ for (i = 1; i <= 2; i++) { split($i, t, "m"); sub(/s$/, "", t[2]); s += t[1] * 60 + t[2] } printf "%.2f", s }'
+}
+
+# Run by itself: the sandbox's inner part (grade_job starts it in new namespaces).
+if [[ ${BASH_SOURCE[0]} == "$0" && ${1:-} == --sandbox ]]; then
+  set -uo pipefail
+  ROOT=$2
+  shift 2
+  grade_sandbox "$@"
+fi

@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# kit.grade: ./lab grade on a small class made here, from this build's
+# checks (build/<preset>, $1): each submission gets the verdict it must get,
+# and the hostile ones harm nothing (the kit, the other submissions, the
+# machine). Skipped (77) where the sandbox cannot run (not root, no unshare).
+set -euo pipefail
+BUILD=$(cd "$1" && pwd)
+KIT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PRESET=${BUILD##*/}
+[[ $BUILD == "$KIT/build/$PRESET" ]] || { echo "grade test: $BUILD is not a preset's build of $KIT"; exit 1; }
+if (($(id -u) != 0)) || ! unshare --mount --net --pid --fork true 2>/dev/null; then
+  echo "skipped: ./lab grade's sandbox needs root and unshare here"
+  exit 77
+fi
+# Lab 02 for most (its check costs 0.1 CPU-second on the cpu, lab 04's 1.3),
+# lab 04 for the student's kernel file beside lab.c.
+LAB=02_copying NN=02 KLAB=04_matmul
+if [[ ! -f $KIT/solutions/$LAB/lab.c || ! -f $KIT/solutions/$KLAB/lab.c ]]; then
+  echo "skipped: the class is made from solutions/$LAB and solutions/$KLAB, which this copy does not have"
+  exit 77
+fi
+WORK=$BUILD/kit-grade
+rm -rf "$WORK"
+mkdir -p "$WORK/class" "$WORK/hostile"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# A student's folder with lab 02's files: the solution's (copied now: never
+# stored as a submission), or a patched one.
+student() { # class name [patch]
+  local dir=$WORK/$1/$2/labs/$LAB
+  mkdir -p "$dir"
+  cp "$KIT/solutions/$LAB/lab.c" "$dir/"
+  [[ -z ${3:-} ]] || (cd "$dir" && patch -s -p1 <"$3")
+}
+# Code run before the check's main, added to the solution's lab.c.
+before_main() { # class name code
+  student "$1" "$2"
+  cat >>"$WORK/$1/$2/labs/$LAB/lab.c" <<C
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+__attribute__((constructor)) static void before_main(void)
+{
+$3
+}
+C
+}
+
+student class correct
+mkdir -p "$WORK/class/kernels/labs/$KLAB"
+cp "$KIT/solutions/$KLAB/lab.c" "$KIT/solutions/$KLAB/naive_kernel.cuh" "$WORK/class/kernels/labs/$KLAB/"
+student class wrong "$KIT/solutions/$LAB/wrong/add-across-always-copies.patch"
+(cd "$WORK/class" && tar czf wrong-archive.tar.gz -C wrong labs && rm -r wrong)
+mkdir -p "$WORK/class/nofile/labs/$LAB" && echo "my notes" >"$WORK/class/nofile/labs/$LAB/notes.txt"
+student class nocompile && echo "this is not C;" >>"$WORK/class/nocompile/labs/$LAB/lab.c"
+# The deleter aims at the kit, its solutions, and the other submissions (as
+# handed in, as copied for their build, their logs).
+targets=("$KIT/labs/$LAB/check.c" "$KIT/common/core/include/labkit/tensor.h" "$KIT/solutions/$LAB/lab.c"
+  "$BUILD/labs/CMakeFiles/lab_check_$NN.dir/$LAB/check.c.o" "$WORK/class/correct/labs/$LAB/lab.c"
+  "$BUILD/kit-grade/out/submissions/correct/labs/$LAB/lab.c" "$BUILD/kit-grade/out/logs/correct/$LAB/cpu.log"
+  "$BUILD/kit-grade/out/work/correct-$LAB/labs/$LAB/lab.c")
+# Outside the sandbox, with GRADE_TEST_DECOY=DIR, it aims at DIR/<the same
+# paths> instead, and stops: the control that proves it does delete and read
+# where nothing stops it (the sandbox's env -i never passes that variable).
+code="    const char *decoy = getenv(\"GRADE_TEST_DECOY\");
+    char path[4096];
+"
+code+="    snprintf(path, sizeof path, \"%s$KIT/solutions/$LAB/lab.c\", decoy ? decoy : \"\");
+    FILE *f = fopen(path, \"r\");
+    printf(\"reader: %s\\n\", f ? \"read the solution\" : strerror(errno));
+    if (f) fclose(f);
+"
+for t in "${targets[@]}"; do
+  code+="    snprintf(path, sizeof path, \"%s$t\", decoy ? decoy : \"\");
+    if (unlink(path) == 0) printf(\"deleter: deleted %s\\n\", path);
+    else printf(\"deleter: could not delete %s: %s\\n\", path, strerror(errno));
+"
+done
+# And the network: the loopback's discard port (refused where there is a
+# network; unreachable in the sandbox's namespace, whose loopback is down).
+code+="    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(9)};
+    inet_pton(AF_INET, \"127.0.0.1\", &to.sin_addr);
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    if (s < 0 || connect(s, (struct sockaddr *)&to, sizeof to) < 0) printf(\"network: %s\\n\", strerror(errno));
+    else printf(\"network: connected\\n\");
+    if (s >= 0) close(s);
+"
+code+="    fflush(stdout);
+    if (decoy) _exit(0);"
+before_main class deleter "$code"
+# A lab.c that carries the kit's check library with check_that always true,
+# on the wrong version: refused at the link (the control below links it
+# anyway and sees the wrong version pass).
+student class forger "$KIT/solutions/$LAB/wrong/add-across-always-copies.patch"
+sed '/^bool check_that(/,/^{/ s/^{/{\n    holds = true;/' "$KIT/common/harness/src/check.c" >>"$WORK/class/forger/labs/$LAB/lab.c"
+# And a check.c of its own, which is ignored.
+echo 'int main(void) { return 0; }' >"$WORK/class/forger/labs/$LAB/check.c"
+# Lab 02's folder a link to the kit's solutions (it would hand in the answer).
+mkdir -p "$WORK/class/linker/labs" && ln -s "$KIT/solutions/$LAB" "$WORK/class/linker/labs/$LAB"
+mkdir -p "$WORK/class/includer/labs/$LAB"
+echo "#include \"$KIT/solutions/$LAB/lab.c\"" >"$WORK/class/includer/labs/$LAB/lab.c"
+
+# The infinite loop and the fork bomb, with short limits.
+before_main hostile loop "    volatile unsigned long n = 0;
+    for (;;) n++;"
+# Each process forks until the cap stops it, says so once, and waits.
+before_main hostile forkbomb "    for (;;)
+        if (fork() < 0) {
+            printf(\"fork bomb: capped: %s\\n\", strerror(errno));
+            fflush(stdout);
+            for (;;) pause();
+        }"
+
+fingerprint() { # what must stay as it was
+  (cd "$KIT" && find labs common solutions tools -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum
+  find "$WORK/class" -type f -print0 | sort -z | xargs -0 sha1sum | sha1sum
+  sha1sum "$BUILD/labs/CMakeFiles/lab_check_$NN.dir/$LAB/check.c.o" "$BUILD/labs/$LAB/check$NN"
+}
+before=$(fingerprint)
+
+cd "$KIT"
+export LABKIT_PRESET=$PRESET
+# An --out that holds something else is refused, and left as it was.
+mkdir -p "$WORK/precious" && echo keep >"$WORK/precious/notes"
+if ./lab grade "$WORK/class" --out "$WORK/precious" >"$WORK/precious.out" 2>&1 ||
+  ! grep -q 'is not an earlier ./lab grade' "$WORK/precious.out" || [[ $(ls -A "$WORK/precious") != notes ]]; then
+  fail "./lab grade --out on a folder of something else: $(cat "$WORK/precious.out")"
+fi
+./lab grade "$WORK/class" --labs $NN,04 --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 ||
+  { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
+./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
+  >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
+cat "$WORK/class.out" "$WORK/hostile.out"
+
+# The verdict of each: "student<TAB>lab<TAB>verdict" in verdicts.tsv.
+expect() { # out student lab pattern
+  local got
+  got=$(awk -F'\t' -v s="$2" -v l="$3" '$1 == s && $2 == l { print $3 }' "$WORK/$1/verdicts.tsv")
+  if [[ $got =~ $4 ]]; then echo "ok    $2, $3: $got" | cut -c1-160; else fail "$2's verdict of $3 is '$got', not /$4/"; fi
+}
+# The ID of the claim the wrong version's patch says it fails: its start, as a slug.
+wrong_patch=$KIT/solutions/$LAB/wrong/add-across-always-copies.patch
+caught=$(sed -n 's/^# catches: //p' "$wrong_patch" | tr 'A-Z' 'a-z' | sed -E 's/[^a-z0-9]+/-/g; s/^-|-$//g')
+[[ -n $caught ]] || fail "$wrong_patch names no claim"
+expect out correct $LAB '^done$'
+expect out correct $KLAB '^missing: '
+expect out kernels $KLAB '^done$'
+expect out kernels $LAB '^missing: '
+expect out wrong-archive $LAB "FAIL.*$NN\\.$caught"
+expect out nofile $LAB "^missing: handed in: labs/$LAB/notes.txt"
+expect out linker $LAB "^missing: handed in: labs/$LAB\$"
+expect out nocompile $LAB '^build-failed: .*lab.c:[0-9]+.*error'
+expect out includer $LAB '^build-failed: .*No such file'
+expect out deleter $LAB '^done$'
+expect out forger $LAB "^build-failed: .*defines what the kit defines \\(check_"
+expect out-hostile loop $LAB '^not yet: timeout on cpu'
+expect out-hostile forkbomb $LAB '^not yet: timeout on cpu'
+# The claims' rows: an ID each, the wrong one's claim FAIL, in CSV, JSON and JUnit.
+grep -q "^\"wrong-archive\",\"$LAB\",\"cpu\",\"$NN.${caught}[^\"]*\",\"FAIL\"" "$WORK/out/grades.csv" ||
+  fail "grades.csv has no FAIL row of the wrong submission's claim"
+grep -q "\"student\": \"correct\", \"lab\": \"$LAB\", \"device\": \"cpu\", \"claim_id\": \"$NN.run\", \"verdict\": \"pass\"" \
+  "$WORK/out/grades.json" || fail "grades.json has no passing run of the correct submission"
+grep -q "<testsuite name=\"wrong-archive.$LAB\" tests=\"[0-9]*\" failures=\"2\">" "$WORK/out/grades.xml" ||
+  fail "grades.xml does not count the wrong submission's two failures (its claim and its run)"
+grep -q "forger: 1 other files ignored.*labs/$LAB/check.c" "$WORK/class.out" ||
+  fail "the forger's check.c is not said to be ignored"
+# What the hostile ones tried, and that it failed.
+n=$(grep -c '^deleter: could not delete ' "$WORK/out/logs/deleter/$LAB/cpu.log" || true)
+((n == ${#targets[@]})) || fail "the deleter deleted something: $(grep '^deleter' "$WORK/out/logs/deleter/$LAB/cpu.log")"
+grep -q '^reader: No such file or directory' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
+  fail "the deleter read the solution: $(grep '^reader' "$WORK/out/logs/deleter/$LAB/cpu.log")"
+grep -q '^network: Network is unreachable' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
+  fail "the deleter reached the network: $(grep '^network' "$WORK/out/logs/deleter/$LAB/cpu.log")"
+grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
+  fail "the fork bomb was not capped by the process limit"
+# The controls: outside the sandbox, the deleter deletes and reads (its
+# copy of the targets), and the forger, linked as the kit links a check,
+# passes although it is the wrong version.
+decoy=$WORK/decoy
+for t in "${targets[@]}" "$KIT/solutions/$LAB/lab.c"; do mkdir -p "$decoy${t%/*}" && echo x >"$decoy$t"; done
+GRADE_TEST_DECOY=$decoy "$WORK/out/work/deleter-$LAB/check$NN" --device cpu >"$WORK/decoy.out" 2>&1 || true
+n=$(grep -c '^deleter: deleted ' "$WORK/decoy.out" || true)
+((n == ${#targets[@]})) && grep -q '^reader: read the solution' "$WORK/decoy.out" &&
+  grep -q -E '^network: (Connection refused|connected)' "$WORK/decoy.out" ||
+  fail "the deleter's control did not delete and read its decoys, or reach the loopback: $(head -n 3 "$WORK/decoy.out")"
+ROOT=$KIT
+PRESET=$PRESET
+source "$KIT/tools/lab/grade.sh"
+{ read -r dir && read -r command; } < <(cd "$KIT" && grade_link_command "check$NN" "build/$PRESET")
+read -ra tokens <<<"$command"
+link=() forged=("$WORK/out/work/forger-$LAB"/obj/*.o) seen=0 next=""
+for t in "${tokens[@]}"; do
+  if [[ $next == o ]]; then link+=("$WORK/forged-check$NN"); next=""; continue; fi
+  [[ $t == -o ]] && next=o
+  if [[ $t == *lab_code_$NN.dir/* ]]; then
+    ((seen++)) || link+=("${forged[@]}")
+    continue
+  fi
+  link+=("$t")
+done
+(cd "$dir" && "${link[@]}") >"$WORK/forged.out" 2>&1 && "$WORK/forged-check$NN" --device cpu >>"$WORK/forged.out" 2>&1 ||
+  true
+grep -q "^$LAB on cpu: PASS" "$WORK/forged.out" ||
+  fail "the forger's control did not pass when linked without the symbol check: $(tail -n 3 "$WORK/forged.out")"
+# Nothing harmed: the kit, the class, and no process of the slots left.
+[[ $(fingerprint) == "$before" ]] || fail "a file of the kit or of the class changed"
+if ps -e -o uid= | awk '$1 >= 2000000000 && $1 < 2000001000' | grep -q .; then
+  fail "processes of the grading slots are left: $(ps -e -o uid=,pid=,comm= | awk '$1 >= 2000000000' | head -n 3)"
+fi
+((fails == 0)) || { echo "$fails checks failed"; exit 1; }
+echo "kit.grade: every verdict as expected, nothing harmed"
