@@ -193,7 +193,7 @@ ROOT=$KIT
 PRESET=$PRESET
 source "$KIT/tools/lab/grade.sh"
 { read -r dir && read -r command; } < <(cd "$KIT" && grade_link_command "check$NN" "build/$PRESET")
-read -ra tokens <<<"$command"
+eval "tokens=($command)" # the shell's own words: Ninja quotes -L"/usr/local/cuda/..."
 link=() forged=("$WORK/out/work/forger-$LAB"/obj/*.o) seen=0 next=""
 for t in "${tokens[@]}"; do
   if [[ $next == o ]]; then link+=("$WORK/forged-check$NN"); next=""; continue; fi
