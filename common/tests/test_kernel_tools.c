@@ -68,10 +68,10 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-#define EXPECT_AT(r, what)                                                                                 \
-    do {                                                                                                   \
-        EXPECT_STREQ(base_name((r).file), "test_kernel_tools_kernels.cuh");                              \
-        EXPECT_EQ_I64((r).line, expected_line(what));                                                      \
+#define EXPECT_AT(r, what)                                                  \
+    do {                                                                    \
+        EXPECT_STREQ(base_name((r).file), "test_kernel_tools_kernels.cuh"); \
+        EXPECT_EQ_I64((r).line, expected_line(what));                       \
     } while (0)
 
 /* ---- the sanitizer ------------------------------------------------------------------- */
@@ -92,11 +92,14 @@ static void test_a_write_one_past_the_end_is_reported_and_stops_the_launch(void)
         EXPECT_STREQ(r.buffer, "c");
         EXPECT_EQ_I64(r.index, 100);
         EXPECT(r.block[0] == 3 && r.thread[0] == 4 && r.block[1] == 0 && r.thread[1] == 0);
-        EXPECT_CONTAINS(r.text, "thread (4, 0, 0) of block (3, 0, 0) writes c[100], 4 bytes 0 bytes past its end");
+        EXPECT_CONTAINS(r.text,
+                        "thread (4, 0, 0) of block (3, 0, 0) writes c[100], 4 bytes 0 bytes past its end");
     }
     /* the device works on */
     kernel_sanitizer_clear();
-    tools_args ok = { .a = tensor_data(out), .c = tensor_data(out), .n = 100, .stride = 1, .grid = 4, .block = 32 };
+    tools_args ok = {
+        .a = tensor_data(out), .c = tensor_data(out), .n = 100, .stride = 1, .grid = 4, .block = 32
+    };
     EXPECT_OK(run(STRIDED_COPY, &ok));
     EXPECT_EQ_I64((int64_t)kernel_sanitizer_count(), 0);
 cleanup:
@@ -162,7 +165,8 @@ static void test_a_tiled_product_without_its_second_barrier_is_a_race_on_shared_
         EXPECT_AT(r, "race read");
         EXPECT_EQ_I64(r.other_line, expected_line("race write"));
         EXPECT_STREQ(r.buffer, "a_tile");
-        EXPECT_CONTAINS(r.text, "thread (1, 0, 0) of block (0, 0, 0) reads a_tile[0], which thread (0, 0, 0) wrote");
+        EXPECT_CONTAINS(r.text,
+                        "thread (1, 0, 0) of block (0, 0, 0) reads a_tile[0], which thread (0, 0, 0) wrote");
         EXPECT_CONTAINS(r.text, "no __syncthreads() came between them");
     }
     /* the same product with both barriers: nothing to report */
@@ -276,8 +280,9 @@ static void test_sectors_per_request_grow_with_the_stride_of_a_copy(void)
     const int strides[] = { 1, 2, 4, 8, 16, 32 };
     const double want[] = { 4, 8, 16, 32, 32, 32 };
     for (size_t s = 0; s < sizeof strides / sizeof strides[0]; ++s) {
-        tools_args a = { .a = tensor_data(in), .c = tensor_data(out), .n = n, .stride = strides[s], .grid = 4,
-                         .block = 256 };
+        tools_args a = {
+            .a = tensor_data(in), .c = tensor_data(out), .n = n, .stride = strides[s], .grid = 4, .block = 256
+        };
         kernel_profile p;
         if (!profile_of(STRIDED_COPY, &a, "strided_copy_kernel", &p)) continue;
         EXPECT_EQ_I64((int64_t)p.global_load_requests, n / 32);
@@ -285,7 +290,8 @@ static void test_sectors_per_request_grow_with_the_stride_of_a_copy(void)
         EXPECT_EQ_I64((int64_t)p.global_store_requests, n / 32);
         EXPECT_EQ_I64((int64_t)p.global_store_sectors, n / 32 * 4);
         EXPECT_EQ_I64((int64_t)p.warps, n / 32);
-        EXPECT_EQ_I64((int64_t)(p.shared_load_requests + p.shared_store_requests + p.atomics + p.barriers), 0);
+        EXPECT_EQ_I64((int64_t)(p.shared_load_requests + p.shared_store_requests + p.atomics + p.barriers),
+                      0);
     }
 cleanup:
     tensor_free(in);
@@ -299,7 +305,8 @@ static void test_a_tiled_product_makes_16_times_fewer_global_loads_than_the_naiv
     REQUIRE(a && b && c);
     tools_args args = { .a = tensor_data(a), .b = tensor_data(b), .c = tensor_data(c), .n = n };
     kernel_profile naive, tiled;
-    if (profile_of(NAIVE, &args, "naive_kernel", &naive) && profile_of(TILED, &args, "tiled_kernel", &tiled)) {
+    if (profile_of(NAIVE, &args, "naive_kernel", &naive) &&
+        profile_of(TILED, &args, "tiled_kernel", &tiled)) {
         const int64_t warps = (n / 16) * (n / 16) * 8;
         EXPECT_EQ_I64((int64_t)naive.global_load_requests, warps * 2 * n);
         EXPECT_EQ_I64((int64_t)tiled.global_load_requests, warps * 2 * (n / 16));
@@ -308,7 +315,8 @@ static void test_a_tiled_product_makes_16_times_fewer_global_loads_than_the_naiv
         /* a warp is two rows of 16 threads: one float of each of two rows of a
          * (2 sectors), the same 16 floats of b for both rows (64 bytes: 2) */
         EXPECT_EQ_I64((int64_t)naive.global_load_sectors, warps * n * (2 + 2));
-        EXPECT(tiled.shared_load_requests > 0 && tiled.shared_store_requests == (uint64_t)warps * 2 * (n / 16));
+        EXPECT(tiled.shared_load_requests > 0 &&
+               tiled.shared_store_requests == (uint64_t)warps * 2 * (n / 16));
     }
 cleanup:
     tensor_free(a);
@@ -352,8 +360,9 @@ static void test_a_branch_on_odd_lanes_diverges_once_per_warp_and_a_histogram_co
     REQUIRE_OK(tensor_from_host_i32(&odd, dev, shape1(n), host));
     REQUIRE_OK(tensor_from_host_i32(&bins, dev, shape1(16), (int[16]){ 0 }));
     bins_data = tensor_data(bins);
-    tools_args a = { .ia = tensor_data(values), .ib = tensor_data(odd), .bins = bins_data, .n = n, .grid = 4,
-                     .block = 64 };
+    tools_args a = {
+        .ia = tensor_data(values), .ib = tensor_data(odd), .bins = bins_data, .n = n, .grid = 4, .block = 64
+    };
     kernel_profile p;
     if (profile_of(ODD_EVEN, &a, "odd_even_kernel", &p)) EXPECT_EQ_I64((int64_t)p.divergent_branches, n / 32);
     if (profile_of(HISTOGRAM, &a, "histogram_kernel", &p)) {
@@ -361,8 +370,13 @@ static void test_a_branch_on_odd_lanes_diverges_once_per_warp_and_a_histogram_co
         EXPECT_EQ_I64((int64_t)p.global_atomic_requests, n / 32);
         EXPECT_EQ_I64((int64_t)p.divergent_branches, 0);
     }
-    if (profile_of(STRIDED_COPY, &(tools_args){ .a = tensor_data(values), .c = tensor_data(odd), .n = 200,
-                                                .stride = 1, .grid = 4, .block = 64 },
+    if (profile_of(STRIDED_COPY,
+                   &(tools_args){ .a = tensor_data(values),
+                                  .c = tensor_data(odd),
+                                  .n = 200,
+                                  .stride = 1,
+                                  .grid = 4,
+                                  .block = 64 },
                    "strided_copy_kernel", &p))
         /* 200 threads of 256 in range: warp 6 splits at its bounds check (lanes 8..31 return) */
         EXPECT_EQ_I64((int64_t)p.divergent_branches, 1);

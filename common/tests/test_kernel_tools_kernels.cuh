@@ -109,7 +109,8 @@ __global__ void strided_copy_kernel(const float *in, float *out, int n, int stri
 /* One thread per cell, a row of a and a column of b each (lab 04's kernel). */
 __global__ void naive_kernel(const float *a, const float *b, float *c, int n)
 {
-    const int row = (int)(blockIdx.y * blockDim.y + threadIdx.y), col = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    const int row = (int)(blockIdx.y * blockDim.y + threadIdx.y),
+              col = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (row >= n || col >= n) return;
     float sum = 0.0f;
     for (int p = 0; p < n; ++p) sum += a[row * n + p] * b[p * n + col];
@@ -118,16 +119,16 @@ __global__ void naive_kernel(const float *a, const float *b, float *c, int n)
 
 /* out = in transposed, 32 x 32 blocks of 32 x 8 threads through a shared tile
  * of `width` floats a row: 32 (every column in one bank) or 33 (padded). */
-#define TRANSPOSE_KERNEL(name, width)                                            \
-    __global__ void name(const float *in, float *out, int n)                     \
-    {                                                                            \
-        __shared__ float tile[32][width];                                        \
-        const int x = (int)(blockIdx.x * 32 + threadIdx.x);                      \
-        const int y0 = (int)(blockIdx.y * 32 + threadIdx.y);                     \
-        for (int j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(y0 + j) * n + x]; \
-        __syncthreads();                                                         \
-        const int tx = (int)(blockIdx.y * 32 + threadIdx.x);                     \
-        const int ty0 = (int)(blockIdx.x * 32 + threadIdx.y);                    \
+#define TRANSPOSE_KERNEL(name, width)                                                                 \
+    __global__ void name(const float *in, float *out, int n)                                          \
+    {                                                                                                 \
+        __shared__ float tile[32][width];                                                             \
+        const int x = (int)(blockIdx.x * 32 + threadIdx.x);                                           \
+        const int y0 = (int)(blockIdx.y * 32 + threadIdx.y);                                          \
+        for (int j = 0; j < 32; j += 8) tile[threadIdx.y + j][threadIdx.x] = in[(y0 + j) * n + x];    \
+        __syncthreads();                                                                              \
+        const int tx = (int)(blockIdx.y * 32 + threadIdx.x);                                          \
+        const int ty0 = (int)(blockIdx.x * 32 + threadIdx.y);                                         \
         for (int j = 0; j < 32; j += 8) out[(ty0 + j) * n + tx] = tile[threadIdx.x][threadIdx.y + j]; \
     }
 TRANSPOSE_KERNEL(transpose_kernel, 32)

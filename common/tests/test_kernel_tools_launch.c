@@ -119,12 +119,21 @@ static void divergent_barrier(const void *raw, void *stream)
 kernel_fn tools_launcher(tools_kernel k)
 {
     static const kernel_fn launchers[TOOLS_KERNELS] = {
-        [WRITE_PAST_END] = write_past_end, [READ_BEFORE_START] = read_before_start,
-        [SHARED_PAST_END] = shared_past_end, [TILED_ONE_BARRIER] = tiled_one_barrier,
-        [TILED] = tiled, [HALF_WRITTEN] = half_written, [UNGUARDED_SUM] = unguarded_sum,
-        [ATOMIC_SUM] = atomic_sum, [STRIDED_COPY] = strided_copy, [NAIVE] = naive,
-        [TRANSPOSE] = transpose, [TRANSPOSE_PADDED] = transpose_padded, [ODD_EVEN] = odd_even,
-        [HISTOGRAM] = histogram, [DIVERGENT_BARRIER] = divergent_barrier,
+        [WRITE_PAST_END] = write_past_end,
+        [READ_BEFORE_START] = read_before_start,
+        [SHARED_PAST_END] = shared_past_end,
+        [TILED_ONE_BARRIER] = tiled_one_barrier,
+        [TILED] = tiled,
+        [HALF_WRITTEN] = half_written,
+        [UNGUARDED_SUM] = unguarded_sum,
+        [ATOMIC_SUM] = atomic_sum,
+        [STRIDED_COPY] = strided_copy,
+        [NAIVE] = naive,
+        [TRANSPOSE] = transpose,
+        [TRANSPOSE_PADDED] = transpose_padded,
+        [ODD_EVEN] = odd_even,
+        [HISTOGRAM] = histogram,
+        [DIVERGENT_BARRIER] = divergent_barrier,
     };
     return (unsigned)k < TOOLS_KERNELS ? launchers[k] : NULL;
 }

@@ -64,8 +64,8 @@ extern "C" {
 #endif
 
 typedef struct kernel_profile {
-    char kernel[64];   /* "naive_matmul_kernel" */
-    char file[160];    /* the LAUNCH site */
+    char kernel[64]; /* "naive_matmul_kernel" */
+    char file[160];  /* the LAUNCH site */
     int line;
     unsigned grid[3], block[3];
     unsigned long long threads, warps; /* launched */

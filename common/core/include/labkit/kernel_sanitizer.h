@@ -56,16 +56,16 @@ typedef enum kernel_report_kind {
 typedef struct kernel_report {
     kernel_report_kind kind;
     char kernel[64];
-    char file[160]; /* the access's source file ("labs/04_matmul/naive_kernel.cuh"); "" when unknown */
-    int line;       /* 0 when unknown */
+    char file[160];       /* the access's source file ("labs/04_matmul/naive_kernel.cuh"); "" when unknown */
+    int line;             /* 0 when unknown */
     char other_file[160]; /* a race: the earlier access */
     int other_line;
     unsigned block[3], thread[3]; /* of the access (x, y, z) */
     unsigned other_thread[3];     /* a race: the earlier access's thread (its block: other_block) */
     unsigned other_block[3];
-    bool write; /* the access wrote */
-    char buffer[64]; /* "c", "tile_a", "dynamic shared memory" */
-    long long index; /* in elements of the access's size, from the pointer the launch was given */
+    bool write;               /* the access wrote */
+    char buffer[64];          /* "c", "tile_a", "dynamic shared memory" */
+    long long index;          /* in elements of the access's size, from the pointer the launch was given */
     unsigned long long count; /* accesses of the launch with this kind, line(s) and buffer */
     char text[1024];          /* the whole report, in words, with a hint */
 } kernel_report;

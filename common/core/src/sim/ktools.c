@@ -50,7 +50,8 @@ kt_place ktools_classify(uintptr_t address)
 {
     const kt_thread *t = &kt_self;
     for (unsigned i = 0; i < t->buffers; ++i)
-        if (address - t->buffer[i].start < t->buffer[i].end - t->buffer[i].start) return (kt_place){ KT_GLOBAL, i };
+        if (address - t->buffer[i].start < t->buffer[i].end - t->buffer[i].start)
+            return (kt_place){ KT_GLOBAL, i };
     if (address - t->shared_lo < t->shared_hi - t->shared_lo) return shared_place(address - t->tls_base);
     if (address - t->dynamic_lo < t->dynamic_hi - t->dynamic_lo)
         return (kt_place){ KT_SHARED, KT_DYNAMIC_SHARED };
@@ -231,7 +232,8 @@ static inline void on_access(uintptr_t address, unsigned size, kt_access_kind ki
 /* Declared here: they have no header (GCC calls them by name). */
 #define DECLARE_ACCESS(name, size, kind) void name(void *address);
 #define SIZES(M, prefix, kind) \
-    M(prefix##1, 1, kind) M(prefix##2, 2, kind) M(prefix##4, 4, kind) M(prefix##8, 8, kind) M(prefix##16, 16, kind)
+    M(prefix##1, 1, kind)      \
+    M(prefix##2, 2, kind) M(prefix##4, 4, kind) M(prefix##8, 8, kind) M(prefix##16, 16, kind)
 SIZES(DECLARE_ACCESS, __tsan_read, KT_READ)
 SIZES(DECLARE_ACCESS, __tsan_write, KT_WRITE)
 SIZES(DECLARE_ACCESS, __tsan_unaligned_read, KT_READ)
@@ -284,74 +286,74 @@ typedef unsigned long long a64;
 __extension__ typedef unsigned __int128 a128;
 
 #define SEQ __ATOMIC_SEQ_CST
-#define ATOMIC_OPS(bits, T)                                                                              \
-    T __tsan_atomic##bits##_load(const volatile T *a, int mo);                                           \
-    void __tsan_atomic##bits##_store(volatile T *a, T v, int mo);                                        \
-    T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo);                                        \
-    T __tsan_atomic##bits##_fetch_add(volatile T *a, T v, int mo);                                       \
-    T __tsan_atomic##bits##_fetch_sub(volatile T *a, T v, int mo);                                       \
-    T __tsan_atomic##bits##_fetch_and(volatile T *a, T v, int mo);                                       \
-    T __tsan_atomic##bits##_fetch_or(volatile T *a, T v, int mo);                                        \
-    T __tsan_atomic##bits##_fetch_xor(volatile T *a, T v, int mo);                                       \
-    T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int mo);                                      \
-    int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo);        \
-    int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo);          \
-    T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo);              \
-    T __tsan_atomic##bits##_load(const volatile T *a, int mo)                                            \
-    {                                                                                                    \
-        (void)mo;                                                                                        \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC_LOAD, PC());                                         \
-        return LOAD(a);                                                                                  \
-    }                                                                                                    \
-    void __tsan_atomic##bits##_store(volatile T *a, T v, int mo)                                         \
-    {                                                                                                    \
-        (void)mo;                                                                                        \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                             \
-        STORE(a, v);                                                                                     \
-    }                                                                                                    \
-    T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo)                                         \
-    {                                                                                                    \
-        (void)mo;                                                                                        \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                             \
-        return RMW(a, v, __atomic_exchange_n, =);                                                        \
-    }                                                                                                    \
-    FETCH(bits, T, add, +=, __atomic_fetch_add)                                                          \
-    FETCH(bits, T, sub, -=, __atomic_fetch_sub)                                                          \
-    FETCH(bits, T, and, &=, __atomic_fetch_and)                                                          \
-    FETCH(bits, T, or, |=, __atomic_fetch_or)                                                            \
-    FETCH(bits, T, xor, ^=, __atomic_fetch_xor)                                                          \
-    T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int mo)                                       \
-    {                                                                                                    \
-        (void)mo;                                                                                        \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                             \
-        return NAND(a, v);                                                                               \
-    }                                                                                                    \
-    int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo)         \
-    {                                                                                                    \
-        (void)mo, (void)fmo;                                                                             \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                             \
-        return CAS(a, c, v);                                                                             \
-    }                                                                                                    \
-    int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo)           \
-    {                                                                                                    \
-        (void)mo, (void)fmo;                                                                             \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                             \
-        return CAS(a, c, v);                                                                             \
-    }                                                                                                    \
-    T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)               \
-    {                                                                                                    \
-        (void)mo, (void)fmo;                                                                             \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                             \
-        CAS(a, &c, v);                                                                                   \
-        return c;                                                                                        \
+#define ATOMIC_OPS(bits, T)                                                                       \
+    T __tsan_atomic##bits##_load(const volatile T *a, int mo);                                    \
+    void __tsan_atomic##bits##_store(volatile T *a, T v, int mo);                                 \
+    T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo);                                 \
+    T __tsan_atomic##bits##_fetch_add(volatile T *a, T v, int mo);                                \
+    T __tsan_atomic##bits##_fetch_sub(volatile T *a, T v, int mo);                                \
+    T __tsan_atomic##bits##_fetch_and(volatile T *a, T v, int mo);                                \
+    T __tsan_atomic##bits##_fetch_or(volatile T *a, T v, int mo);                                 \
+    T __tsan_atomic##bits##_fetch_xor(volatile T *a, T v, int mo);                                \
+    T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int mo);                               \
+    int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo); \
+    int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo);   \
+    T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo);       \
+    T __tsan_atomic##bits##_load(const volatile T *a, int mo)                                     \
+    {                                                                                             \
+        (void)mo;                                                                                 \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC_LOAD, PC());                                 \
+        return LOAD(a);                                                                           \
+    }                                                                                             \
+    void __tsan_atomic##bits##_store(volatile T *a, T v, int mo)                                  \
+    {                                                                                             \
+        (void)mo;                                                                                 \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                      \
+        STORE(a, v);                                                                              \
+    }                                                                                             \
+    T __tsan_atomic##bits##_exchange(volatile T *a, T v, int mo)                                  \
+    {                                                                                             \
+        (void)mo;                                                                                 \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                      \
+        return RMW(a, v, __atomic_exchange_n, =);                                                 \
+    }                                                                                             \
+    FETCH(bits, T, add, +=, __atomic_fetch_add)                                                   \
+    FETCH(bits, T, sub, -=, __atomic_fetch_sub)                                                   \
+    FETCH(bits, T, and, &=, __atomic_fetch_and)                                                   \
+    FETCH(bits, T, or, |=, __atomic_fetch_or)                                                     \
+    FETCH(bits, T, xor, ^=, __atomic_fetch_xor)                                                   \
+    T __tsan_atomic##bits##_fetch_nand(volatile T *a, T v, int mo)                                \
+    {                                                                                             \
+        (void)mo;                                                                                 \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                      \
+        return NAND(a, v);                                                                        \
+    }                                                                                             \
+    int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo)  \
+    {                                                                                             \
+        (void)mo, (void)fmo;                                                                      \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                      \
+        return CAS(a, c, v);                                                                      \
+    }                                                                                             \
+    int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo)    \
+    {                                                                                             \
+        (void)mo, (void)fmo;                                                                      \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                      \
+        return CAS(a, c, v);                                                                      \
+    }                                                                                             \
+    T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo)        \
+    {                                                                                             \
+        (void)mo, (void)fmo;                                                                      \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());                                      \
+        CAS(a, &c, v);                                                                            \
+        return c;                                                                                 \
     }
 
-#define FETCH(bits, T, op, assign, builtin)                              \
-    T __tsan_atomic##bits##_fetch_##op(volatile T *a, T v, int mo)       \
-    {                                                                    \
-        (void)mo;                                                        \
-        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());             \
-        return RMW(a, v, builtin, assign);                               \
+#define FETCH(bits, T, op, assign, builtin)                        \
+    T __tsan_atomic##bits##_fetch_##op(volatile T *a, T v, int mo) \
+    {                                                              \
+        (void)mo;                                                  \
+        on_access((uintptr_t)a, sizeof(T), KT_ATOMIC, PC());       \
+        return RMW(a, v, builtin, assign);                         \
     }
 
 /* 8 to 64 bits: the hardware's own atomic operations. */
@@ -446,8 +448,8 @@ void __tsan_init(void);
 void __tsan_init(void)
 {
     if (__atomic_exchange_n(&instrumented, true, __ATOMIC_ACQ_REL)) return;
-    static const coop_hooks hooks = { NULL, launch_begin, launch_end, block_cooperative, NULL, barrier_release,
-                                      launch_failed };
+    static const coop_hooks hooks = { NULL, launch_begin,    launch_end,   block_cooperative,
+                                      NULL, barrier_release, launch_failed };
     coop_set_hooks(&hooks);
     const char *profile = getenv("LABKIT_KERNEL_PROFILE");
     if (profile && strcmp(profile, "1") == 0) kernel_profile_start();

@@ -43,10 +43,10 @@ typedef enum kt_access_kind { KT_READ, KT_WRITE, KT_ATOMIC, KT_ATOMIC_LOAD } kt_
 
 typedef enum kt_space {
     KT_NOT_WATCHED,
-    KT_GLOBAL,       /* in buffer `region` */
-    KT_SHARED,       /* in shared array `region` (KT_DYNAMIC_SHARED: the launch's dynamic memory) */
-    KT_GLOBAL_OOB,   /* near buffer `region`, outside it */
-    KT_SHARED_OOB    /* in a red zone beside shared array `region` */
+    KT_GLOBAL,     /* in buffer `region` */
+    KT_SHARED,     /* in shared array `region` (KT_DYNAMIC_SHARED: the launch's dynamic memory) */
+    KT_GLOBAL_OOB, /* near buffer `region`, outside it */
+    KT_SHARED_OOB  /* in a red zone beside shared array `region` */
 } kt_space;
 
 #define KT_DYNAMIC_SHARED UINT32_MAX

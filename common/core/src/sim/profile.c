@@ -102,14 +102,15 @@ status kernel_profile_get(size_t i, kernel_profile *out)
     if (i < n) *out = launches[i];
     pthread_mutex_unlock(&launches_lock);
     if (i >= n)
-        return fail(STATUS_BAD_ARGUMENT, "kernel_profile_get: no launch %zu; %zu were recorded (kernel_profile_count)",
-                    i, n);
+        return fail(STATUS_BAD_ARGUMENT,
+                    "kernel_profile_get: no launch %zu; %zu were recorded (kernel_profile_count)", i, n);
     return STATUS_OK;
 }
 
 status kernel_profile_last(const char *kernel, kernel_profile *out)
 {
-    if (!kernel || !out) return fail(STATUS_BAD_ARGUMENT, "kernel_profile_last: kernel and out must not be NULL");
+    if (!kernel || !out)
+        return fail(STATUS_BAD_ARGUMENT, "kernel_profile_last: kernel and out must not be NULL");
     char seen[256] = "";
     size_t used = 0;
     bool found = false;
@@ -119,7 +120,8 @@ status kernel_profile_last(const char *kernel, kernel_profile *out)
             *out = launches[i];
             found = true;
         } else if (used < sizeof seen && !strstr(seen, launches[i].kernel)) {
-            used += (size_t)snprintf(seen + used, sizeof seen - used, "%s%s", used ? ", " : "", launches[i].kernel);
+            used += (size_t)snprintf(seen + used, sizeof seen - used, "%s%s", used ? ", " : "",
+                                     launches[i].kernel);
         }
     }
     const bool was_recording = recording;
@@ -132,7 +134,8 @@ status kernel_profile_last(const char *kernel, kernel_profile *out)
 
 double kernel_profile_sectors_per_load(const kernel_profile *p)
 {
-    return p && p->global_load_requests ? (double)p->global_load_sectors / (double)p->global_load_requests : 0.0;
+    return p && p->global_load_requests ? (double)p->global_load_sectors / (double)p->global_load_requests
+                                        : 0.0;
 }
 
 static void keep(const kernel_profile *p)
@@ -161,7 +164,10 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t each)
     return true;
 }
 
-static inline size_t hash2(uintptr_t pc, uint32_t k) { return (size_t)((pc * 0x9e3779b97f4a7c15ull) ^ (k * 0x85ebca6bu)); }
+static inline size_t hash2(uintptr_t pc, uint32_t k)
+{
+    return (size_t)((pc * 0x9e3779b97f4a7c15ull) ^ (k * 0x85ebca6bu));
+}
 
 /* The k-th execution of pc by a lane: its lane count of pc so far. */
 static uint32_t lane_execution(uintptr_t pc)
@@ -225,7 +231,8 @@ static void count_group(const group *g, kernel_profile *p)
     const unsigned shift = global ? 5 : 2; /* 32-byte sectors, 4-byte words */
     for (unsigned lane = 0; lane < 32; ++lane) {
         if (!(g->lanes >> lane & 1u)) continue;
-        const uintptr_t first = g->address[lane] >> shift, last = (g->address[lane] + g->size[lane] - 1) >> shift;
+        const uintptr_t first = g->address[lane] >> shift,
+                        last = (g->address[lane] + g->size[lane] - 1) >> shift;
         for (uintptr_t piece = first; piece <= last && n < 128; ++piece) pieces[n++] = piece;
     }
     const unsigned d = distinct(pieces, n);
@@ -246,7 +253,8 @@ static void count_group(const group *g, kernel_profile *p)
     const unsigned least = (d + 31) / 32 ? (d + 31) / 32 : 1;
     const unsigned conflicts = wavefronts > least ? wavefronts - least : 0;
     if (g->what == SHARED_LOAD)
-        p->shared_load_requests++, p->shared_load_wavefronts += wavefronts, p->shared_load_bank_conflicts += conflicts;
+        p->shared_load_requests++, p->shared_load_wavefronts += wavefronts,
+            p->shared_load_bank_conflicts += conflicts;
     else
         p->shared_store_requests++, p->shared_store_wavefronts += wavefronts,
             p->shared_store_bank_conflicts += conflicts;
@@ -332,7 +340,8 @@ static void rebuild(kt_thread *t)
     }
     for (unsigned w = 0; w < COOP_MAX_WARPS; ++w) {
         size_t from[32], to[32];
-        for (unsigned lane = 0; lane < 32; ++lane) from[lane] = start[w * 32 + lane], to[lane] = start[w * 32 + lane + 1];
+        for (unsigned lane = 0; lane < 32; ++lane)
+            from[lane] = start[w * 32 + lane], to[lane] = start[w * 32 + lane + 1];
         rebuild_warp(me.sorted, from, to, &me.p);
     }
     me.count = 0;
@@ -395,13 +404,15 @@ static void append(kt_thread *t, uintptr_t pc, uintptr_t address, unsigned size,
             me.sorted = NULL;
         }
     }
-    me.trace[me.count++] = (trace_entry){ pc, address, (uint16_t)thread, (uint8_t)(size > 255 ? 255 : size), what };
+    me.trace[me.count++] =
+        (trace_entry){ pc, address, (uint16_t)thread, (uint8_t)(size > 255 ? 255 : size), what };
 }
 
 void profile_access(kt_thread *t, kt_place place, uintptr_t address, unsigned size, kt_access_kind kind,
                     uintptr_t pc)
 {
-    if (kind == KT_ATOMIC_LOAD) return; /* inside the emulation's compare-and-swap loop: not an instruction of its own */
+    if (kind == KT_ATOMIC_LOAD)
+        return; /* inside the emulation's compare-and-swap loop: not an instruction of its own */
     if (kind == KT_ATOMIC) me.p.atomics++;
     const bool global = place.space == KT_GLOBAL || place.space == KT_GLOBAL_OOB;
     const uint8_t what = kind == KT_ATOMIC ? (global ? GLOBAL_ATOMIC : SHARED_ATOMIC)
@@ -436,32 +447,38 @@ status kernel_profile_print(FILE *to)
     fprintf(to,
             "kernel profile (simulated GPU; the metrics are Nsight Compute's, labkit/kernel_profile.h):\n"
             "%-26s %8s %11s %13s %7s %12s %7s %10s %10s %9s %8s %9s %9s\n",
-            "kernel", "launches", "block", "global loads", "sect/req", "global stores", "sect/req", "shared ld",
-            "shared st", "conflicts", "barriers", "divergent", "atomics");
+            "kernel", "launches", "block", "global loads", "sect/req", "global stores", "sect/req",
+            "shared ld", "shared st", "conflicts", "barriers", "divergent", "atomics");
     for (size_t i = 0; i < n; ++i) {
         if (done[i]) continue;
         kernel_profile sum = copy[i];
         unsigned long long count = 1;
         for (size_t j = i + 1; j < n; ++j) {
             const kernel_profile *q = &copy[j];
-            if (done[j] || strcmp(q->kernel, sum.kernel) != 0 || memcmp(q->block, sum.block, sizeof q->block) != 0)
+            if (done[j] || strcmp(q->kernel, sum.kernel) != 0 ||
+                memcmp(q->block, sum.block, sizeof q->block) != 0)
                 continue;
             done[j] = true;
             count++;
-            sum.global_load_requests += q->global_load_requests, sum.global_load_sectors += q->global_load_sectors;
+            sum.global_load_requests += q->global_load_requests,
+                sum.global_load_sectors += q->global_load_sectors;
             sum.global_store_requests += q->global_store_requests,
                 sum.global_store_sectors += q->global_store_sectors;
-            sum.shared_load_requests += q->shared_load_requests, sum.shared_store_requests += q->shared_store_requests;
+            sum.shared_load_requests += q->shared_load_requests,
+                sum.shared_store_requests += q->shared_store_requests;
             sum.shared_load_bank_conflicts += q->shared_load_bank_conflicts;
             sum.shared_store_bank_conflicts += q->shared_store_bank_conflicts;
-            sum.barriers += q->barriers, sum.divergent_branches += q->divergent_branches, sum.atomics += q->atomics;
+            sum.barriers += q->barriers, sum.divergent_branches += q->divergent_branches,
+                sum.atomics += q->atomics;
         }
         char block[32];
         snprintf(block, sizeof block, "%ux%ux%u", sum.block[0], sum.block[1], sum.block[2]);
-        fprintf(to, "%-26s %8llu %11s %13llu %7.1f %12llu %8.1f %10llu %10llu %9llu %8llu %9llu %9llu\n", sum.kernel,
-                count, block, sum.global_load_requests, kernel_profile_sectors_per_load(&sum),
+        fprintf(to, "%-26s %8llu %11s %13llu %7.1f %12llu %8.1f %10llu %10llu %9llu %8llu %9llu %9llu\n",
+                sum.kernel, count, block, sum.global_load_requests, kernel_profile_sectors_per_load(&sum),
                 sum.global_store_requests,
-                sum.global_store_requests ? (double)sum.global_store_sectors / (double)sum.global_store_requests : 0.0,
+                sum.global_store_requests
+                    ? (double)sum.global_store_sectors / (double)sum.global_store_requests
+                    : 0.0,
                 sum.shared_load_requests, sum.shared_store_requests,
                 sum.shared_load_bank_conflicts + sum.shared_store_bank_conflicts, sum.barriers,
                 sum.divergent_branches, sum.atomics);

@@ -195,10 +195,7 @@ void sanitizer_launch_failed(const labkit_launch *l, const char *message)
 
 static void put3(unsigned out[3], dim3 v) { out[0] = v.x, out[1] = v.y, out[2] = v.z; }
 
-static dim3 thread_index(unsigned linear)
-{
-    return coop_thread_index(linear, blockDim);
-}
+static dim3 thread_index(unsigned linear) { return coop_thread_index(linear, blockDim); }
 
 /* The buffer or array a place names, its start and its size in bytes. */
 static void region_of(const kt_thread *t, kt_place place, const char **name, uintptr_t *origin, size_t *bytes,
@@ -214,7 +211,8 @@ static void region_of(const kt_thread *t, kt_place place, const char **name, uin
     } else {
         size_t n;
         const kt_shared_array *a = ktools_shared_arrays(&n);
-        *name = a[place.region].name, *origin = t->tls_base + a[place.region].offset, *bytes = a[place.region].size;
+        *name = a[place.region].name, *origin = t->tls_base + a[place.region].offset,
+        *bytes = a[place.region].size;
     }
 }
 
@@ -325,10 +323,10 @@ static void report_out_of_bounds(const kt_thread *t, kt_place place, uintptr_t a
     snprintf(r.text, sizeof r.text,
              "out-of-bounds %s of %s memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) %s "
              "%s[%lld], %u bytes %s (%s has %zu bytes: %zu elements of %u bytes%s).\n  hint: %s",
-             kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, r.thread[0], r.thread[1],
-             r.thread[2], r.block[0], r.block[1], r.block[2], kind == KT_READ ? "reads" : "writes", name,
-             r.index, size, how_far, name, bytes, bytes / size, size, where_from,
-             hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
+             kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, r.thread[0],
+             r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2],
+             kind == KT_READ ? "reads" : "writes", name, r.index, size, how_far, name, bytes, bytes / size,
+             size, where_from, hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
     if (is_new) slot->index = publish(&r);
     /* Global memory around a buffer is its guard page (the access would
      * fault) or the note before it: the launch stops here, as a GPU's does. */
@@ -338,10 +336,12 @@ static void report_out_of_bounds(const kt_thread *t, kt_place place, uintptr_t a
     }
 }
 
-static void report_race(const kt_thread *t, kt_place place, uintptr_t address, unsigned size, kt_access_kind kind,
-                        uintptr_t pc, const kt_stamp *earlier, const kt_stamp *now, bool earlier_wrote)
+static void report_race(const kt_thread *t, kt_place place, uintptr_t address, unsigned size,
+                        kt_access_kind kind, uintptr_t pc, const kt_stamp *earlier, const kt_stamp *now,
+                        bool earlier_wrote)
 {
-    const kernel_report_kind which = place.space == KT_SHARED ? KERNEL_REPORT_SHARED_RACE : KERNEL_REPORT_GLOBAL_RACE;
+    const kernel_report_kind which =
+        place.space == KT_SHARED ? KERNEL_REPORT_SHARED_RACE : KERNEL_REPORT_GLOBAL_RACE;
     seen_report *slot;
     if (!first_time(which, pc, earlier->pc, place.region, &slot)) return;
     kernel_report r;
@@ -371,9 +371,12 @@ static void report_race(const kt_thread *t, kt_place place, uintptr_t address, u
     snprintf(r.text, sizeof r.text,
              "race on %s memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) %s %s[%lld], which "
              "%s %s at %s:%d, and %s.\n  hint: %s",
-             space_name(place), r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0], r.block[1],
-             r.block[2], verb, name, r.index, other,
-             !earlier_wrote ? "read" : earlier->atomic ? "updated atomically" : "wrote", r.other_file, r.other_line,
+             space_name(place), r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0],
+             r.block[1], r.block[2], verb, name, r.index, other,
+             !earlier_wrote    ? "read"
+             : earlier->atomic ? "updated atomically"
+                               : "wrote",
+             r.other_file, r.other_line,
              place.space == KT_SHARED ? "no __syncthreads() came between them" : "nothing orders the two",
              hints[which]);
     if (!same_lines_as_earlier(slot, &r)) slot->index = publish(&r);
@@ -393,11 +396,12 @@ static void report_uninitialized(const kt_thread *t, kt_place place, uintptr_t a
     begin_report(&r, t, KERNEL_REPORT_UNINITIALIZED_READ, pc, false);
     snprintf(r.buffer, sizeof r.buffer, "%s", name);
     r.index = (long long)(address - origin) / (long long)size;
-    snprintf(r.text, sizeof r.text,
-             "read of uninitialized shared memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) reads "
-             "%s[%lld], which no thread of this block wrote before.\n  hint: %s",
-             r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2], name,
-             r.index, hints[KERNEL_REPORT_UNINITIALIZED_READ]);
+    snprintf(
+        r.text, sizeof r.text,
+        "read of uninitialized shared memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) reads "
+        "%s[%lld], which no thread of this block wrote before.\n  hint: %s",
+        r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2],
+        name, r.index, hints[KERNEL_REPORT_UNINITIALIZED_READ]);
     slot->index = publish(&r);
 }
 
