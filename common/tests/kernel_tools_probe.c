@@ -5,29 +5,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define OPS(T, n)                                                                                        \
-    T load_##n(T *p);                                                                                    \
+#define OPS(T, n)                                                                                            \
+    T load_##n(T *p);                                                                                        \
     T load_##n(T *p) { return __atomic_load_n(p, __ATOMIC_RELAXED) + __atomic_load_n(p, __ATOMIC_SEQ_CST); } \
-    void store_##n(T *p, T v);                                                                           \
-    void store_##n(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }                              \
-    T rmw_##n(T *p, T v);                                                                                \
-    T rmw_##n(T *p, T v)                                                                                 \
-    {                                                                                                    \
-        return __atomic_exchange_n(p, v, 0) + __atomic_fetch_add(p, v, 0) + __atomic_fetch_sub(p, v, 0) + \
-               __atomic_fetch_and(p, v, 0) + __atomic_fetch_or(p, v, 0) + __atomic_fetch_xor(p, v, 0) +   \
-               __atomic_fetch_nand(p, v, 0);                                                             \
-    }                                                                                                    \
-    bool cas_##n(T *p, T *e, T v);                                                                       \
-    bool cas_##n(T *p, T *e, T v)                                                                        \
-    {                                                                                                    \
-        return __atomic_compare_exchange_n(p, e, v, false, 5, 5) +                                       \
-               __atomic_compare_exchange_n(p, e, v, true, 0, 0);                                         \
-    }                                                                                                    \
-    T plain_##n(T *p, T *q);                                                                             \
-    T plain_##n(T *p, T *q)                                                                              \
-    {                                                                                                    \
-        q[1] = p[0];                                                                                     \
-        return p[2];                                                                                     \
+    void store_##n(T *p, T v);                                                                               \
+    void store_##n(T *p, T v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }                                  \
+    T rmw_##n(T *p, T v);                                                                                    \
+    T rmw_##n(T *p, T v)                                                                                     \
+    {                                                                                                        \
+        return __atomic_exchange_n(p, v, 0) + __atomic_fetch_add(p, v, 0) + __atomic_fetch_sub(p, v, 0) +    \
+               __atomic_fetch_and(p, v, 0) + __atomic_fetch_or(p, v, 0) + __atomic_fetch_xor(p, v, 0) +      \
+               __atomic_fetch_nand(p, v, 0);                                                                 \
+    }                                                                                                        \
+    bool cas_##n(T *p, T *e, T v);                                                                           \
+    bool cas_##n(T *p, T *e, T v)                                                                            \
+    {                                                                                                        \
+        return __atomic_compare_exchange_n(p, e, v, false, 5, 5) +                                           \
+               __atomic_compare_exchange_n(p, e, v, true, 0, 0);                                             \
+    }                                                                                                        \
+    T plain_##n(T *p, T *q);                                                                                 \
+    T plain_##n(T *p, T *q)                                                                                  \
+    {                                                                                                        \
+        q[1] = p[0];                                                                                         \
+        return p[2];                                                                                         \
     }
 
 OPS(uint8_t, 8)
