@@ -27,6 +27,8 @@ elseif(LABKIT_COVERAGE)
 else()
   set(LABKIT_HAVE_KERNEL_TOOLS ON)
 endif()
+# for the lab driver (tools/lab/kernels.sh), which reads the cache
+set(LABKIT_HAVE_KERNEL_TOOLS ${LABKIT_HAVE_KERNEL_TOOLS} CACHE INTERNAL "the kernel sanitizer and profiler are built")
 
 # labkit_instrument_kernels(<target> <source>...): compiles each <source> for
 # the kernel tools, with <target>'s own include directories, definitions and

@@ -160,13 +160,14 @@ outcome_summary() {
 
 cmd_check() {
   local lab_arg="" solution=0 verbose=0 who target exe device outcome logs=() outcomes=() devices=()
-  local i verdict="" dir
+  local i verdict="" dir kernels=0
   while (($# > 0)); do
     case $1 in
       --solution) solution=1 ;;
       -v|--verbose) verbose=1 ;;
       --asan) PRESET=debug-asan ;;
-      -*) usage_error "check: unknown option '$1' (--solution, -v, --asan)" ;;
+      --kernels) kernels=1 ;;
+      -*) usage_error "check: unknown option '$1' (--solution, -v, --asan, --kernels)" ;;
       *)
         [[ -z $lab_arg ]] || usage_error "check: one lab at a time ('$lab_arg' and '$1')"
         lab_arg=$1 ;;
@@ -183,8 +184,12 @@ cmd_check() {
     target=check$LAB_NN-solution
   fi
   LAB_SIM_DEFAULT=1
+  if ((kernels)); then # kernels.sh: the check built for the kernel sanitizer
+    kernels_available || return 1
+    target=$(kernels_check_target "$solution")
+    who="$who (kernel sanitizer)"
+  fi
   if ! try_build "$PRESET" "$target"; then
-    echo "$who: not yet — it does not build: $(first_error "$BUILD_LOG")"
     ((verbose)) && show_failure "build" "$ROOT/$BUILD_LOG"
     echo "  (the whole log: $BUILD_LOG)"
     return 1
