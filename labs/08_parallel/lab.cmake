@@ -30,3 +30,26 @@ list(APPEND LAB_LIBRARIES OpenMP::OpenMP_C)
 # variable in memory, and the check sees the wrong cells. (The experiment,
 # lab08, is optimised as usual.)
 list(APPEND LAB_CHECK_COMPILE_OPTIONS -O0)
+
+# The check makes the calls of steps 3 and 5 fail in turn (a device's
+# products, its forward and backward pass, a sum across the devices), to see
+# that your functions pass each failure on, and counts the waits between the
+# devices' passes: its programs send those calls to check.c first.
+list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=queue_products -Wl,--wrap=replica_forward_backward
+     -Wl,--wrap=all_reduce_sum)
+
+# OpenMP's settings in the environment, tried on the solution's check (tests
+# of the kit): with OMP_DYNAMIC=true, which lets OpenMP give a loop fewer
+# threads than it asks for, the check turns it off for itself and holds; with
+# OMP_THREAD_LIMIT=1 no loop can have 2 threads, and the check fails by a
+# claim that says so, never by an empty one.
+if(EXISTS ${LABKIT_SOLUTIONS_DIR}/${LAB_NAME}/lab.c)
+  add_test(NAME ${LAB_NAME}.kit.omp_dynamic COMMAND check${LAB_NN}-solution --device cpu)
+  set_tests_properties(${LAB_NAME}.kit.omp_dynamic PROPERTIES LABELS kit TIMEOUT 120
+                       ENVIRONMENT "${LABKIT_CHECK_ENVIRONMENT};OMP_DYNAMIC=true")
+  add_test(NAME ${LAB_NAME}.kit.omp_thread_limit
+           COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:check${LAB_NN}-solution> -DDEVICE=cpu
+                   "-DCLAIM=OpenMP may start the 3 threads" -P ${PROJECT_SOURCE_DIR}/cmake/expect_caught.cmake)
+  set_tests_properties(${LAB_NAME}.kit.omp_thread_limit PROPERTIES LABELS kit TIMEOUT 120
+                       ENVIRONMENT "${LABKIT_CHECK_ENVIRONMENT};OMP_THREAD_LIMIT=1")
+endif()

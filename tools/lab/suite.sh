@@ -176,3 +176,106 @@ cmd_sanitize() {
   ((failed == 0)) || die "compute-sanitizer found errors in $failed runs (the logs say where)."
   say "sanitize: no error in any gpu test under ${tools[*]}"
 }
+
+# ---- fuzzing -----------------------------------------------------------------------
+
+# The fuzz targets (fuzz/targets.cmake), one a line.
+fuzz_targets() {
+  sed -n 's/^set(LABKIT_FUZZ_TARGETS \(.*\))$/\1/p' fuzz/targets.cmake | tr ' ' '\n'
+}
+
+# clang and its libFuzzer runtime, or why not. Debian: clang brings the
+# compiler; the runtime (libclang_rt.fuzzer) is libclang-rt-14-dev, which clang
+# only recommends (an install with --no-install-recommends lacks it).
+need_libfuzzer() {
+  local probe
+  command -v clang >/dev/null 2>&1 ||
+    die "fuzz: clang is not installed: sudo apt-get install clang libclang-rt-14-dev (libFuzzer is clang's; the kit's own compiler stays gcc)."
+  probe=$(mktemp -d)
+  printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe/p.c"
+  if ! clang -fsanitize=fuzzer,address -o "$probe/p" "$probe/p.c" >"$probe/log" 2>&1; then
+    warn "fuzz: clang cannot build a libFuzzer program here: $(head -n1 "$probe/log")"
+    rm -rf "$probe"
+    die "fuzz: its runtime is missing: sudo apt-get install libclang-rt-14-dev (Debian 12: clang's libFuzzer and AddressSanitizer runtimes; on Ubuntu, the libclang-rt-N-dev of your clang-N)."
+  fi
+  rm -rf "$probe"
+}
+
+# ./lab fuzz [TARGET|all] [SECONDS]: each target (or the one named) under
+# libFuzzer with AddressSanitizer for SECONDS (default 60), from its seeds, its
+# crashes ever found and the inputs of earlier runs (build/fuzz/corpus). A
+# crash, a leak or a timeout fails, and its input is kept: in
+# build/fuzz/artifacts/<target>/ and, as a regression input that the unit
+# tests replay from then on, in fuzz/<target>/crashes/ (commit it with the fix).
+cmd_fuzz() {
+  local target=all seconds=60 targets=() t dir=build/fuzz failed=0 log artifacts found new
+  (($# <= 2)) || usage_error "fuzz: ./lab fuzz [TARGET] [SECONDS] (targets: $(fuzz_targets | paste -sd' ' -))"
+  if (($# >= 1)); then
+    if [[ $1 =~ ^[0-9]+$ && $# == 1 ]]; then seconds=$1; else target=$1; fi
+  fi
+  (($# < 2)) || seconds=$2
+  [[ $seconds =~ ^[1-9][0-9]*$ ]] || usage_error "fuzz: SECONDS is a whole number of seconds, not '$seconds'"
+  if [[ $target == all ]]; then
+    mapfile -t targets < <(fuzz_targets)
+  else
+    fuzz_targets | grep -qxF -- "$target" ||
+      usage_error "fuzz: no target '$target'; the targets: $(fuzz_targets | paste -sd' ' -) (or all)"
+    targets=("$target")
+  fi
+  need_libfuzzer
+  need_cmake
+  mkdir -p "$dir"
+  set_log_dir fuzz
+  # A configuration of its own (fuzz/CMakeLists.txt), built with clang; the
+  # kit's presets never see clang.
+  lock_build fuzz
+  LAB_INTERRUPTED=""
+  trap 'LAB_INTERRUPTED=1' INT TERM
+  if [[ ! -f $dir/CMakeCache.txt || -e $dir/.lab-configuring ]]; then
+    say "configuring $dir (clang, libFuzzer, AddressSanitizer)"
+    : >"$dir/.lab-configuring"
+    if ! cmake -S fuzz -B "$dir" -DCMAKE_C_COMPILER=clang >"$LOG_DIR/lab-configure.log" 2>&1; then
+      stop_if_interrupted configuring fuzz
+      stop_if_disk_full "configure (fuzz)" "$dir" "$LOG_DIR/lab-configure.log"
+      show_failure "configure (cmake -S fuzz -B $dir)" "$LOG_DIR/lab-configure.log"
+      exit 1
+    fi
+    rm -f "$dir/.lab-configuring"
+  fi
+  if ! cmake --build "$dir" -j "$JOBS" --target "${targets[@]/#/fuzz_}" >"$LOG_DIR/lab-build.log" 2>&1; then
+    stop_if_interrupted building fuzz
+    stop_if_disk_full "build (fuzz)" "$dir" "$LOG_DIR/lab-build.log"
+    show_failure "build (fuzz targets)" "$LOG_DIR/lab-build.log"
+    exit 1
+  fi
+  stop_if_interrupted building fuzz
+  trap - INT TERM
+  unlock_build
+  for t in "${targets[@]}"; do
+    artifacts=$dir/artifacts/$t
+    mkdir -p "$dir/corpus/$t" "$artifacts" "fuzz/$t/crashes"
+    log=$LOG_DIR/fuzz-$t.log
+    say "fuzz_$t: $seconds s (log: $log)"
+    # -close_fd_mask=3: the library's own messages (a refusal says why) would
+    # slow every run down; libFuzzer's report and the sanitizer's still show.
+    if build/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
+      -dict="fuzz/$t/$t.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+      "$dir/corpus/$t" "fuzz/$t/seeds" "fuzz/$t/crashes" >"$log" 2>&1; then
+      say "fuzz_$t: nothing found ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo ?) inputs)"
+      continue
+    fi
+    failed=$((failed + 1))
+    found=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: ' "$log" || echo "it stopped (see the log)")
+    found=${found#*ERROR: }
+    warn "fuzz_$t found a bug: ${found%% at pc *} (the whole report: $log)"
+    grep -A8 -m1 -E '==ERROR|ERROR: libFuzzer' "$log" | tail -n +2 | cut -c1-200 | sed 's/^/  /' >&2 || true
+    for new in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
+      [[ -e $new ]] || continue
+      cp -n "$new" "fuzz/$t/crashes/" 2>/dev/null || true
+      warn "its input: $new, kept as fuzz/$t/crashes/$(basename "$new") (the unit test unit.fuzz.$t replays it;" \
+        "fix the bug, then commit it). Again: build/fuzz/fuzz_$t $new"
+    done
+  done
+  ((failed == 0)) || die "fuzz: $failed of ${#targets[@]} targets found a bug."
+  say "fuzz: ${#targets[@]} targets, $seconds s each: nothing found."
+}

@@ -9,6 +9,7 @@
 #include "labkit/check.h"
 
 #include "labkit/crash.h"
+#include "labkit/environment.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,6 +49,12 @@ device check_device(int argc, char **argv)
 {
     crash_report_on_fatal_signals();
     checked_device = device_cpu();
+    /* A setting that cannot be honoured is not a device to skip: sim:0 under
+     * LABKIT_SIM_GPUS=two is a mistake to fix, never a pass by absence. */
+    if (environment_check() != STATUS_OK) {
+        fprintf(stderr, "%s: %s\n", argc > 0 ? argv[0] : "check", last_error());
+        exit(2);
+    }
     const char *text = NULL;
     if (argc == 3 && strcmp(argv[1], "--device") == 0)
         text = argv[2];

@@ -6,6 +6,7 @@
 #include "labkit/cli.h"
 #include "labkit/csv.h"
 #include "labkit/device.h"
+#include "labkit/environment.h"
 #include "labkit/event.h"
 #include "labkit/figure.h"
 #include "labkit/files.h"
