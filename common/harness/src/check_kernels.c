@@ -9,14 +9,16 @@
 int check_kernels_skip(device d)
 {
     if (!kernel_tools_built()) {
-        printf("skipped: this check's kernels were not built for the kernel sanitizer (./lab check NN --kernels "
-               "builds them)\n");
+        printf(
+            "skipped: this check's kernels were not built for the kernel sanitizer (./lab check NN --kernels "
+            "builds them)\n");
         return CHECK_SKIPPED;
     }
     if (d.kind == DEVICE_CUDA) {
-        printf("skipped: %s is a real GPU: the kernel sanitizer watches the simulated GPU's launches; on a real "
-               "GPU ./lab sanitize runs compute-sanitizer\n",
-               device_name(d));
+        printf(
+            "skipped: %s is a real GPU: the kernel sanitizer watches the simulated GPU's launches; on a real "
+            "GPU ./lab sanitize runs compute-sanitizer\n",
+            device_name(d));
         return CHECK_SKIPPED;
     }
     return 0;
@@ -42,18 +44,19 @@ bool check_kernels_clean(const char *what, device d)
     kernel_report r;
     if (reports == 0 || kernel_sanitizer_report(0, &r) != STATUS_OK) {
         snprintf(claim, sizeof claim, "%s run clean under the kernel sanitizer", what);
-        return check_that(launches > 0 && reports == 0, claim,
-                          "%llu launches on %s watched: no race, no access out of bounds, no read of unwritten "
-                          "shared memory%s",
-                          launches, device_name(d), launches ? "" : " (none was watched: did they launch?)");
+        return check_that(
+            launches > 0 && reports == 0, claim,
+            "%llu launches on %s watched: no race, no access out of bounds, no read of unwritten "
+            "shared memory%s",
+            launches, device_name(d), launches ? "" : " (none was watched: did they launch?)");
     }
     /* the place in the claim itself, so that the verdict's one line names it */
     if (r.line > 0)
         snprintf(claim, sizeof claim, "%s run clean under the kernel sanitizer (%s at %s line %d)", what,
                  kind_words(&r), r.file, r.line);
     else
-        snprintf(claim, sizeof claim, "%s run clean under the kernel sanitizer (%s in %s)", what, kind_words(&r),
-                 r.kernel);
+        snprintf(claim, sizeof claim, "%s run clean under the kernel sanitizer (%s in %s)", what,
+                 kind_words(&r), r.kernel);
     return check_that(false, claim, "%s%s(%zu reports in %llu launches on %s; the first above)", r.text,
                       reports > 1 ? "\n        " : " ", reports, launches, device_name(d));
 }
