@@ -22,8 +22,6 @@ static bool instrumented;
 
 bool ktools_instrumented(void) { return __atomic_load_n(&instrumented, __ATOMIC_ACQUIRE); }
 
-unsigned ktools_thread(void) { return coop_linear_thread(threadIdx, blockDim); }
-
 /* ---- where an address lies ------------------------------------------------------ */
 
 /* The shared array that holds offset `at`, or the one beside the red zone it
@@ -46,22 +44,11 @@ static kt_place shared_place(uintptr_t at)
     return (kt_place){ KT_NOT_WATCHED, 0 };
 }
 
-kt_place ktools_classify(uintptr_t address)
+kt_place ktools_shared_region(const kt_thread *t, kt_place place, uintptr_t address)
 {
-    const kt_thread *t = &kt_self;
-    for (unsigned i = 0; i < t->buffers; ++i)
-        if (address - t->buffer[i].start < t->buffer[i].end - t->buffer[i].start)
-            return (kt_place){ KT_GLOBAL, i };
-    if (address - t->shared_lo < t->shared_hi - t->shared_lo) return shared_place(address - t->tls_base);
-    if (address - t->dynamic_lo < t->dynamic_hi - t->dynamic_lo)
-        return (kt_place){ KT_SHARED, KT_DYNAMIC_SHARED };
-    for (unsigned i = 0; i < t->buffers; ++i)
-        if (address - t->buffer[i].near_start < t->buffer[i].near_end - t->buffer[i].near_start)
-            return (kt_place){ KT_GLOBAL_OOB, i };
-    /* just past the dynamic shared memory: a buffer of the heap, out of bounds */
-    if (t->dynamic_hi > t->dynamic_lo && address - t->dynamic_hi < 256)
-        return (kt_place){ KT_SHARED_OOB, KT_DYNAMIC_SHARED };
-    return (kt_place){ KT_NOT_WATCHED, 0 };
+    if ((place.space == KT_SHARED || place.space == KT_SHARED_OOB) && place.region == KT_STATIC_SHARED)
+        place.region = shared_place(address - t->tls_base).region;
+    return place;
 }
 
 /* ---- the launch ------------------------------------------------------------------ */
@@ -75,10 +62,19 @@ static void find_shared(kt_thread *t)
     size_t n;
     const kt_shared_array *a = ktools_shared_arrays(&n);
     if (!ktools_tls_anchor(&anchor) || n == 0) return;
-    t->tls_base = (uintptr_t)&threadIdx - anchor;
-    const uintptr_t lo = a[0].offset, hi = a[n - 1].offset + a[n - 1].size;
-    t->shared_lo = t->tls_base + (lo > LABKIT_SHARED_REDZONE_BYTES ? lo - LABKIT_SHARED_REDZONE_BYTES : 0);
-    t->shared_hi = t->tls_base + hi + LABKIT_SHARED_REDZONE_BYTES;
+    const uintptr_t base = (uintptr_t)&threadIdx - anchor, lo = a[0].offset,
+                    hi = a[n - 1].offset + a[n - 1].size;
+    const uintptr_t shared_lo =
+                        base + (lo > LABKIT_SHARED_REDZONE_BYTES ? lo - LABKIT_SHARED_REDZONE_BYTES : 0),
+                    shared_hi = base + hi + LABKIT_SHARED_REDZONE_BYTES;
+    /* which bytes of the span lie outside every array: one load per access
+     * instead of a search (the span is the shared arrays of the program, a
+     * few KiB; kept for the thread's life, as the TLS block is) */
+    uint8_t *redzone = malloc(shared_hi - shared_lo);
+    if (!redzone) return; /* shared memory goes unwatched */
+    memset(redzone, 1, shared_hi - shared_lo);
+    for (size_t i = 0; i < n; ++i) memset(redzone + (base + a[i].offset - shared_lo), 0, a[i].size);
+    t->tls_base = base, t->shared_lo = shared_lo, t->shared_hi = shared_hi, t->shared_redzone = redzone;
 }
 
 /* "p->c" is "c": a launcher's field is named after the kernel's parameter it
@@ -115,6 +111,7 @@ static void find_buffers(kt_thread *t, const labkit_launch *l)
         /* the note page before the data's page, the guard page after its end */
         b->near_start = b->start / page * page - page;
         b->near_end = (b->start + (bytes + 3) / 4 * 4 + page - 1) / page * page + page;
+        b->near_span = b->near_end - b->near_start;
         b->origin = (uintptr_t)pointer;
         b->name = l->names ? member_name(l->names[i]) : "a buffer";
         b->argument = i + 1;
@@ -214,15 +211,22 @@ static void barrier_release(void *user, const coop_barrier_event *e)
 
 /* ---- the callbacks ------------------------------------------------------------------ */
 
-static inline void on_access(uintptr_t address, unsigned size, kt_access_kind kind, uintptr_t pc)
+/* A watched launch's access; out of line, so that the callbacks of a program
+ * that watches nothing now are a test and a return. */
+__attribute__((noinline)) static void watched_access(uintptr_t address, unsigned size, kt_access_kind kind,
+                                                     uintptr_t pc)
 {
     kt_thread *t = &kt_self;
-    if (__builtin_expect(!t->watching, 1)) return;
     follow_block(t);
-    const kt_place place = ktools_classify(address);
+    const kt_place place = ktools_classify(t, address);
     if (place.space == KT_NOT_WATCHED) return;
     if (t->profile) profile_access(t, place, address, size, kind, pc);
     if (t->sanitize) sanitizer_access(t, place, address, size, kind, pc);
+}
+
+static inline void on_access(uintptr_t address, unsigned size, kt_access_kind kind, uintptr_t pc)
+{
+    if (__builtin_expect(kt_self.watching, 0)) watched_access(address, size, kind, pc);
 }
 
 #define PC() ((uintptr_t)__builtin_return_address(0))
@@ -268,12 +272,16 @@ void __tsan_func_entry(void *caller) { (void)caller; }
 void __tsan_func_exit(void) {}
 
 void __sanitizer_cov_trace_pc(void);
-void __sanitizer_cov_trace_pc(void)
+__attribute__((noinline)) static void watched_branch(uintptr_t pc)
 {
     kt_thread *t = &kt_self;
-    if (__builtin_expect(!t->watching || !t->profile, 1)) return;
     follow_block(t);
-    profile_branch(t, PC());
+    profile_branch(t, pc);
+}
+
+void __sanitizer_cov_trace_pc(void)
+{
+    if (__builtin_expect(kt_self.watching && kt_self.profile, 0)) watched_branch(PC());
 }
 
 /* ---- atomics: the operation itself (sequentially consistent, stronger than

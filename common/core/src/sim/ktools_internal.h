@@ -50,6 +50,9 @@ typedef enum kt_space {
 } kt_space;
 
 #define KT_DYNAMIC_SHARED UINT32_MAX
+/* A static __shared__ array, not yet looked up: the hot path does not need to
+ * know which (ktools_shared_region says, for a report). */
+#define KT_STATIC_SHARED (UINT32_MAX - 1)
 
 typedef struct kt_place {
     kt_space space;
@@ -77,6 +80,7 @@ typedef struct kt_word {
 typedef struct kt_buffer {
     uintptr_t start, end;           /* its bytes */
     uintptr_t near_start, near_end; /* where an access is out of bounds of it, not elsewhere */
+    uintptr_t near_span;            /* near_end - near_start */
     uintptr_t origin;               /* the pointer the launch was given: index 0 */
     const char *name;               /* as written at the LAUNCH site */
     unsigned argument;              /* its position in the kernel's parameters, from 1 */
@@ -99,6 +103,7 @@ typedef struct kt_thread {
     kt_buffer buffer[KT_MAX_BUFFERS];
     uintptr_t tls_base;               /* the thread-local block: shared arrays' offsets count from here */
     uintptr_t shared_lo, shared_hi;   /* the arrays and red zones of every instrumented file */
+    const uint8_t *shared_redzone;    /* per byte from shared_lo: 1 outside every array */
     uintptr_t dynamic_lo, dynamic_hi; /* the launch's dynamic shared memory */
     /* where execution is */
     dim3 block;
@@ -117,10 +122,36 @@ extern _Thread_local kt_thread kt_self;
 
 /* Whether the program has instrumented kernels (their constructors called __tsan_init). */
 bool ktools_instrumented(void);
-/* Where an address lies, for the running launch. */
-kt_place ktools_classify(uintptr_t address);
+/* Where an address lies, for the running launch; a static shared array's
+ * region is KT_STATIC_SHARED (the hot path's answer; ktools_shared_region
+ * says which). Inline: every watched access asks. */
+static inline kt_place ktools_classify(const kt_thread *t, uintptr_t address)
+{
+    const uintptr_t in_shared = address - t->shared_lo;
+    if (in_shared < t->shared_hi - t->shared_lo)
+        return t->shared_redzone[in_shared] ? (kt_place){ KT_SHARED_OOB, KT_STATIC_SHARED }
+                                            : (kt_place){ KT_SHARED, KT_STATIC_SHARED };
+    if (address - t->dynamic_lo < t->dynamic_hi - t->dynamic_lo)
+        return (kt_place){ KT_SHARED, KT_DYNAMIC_SHARED };
+    /* a buffer's near pages hold its bytes, and no other buffer's */
+    for (unsigned i = 0; i < t->buffers; ++i) {
+        const kt_buffer *b = &t->buffer[i];
+        if (address - b->near_start < b->near_span)
+            return (kt_place){ address - b->start < b->end - b->start ? KT_GLOBAL : KT_GLOBAL_OOB, i };
+    }
+    /* just past the dynamic shared memory: a buffer of the heap, out of bounds */
+    if (t->dynamic_hi > t->dynamic_lo && address - t->dynamic_hi < 256)
+        return (kt_place){ KT_SHARED_OOB, KT_DYNAMIC_SHARED };
+    return (kt_place){ KT_NOT_WATCHED, 0 };
+}
+/* The place with a static shared array's region looked up: the array that
+ * holds the address, or beside whose red zone it lies. */
+kt_place ktools_shared_region(const kt_thread *t, kt_place place, uintptr_t address);
 /* The running GPU thread's linear index in its block. */
-unsigned ktools_thread(void);
+static inline unsigned ktools_thread(void)
+{
+    return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
 /* Called when an access shows that a new block runs. */
 void ktools_block_changed(void);
 

@@ -296,9 +296,11 @@ static const char *space_name(kt_place place)
     return place.space == KT_GLOBAL || place.space == KT_GLOBAL_OOB ? "global" : "shared";
 }
 
-static void report_out_of_bounds(const kt_thread *t, kt_place place, uintptr_t address, unsigned size,
-                                 kt_access_kind kind, uintptr_t pc)
+__attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, kt_place place,
+                                                           uintptr_t address, unsigned size,
+                                                           kt_access_kind kind, uintptr_t pc)
 {
+    place = ktools_shared_region(t, place, address);
     seen_report *slot = NULL;
     const bool is_new = first_time(KERNEL_REPORT_OUT_OF_BOUNDS, pc, 0, place.region, &slot);
     const bool global = place.space == KT_GLOBAL_OOB;
@@ -336,10 +338,12 @@ static void report_out_of_bounds(const kt_thread *t, kt_place place, uintptr_t a
     }
 }
 
-static void report_race(const kt_thread *t, kt_place place, uintptr_t address, unsigned size,
-                        kt_access_kind kind, uintptr_t pc, const kt_stamp *earlier, const kt_stamp *now,
-                        bool earlier_wrote)
+__attribute__((noinline)) static void report_race(const kt_thread *t, kt_place place, uintptr_t address,
+                                                  unsigned size, kt_access_kind kind, uintptr_t pc,
+                                                  const kt_stamp *earlier, const kt_stamp *now,
+                                                  bool earlier_wrote)
 {
+    place = ktools_shared_region(t, place, address);
     const kernel_report_kind which =
         place.space == KT_SHARED ? KERNEL_REPORT_SHARED_RACE : KERNEL_REPORT_GLOBAL_RACE;
     seen_report *slot;
@@ -382,9 +386,10 @@ static void report_race(const kt_thread *t, kt_place place, uintptr_t address, u
     if (!same_lines_as_earlier(slot, &r)) slot->index = publish(&r);
 }
 
-static void report_uninitialized(const kt_thread *t, kt_place place, uintptr_t address, unsigned size,
-                                 uintptr_t pc)
+__attribute__((noinline)) static void report_uninitialized(const kt_thread *t, kt_place place,
+                                                           uintptr_t address, unsigned size, uintptr_t pc)
 {
+    place = ktools_shared_region(t, place, address);
     seen_report *slot;
     if (!first_time(KERNEL_REPORT_UNINITIALIZED_READ, pc, 0, place.region, &slot)) return;
     kernel_report r;
@@ -422,8 +427,8 @@ static inline bool same_thread(const kt_stamp *s, const kt_stamp *now)
     return s->block == now->block && s->thread == now->thread;
 }
 
-static void check_word(kt_thread *t, kt_word *w, const kt_stamp *now, kt_place place, uintptr_t address,
-                       unsigned size, kt_access_kind kind, uintptr_t pc)
+static inline void check_word(kt_thread *t, kt_word *w, const kt_stamp *now, kt_place place,
+                              uintptr_t address, unsigned size, kt_access_kind kind, uintptr_t pc)
 {
     const bool shared = place.space == KT_SHARED;
     if (kind == KT_ATOMIC) {
