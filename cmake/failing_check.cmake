@@ -10,11 +10,16 @@ function(labkit_add_failing_check)
             -P ${PROJECT_SOURCE_DIR}/cmake/inject_failures.cmake
     DEPENDS ${dir}/lab.c ${PROJECT_SOURCE_DIR}/cmake/inject_failures.cmake
     COMMENT "${LAB_NAME}: the skeleton's steps as failures")
-  set(LAB_NO_CUDA_KERNELS ON)
-  labkit_add_program(check${LAB_NN}-failing ${dir} ${failing_dir}/lab.c ${dir}/check.c)
+  labkit_add_code(check${LAB_NN}-failing-lab ${dir} ${dir} ${failing_dir}/lab.c "")
+  set(kernels "")
+  if(TARGET lab_solution_kernels_${LAB_NN})
+    set(kernels lab_solution_kernels_${LAB_NN})
+  endif()
+  labkit_link_program(check${LAB_NN}-failing lab_check_${LAB_NN} check${LAB_NN}-failing-lab ${kernels} ${given})
   add_test(NAME ${LAB_NAME}.kit.failing
            COMMAND ${PROJECT_SOURCE_DIR}/tools/tests/failing_verdict.sh $<TARGET_FILE:check${LAB_NN}-failing>
                    ${LAB_NAME})
   set_tests_properties(${LAB_NAME}.kit.failing PROPERTIES LABELS kit TIMEOUT 120
                        ENVIRONMENT "${LABKIT_CHECK_ENVIRONMENT}")
+  labkit_test_needs(TEST ${LAB_NAME}.kit.failing LABELS kit TARGETS check${LAB_NN}-failing)
 endfunction()

@@ -48,37 +48,52 @@ function(labkit_instrument_kernels target)
   target_sources(${target} PRIVATE $<TARGET_OBJECTS:${objects}>)
 endfunction()
 
-# For labs/CMakeLists.txt: a lab program (labkit_add_program's arguments) whose
-# kernel launchers, LAB_KERNEL_SOURCES' .c files, are built for the kernel
-# tools; without the .cu launchers (the tools watch the simulated GPU).
-function(labkit_add_kernels_program name dir lab_c)
+# For labs/CMakeLists.txt: the lab's launchers (LAB_KERNEL_SOURCES' .c files,
+# not the .cu ones: the tools watch the simulated GPU) compiled beside the
+# kernels of code_dir and built for the kernel tools, into the object library
+# `target`. labkit_add_code's options; no LAB_WITH_CUDA, as in a wrong version
+# tested on cpu and sim only.
+function(labkit_add_instrumented_launchers target code_dir)
   set(launchers ${LAB_KERNEL_SOURCES})
   list(FILTER launchers INCLUDE REGEX "\\.c$")
-  set(LAB_KERNEL_SOURCES "")
-  set(LAB_NO_CUDA_KERNELS ON)
-  labkit_add_program(${name} ${dir} ${lab_c} ${ARGN})
-  labkit_instrument_kernels(${name} ${launchers})
+  labkit_add_code(${target} ${dir} ${code_dir} "" "${launchers}")
+  target_compile_options(${target} PRIVATE ${LABKIT_KERNEL_TOOLS_FLAGS})
 endfunction()
 
-# A lab's programs for the kernel tools, when it has kernel launchers:
-#   checkNN-kernels, labNN-kernels   the student's (./lab check NN --kernels,
-#                                    ./lab profile NN); built when asked for
-#   checkNN-solution-kernels         and its test NN_name.kernels.sim, in the
-#   labNN-solution-kernels           suite: the solution's kernels run clean
-function(labkit_add_lab_kernel_tools solution)
+# A lab's programs for the kernel tools, when it has kernel launchers (called
+# by labkit_add_lab, in its scope: LAB_NN, dir, the object libraries):
+#   which = yours:     checkNN-kernels, labNN-kernels, the student's
+#                      (./lab check NN --kernels, ./lab profile NN), built
+#                      only when asked for; `given` their other objects
+#   which = solution:  checkNN-solution-kernels, labNN-solution-kernels and
+#                      the test NN_name.kernels.sim in the suite: the
+#                      solution's kernels run clean
+# lab.c is compiled as the lab compiles it (the solution's lab_solution_NN;
+# the student's lab.c again, apart from its plain launchers).
+function(labkit_add_lab_kernel_tools which given)
   set(launchers ${LAB_KERNEL_SOURCES})
   list(FILTER launchers INCLUDE REGEX "\\.c$")
   if(NOT LABKIT_HAVE_KERNEL_TOOLS OR NOT launchers)
     return()
   endif()
-  labkit_add_kernels_program(check${LAB_NN}-kernels ${dir} ${dir}/lab.c ${dir}/check.c)
-  labkit_add_kernels_program(lab${LAB_NN}-kernels ${dir} ${dir}/lab.c ${dir}/main.c)
-  set_target_properties(check${LAB_NN}-kernels lab${LAB_NN}-kernels PROPERTIES EXCLUDE_FROM_ALL ON)
-  if(EXISTS ${solution})
-    labkit_add_kernels_program(check${LAB_NN}-solution-kernels ${dir} ${solution} ${dir}/check.c)
-    labkit_add_kernels_program(lab${LAB_NN}-solution-kernels ${dir} ${solution} ${dir}/main.c)
-    set_target_properties(lab${LAB_NN}-solution-kernels PROPERTIES EXCLUDE_FROM_ALL ON)
-    labkit_add_check_test(${LAB_NAME}.kernels.sim check${LAB_NN}-solution-kernels sim:0 solution)
+  if(which STREQUAL "yours")
+    labkit_add_code(lab_code_tools_${LAB_NN} ${dir} ${dir} ${dir}/lab.c "")
+    labkit_add_instrumented_launchers(lab_launchers_tools_${LAB_NN} ${dir})
+    set(code lab_code_tools_${LAB_NN} lab_launchers_tools_${LAB_NN})
+    set(suffix -kernels)
+    set_target_properties(${code} PROPERTIES EXCLUDE_FROM_ALL ON)
+  else()
+    labkit_add_instrumented_launchers(lab_solution_launchers_tools_${LAB_NN} ${LABKIT_SOLUTIONS_DIR}/${LAB_NAME})
+    set(code lab_solution_${LAB_NN} lab_solution_launchers_tools_${LAB_NN})
+    set(suffix -solution-kernels)
+  endif()
+  labkit_link_program(check${LAB_NN}${suffix} lab_check_${LAB_NN} ${code} ${given})
+  labkit_link_program(lab${LAB_NN}${suffix} lab_main_${LAB_NN} ${code} ${given})
+  set_target_properties(lab${LAB_NN}${suffix} PROPERTIES EXCLUDE_FROM_ALL ON)
+  if(which STREQUAL "yours")
+    set_target_properties(check${LAB_NN}${suffix} PROPERTIES EXCLUDE_FROM_ALL ON)
+  else()
+    labkit_add_check_test(${LAB_NAME}.kernels.sim check${LAB_NN}${suffix} sim:0 solution)
   endif()
 endfunction()
 
@@ -87,7 +102,7 @@ endfunction()
 # (the report's first words, then the text of the line it must name, in the
 # patched files). Its check built for the tools must fail its kernels claim
 # with that report at that line: test NN_name.kernels.wrong.<mistake>.
-function(labkit_add_wrong_kernels patch wrong_dir mistake)
+function(labkit_add_wrong_kernels patch wrong_dir mistake objects)
   labkit_patch_field(${patch} "kernels" expected)
   if(NOT expected OR NOT LABKIT_HAVE_KERNEL_TOOLS)
     return()
@@ -97,14 +112,25 @@ function(labkit_add_wrong_kernels patch wrong_dir mistake)
   endif()
   set(kind "${CMAKE_MATCH_1}")
   set(snippet "${CMAKE_MATCH_2}")
-  set(program check${LAB_NN}-wrong-${mistake}-kernels)
-  labkit_add_kernels_program(${program} ${dir} ${wrong_dir}/lab.c ${dir}/check.c)
-  # the plain wrong program's target makes the patched files its launchers include
-  add_dependencies(${program}-kernel-objects check${LAB_NN}-wrong-${mistake})
+  set(plain check${LAB_NN}-wrong-${mistake})
+  set(program ${plain}-kernel-tools) # ${plain}-kernels is its kernels' objects
+  # the plain program's objects, its launchers built for the tools instead:
+  # beside the patched kernels when the patch changes one (the plain
+  # program's targets apply the patch first), else the solution's
+  list(FILTER objects EXCLUDE REGEX "^(${plain}-kernels|lab_solution_kernels_${LAB_NN})$")
+  if(TARGET ${plain}-kernels)
+    labkit_add_instrumented_launchers(${program}-launchers ${wrong_dir})
+    add_dependencies(${program}-launchers ${plain}-kernels)
+    list(APPEND objects ${program}-launchers)
+  else()
+    list(APPEND objects lab_solution_launchers_tools_${LAB_NN})
+  endif()
+  labkit_link_program(${program} ${objects})
   set(test ${LAB_NAME}.kernels.wrong.${mistake})
   labkit_check_environment("" environment)
   add_test(NAME ${test}
            COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:${program}> -DDEVICE=sim:0 -DDIR=${wrong_dir}
                    "-DKIND=${kind}" "-DSNIPPET=${snippet}" -P ${PROJECT_SOURCE_DIR}/cmake/expect_kernel_report.cmake)
   set_tests_properties(${test} PROPERTIES LABELS wrong TIMEOUT 120 ENVIRONMENT "${environment}")
+  labkit_test_needs(TEST ${test} LABELS wrong TARGETS ${program})
 endfunction()

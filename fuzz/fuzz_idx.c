@@ -1,4 +1,4 @@
-/* fuzz_idx.c: lab 05's IDX reader (labs/05_training_loop/idx.c) on any bytes
+/* fuzz_idx.c: lab 05's IDX reader (labs/common/idx.c) on any bytes
  * as a pair of files: the first two bytes of the input (big-endian) say how
  * many of the next are the images file, the rest is the labels file. */
 #include "data.h"

@@ -3,11 +3,12 @@
 # with libFuzzer, fuzz/tests.cmake for the unit tests' replays).
 set(LABKIT_FUZZ_TARGETS safetensors idx cli device)
 
-# What a target needs beyond the library: lab 05's IDX reader for idx.
+# What a target needs beyond the library: the labs' IDX reader for idx
+# (labs/common/, lab 05's digits).
 function(labkit_fuzz_target_sources target name root)
   if(name STREQUAL "idx")
-    target_sources(${target} PRIVATE ${root}/labs/05_training_loop/idx.c ${root}/labs/05_training_loop/data.c)
-    target_include_directories(${target} PRIVATE ${root}/labs/05_training_loop)
+    target_sources(${target} PRIVATE ${root}/labs/common/idx.c ${root}/labs/common/data.c)
+    target_include_directories(${target} PRIVATE ${root}/labs/common)
   endif()
   target_compile_definitions(${target} PRIVATE _GNU_SOURCE)
   target_link_libraries(${target} PRIVATE labkit)

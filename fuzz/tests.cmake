@@ -16,4 +16,5 @@ foreach(name IN LISTS LABKIT_FUZZ_TARGETS)
   add_test(NAME unit.fuzz.${name} COMMAND fuzz_replay_${name} ${inputs})
   set_tests_properties(unit.fuzz.${name} PROPERTIES LABELS unit TIMEOUT 120
                        ENVIRONMENT_MODIFICATION "LABKIT_SIM_GPUS=unset:;LABKIT_SIM_MEMORY=unset:")
+  labkit_test_needs(TEST unit.fuzz.${name} LABELS unit TARGETS fuzz_replay_${name})
 endforeach()

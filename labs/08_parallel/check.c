@@ -128,7 +128,7 @@ status __wrap_replica_forward_backward(replica *r, const float *images, const in
     if (refuse("replica_forward_backward"))
         return fail(STATUS_OUT_OF_MEMORY,
                     "replica_forward_backward: %s has no memory left for the slice (the check refused it)",
-                    r ? device_name(r->dev) : "the device");
+                    r ? device_name(r->net.dev) : "the device");
     if (watch.devices && watch.passes > 0) watch.waits_between += watched_syncs() - watch.syncs_then;
     const status s = __real_replica_forward_backward(r, images, labels, rows);
     if (watch.devices) watch.passes++, watch.syncs_then = watched_syncs();
@@ -245,11 +245,37 @@ static int retry_two_threads(const loop_operands *o, double *allowed)
     return tries;
 }
 
+/* How much more CPU time 2 and 3 threads spent than 1, the larger of the two
+ * ratios: 1 when no row is done twice, 2 or 3 when every thread does every
+ * row. */
+static double extra_cpu(const team_run *runs)
+{
+    return runs[0].team > 0 ? fmax(runs[1].team, runs[2].team) / runs[0].team : INFINITY;
+}
+
+/* extra_cpu measured again, 1, 2 and 3 threads each time, up to 4 times while
+ * over 1.8x, keeping the least: the loop is compiled as `./lab run 08`
+ * compiles it (-O3), and at its speed (about 0.01 s a run here) a moment
+ * that other programs take the cores, or its threads' memory, weighs on
+ * one run and not on the next. A loop that does rows twice spends 2x in
+ * every try. Returns the tries made after the first. */
+static int retry_extra_cpu(const loop_operands *o, double *ratio)
+{
+    int tries = 0;
+    while (tries < 4 && *ratio > 1.8) {
+        team_run again[3];
+        for (int threads = 1; threads <= 3; ++threads) again[threads - 1] = run_team(o, threads);
+        *ratio = fmin(*ratio, extra_cpu(again));
+        ++tries;
+    }
+    return tries;
+}
+
 /* The claims on the threads' CPU time; m is odd and no multiple of 3, so
  * that no count of threads divides the rows evenly. */
 static void check_step1_cores(const loop_operands *o, const team_run *runs)
 {
-    bool shares = true, once = true;
+    bool shares = true;
     char figures[512] = "";
     for (int r = 0; r < 3; ++r) {
         const team_run *t = &runs[r];
@@ -257,7 +283,6 @@ static void check_step1_cores(const loop_operands *o, const team_run *runs)
         for (int i = 0; i < t->threads; ++i)
             fair = fair && t->cpu[i] >= 0.5 * t->team / t->threads && t->cpu[i] <= 1.5 * t->team / t->threads;
         shares = shares && fair;
-        once = once && t->team <= 1.8 * runs[0].team;
         int used = (int)strlen(figures);
         used += snprintf(figures + used, sizeof figures - (size_t)used, "%s%d thread%s:", r ? "; " : "",
                          t->threads, t->threads > 1 ? "s" : "");
@@ -271,10 +296,14 @@ static void check_step1_cores(const loop_operands *o, const team_run *runs)
                "with T threads the loop runs on T threads, each doing its share of the rows (CPU time 1/T "
                "each, within 0.5/T to 1.5/T)",
                "%s", figures);
-    check_that(once,
-               "no row is done twice: the threads' CPU times add up to the one-thread loop's (at most 1.8x)",
-               "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s", runs[0].team, runs[1].team,
-               runs[2].team);
+    double ratio = extra_cpu(runs);
+    const int extra_tries = retry_extra_cpu(o, &ratio);
+    const bool once = ratio <= 1.8;
+    check_that(
+        once, "no row is done twice: the threads' CPU times add up to the one-thread loop's (at most 1.8x)",
+        "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s the first time; %.2fx, the least of "
+        "%d tr%s",
+        runs[0].team, runs[1].team, runs[2].team, ratio, 1 + extra_tries, extra_tries ? "ies" : "y");
     const double busier = fmax(runs[1].cpu[0], runs[1].cpu[1]);
     double allowed = busier > 0 ? runs[1].team / busier : 0.0;
     const int tries = 1 + (allowed >= 1.6 ? 0 : retry_two_threads(o, &allowed));
@@ -705,7 +734,8 @@ static void check_step5_two(device d, const dp_data *x)
     CHECK(replica_read(&r[0], false, start, count));
     tensor *grads[REPLICA_MAX_GRADIENTS];
     const int ngrads = replica_gradients(&r[0], grads);
-    const bool nccl = all_reduce_uses_nccl((tensor *const[]){ r[0].layers[0].dW, r[1].layers[0].dW }, 2);
+    const bool nccl =
+        all_reduce_uses_nccl((tensor *const[]){ r[0].net.layers[0].dW, r[1].net.layers[0].dW }, 2);
     device_counters counted[2];
     for (int i = 0; i < 2; ++i) CHECK(counters_reset(devices[i]));
     double grad_error = INFINITY;

@@ -265,6 +265,28 @@ need_program() {
   die "target $2 built, but $1 is not there."
 }
 
+# build/<preset> made where it is missing, or a stop saying why it cannot be.
+make_build_dir() {
+  local dir=build/$1
+  [[ -d $dir ]] || mkdir -p "$dir" 2>/dev/null || die "$dir cannot be created here (a read-only checkout?), so the kit cannot be" \
+    "built in it: copy the kit where you can write (cp -r \"$ROOT\" ~/labkit) and run ./lab there."
+}
+
+# Configures build/<preset> when it needs it, under the lock, for a command that
+# must read the configured tree before it knows what to build (./lab test).
+configure_only() {
+  local preset=$1
+  set_log_dir "$preset"
+  read_only_build "$preset" && return 0
+  make_build_dir "$preset"
+  lock_build "$preset"
+  LAB_INTERRUPTED=""
+  trap 'LAB_INTERRUPTED=1' INT TERM
+  configure "$preset"
+  trap - INT TERM
+  unlock_build
+}
+
 # The same without stopping: returns 1 when the build fails (the log is in
 # BUILD_LOG), and stops the command itself when it was interrupted, the disk is
 # full or the build directory cannot be written.
@@ -276,8 +298,7 @@ try_build() {
     tune_environment "$preset"
     return 0
   fi
-  [[ -d $dir ]] || mkdir -p "$dir" 2>/dev/null || die "$dir cannot be created here (a read-only checkout?), so the kit cannot be" \
-    "built in it: copy the kit where you can write (cp -r \"$ROOT\" ~/labkit) and run ./lab there."
+  make_build_dir "$preset"
   lock_build "$preset"
   LAB_INTERRUPTED=""
   trap 'LAB_INTERRUPTED=1' INT TERM

@@ -62,3 +62,25 @@ cmd_profile() {
   cd "$CALLER_DIR"
   LABKIT_KERNEL_PROFILE=1 exec "$ROOT/$exe" "${args[@]}"
 }
+
+# The verdict of ./lab check NN --kernels (check_verdict's arguments): the
+# kernels claim holds on a simulated GPU, the only device it watches (the cpu
+# and a real GPU are skipped there, which check_verdict would call "not yet").
+kernels_verdict() {
+  local labels=() outcomes=() logs=() i watched=()
+  mapfile -t labels <<<"$1"
+  mapfile -t outcomes <<<"$2"
+  mapfile -t logs <<<"$3"
+  for i in "${!labels[@]}"; do
+    case ${outcomes[i]} in
+      pass) [[ ${labels[i]} == sim:* ]] && watched+=("${labels[i]}") ;;
+      skipped) ;;
+      *) echo "not yet — $(next_step_line "${labels[i]}" "${outcomes[i]}" "${logs[i]}")"; return 1 ;;
+    esac
+  done
+  if ((${#watched[@]} == 0)); then
+    echo "not yet — no simulated GPU was checked, and the kernel sanitizer watches kernels there: unset LABKIT_SIM_GPUS (./lab then simulates two) or give it 1 or more"
+    return 1
+  fi
+  echo "done (your kernels run clean under the kernel sanitizer on $(joined "${watched[@]}"))"
+}

@@ -168,7 +168,9 @@ cmd_check() {
     read -ra settings <<<"$settings"
     outcomes+=("$(run_check_on "$exe" "$device" "${logs[-1]}" "${settings[@]}")")
   done < <(check_runs)
-  verdict=$(check_verdict "$(printf '%s\n' "${devices[@]}")" "$(printf '%s\n' "${outcomes[@]}")" \
+  local judge=check_verdict
+  ((kernels)) && judge=kernels_verdict # kernels.sh
+  verdict=$($judge "$(printf '%s\n' "${devices[@]}")" "$(printf '%s\n' "${outcomes[@]}")" \
     "$(printf '%s\n' "${logs[@]}")") || rc=1
   echo "$who: $verdict"
   for i in "${!devices[@]}"; do

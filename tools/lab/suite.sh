@@ -1,8 +1,82 @@
 # suite.sh: the instructors' and developers' commands: the test suite, benches,
 # coverage, every slide plot, compute-sanitizer (sourced by ./lab).
 
+# ---- the test suite: build what the selected tests run, then run them ----------
+
+# Every test that `ctest --preset P -N ARGS` selects, one name a line.
+selected_tests() {
+  ctest --preset "$PRESET" -N "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p'
+}
+
+# The targets the selected tests ("$@": ctest's selection arguments) need:
+# the label targets (suite-unit, ...) when the selection is whole labels (the
+# whole suite: every label but lab, so not the student's own checks); else
+# the tests' own programs, when there are few; else the label targets of the
+# labels they come from. From suite-targets.txt, "<test> <labels>
+# <target>...", which CMake writes; without it, `suite` (every test's); for a
+# test it does not list, everything (kit.suite_complete finds such tests).
+suite_targets() {
+  local file=build/$PRESET/suite-targets.txt chosen
+  if [[ ! -f $file ]]; then echo suite; return; fi
+  chosen=$(selected_tests "$@")
+  [[ -n $chosen ]] || return 0
+  awk -v chosen="$chosen" '
+    BEGIN { n = split(chosen, names, "\n"); for (i = 1; i <= n; i++) wanted[names[i]] = 1 }
+    { labels[$1] = $2; tests_of[$2] = tests_of[$2] + 1
+      for (i = 3; i <= NF; i++) targets[$1] = targets[$1] " " $i }
+    END {
+      for (t in wanted) {
+        if (!(t in labels)) { print "all"; exit } # a test that says nothing: build everything
+        in_label[labels[t]]++
+        k = split(targets[t], list, " ")
+        for (i = 1; i <= k; i++) if (!(list[i] in program)) { program[list[i]] = 1; programs++ }
+      }
+      whole = 1
+      for (l in in_label) if (in_label[l] != tests_of[l]) whole = 0
+      if (!whole && programs <= 40) { for (p in program) print p; exit }
+      for (l in in_label) { m = split(l, parts, ","); for (i = 1; i <= m; i++) print "suite-" parts[i] }
+    }' "$file" | sort -u
+}
+
+# Standard input to standard output, with a line after every 30 s of silence
+# (CI logs and people both take a long silence for a hang): "$1" says what is
+# going on, and the lines matching "$2" are counted as done.
+with_heartbeat() {
+  local what=$1 done_pattern=$2 line="" part done=0 start=$SECONDS
+  while true; do
+    if IFS= read -r -t 30 part; then
+      line+=$part
+      printf '%s\n' "$line"
+      [[ $line =~ $done_pattern ]] && done=$((done + 1))
+      line=""
+    elif (($? > 128)); then
+      line+=$part
+      say "$what: $done done so far, $((SECONDS - start)) s in"
+    else
+      [[ -z $line$part ]] || printf '%s\n' "$line$part"
+      return 0
+    fi
+  done
+}
+
+# What a quiet build (build.sh's build, which writes its log to
+# build/<preset>/lab-build*.log) has done so far, every 20 s while it runs:
+# the compile, link and patch steps its log names (make's percentages are
+# not the build's when it makes some targets only).
+build_progress() {
+  local preset=$1 since=$2 start=$3 log steps
+  while sleep 20; do
+    log=$(find "build/$preset" -maxdepth 1 -name 'lab-build*.log' -newer "$since" 2>/dev/null | head -n1)
+    [[ -n $log ]] || continue
+    # Ninja numbers its steps ("[12/345] Building ..."); make does not.
+    steps=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n1 | tr -d '[]' | sed 's|/| of |')
+    [[ -n $steps ]] || steps=$(grep -c -E 'Building|Linking|wrong version' "$log" || true)
+    say "building: $steps steps done, $((SECONDS - start)) s in"
+  done
+}
+
 cmd_test() {
-  local rc=0 arg
+  local rc=0 arg targets=() start=$SECONDS stamp watcher
   # The preset already excludes the label lab, and ctest (3.25) excludes a test
   # only when it matches every -LE given: a second one would select nonsense.
   for arg in "$@"; do
@@ -11,9 +85,27 @@ cmd_test() {
         usage_error "test: $arg cannot be combined with the preset's own exclusion of the label lab (ctest excludes only what matches every -LE); choose labels with -L, e.g. ./lab test -L unit, or exclude tests by name with -E" ;;
     esac
   done
-  build "$PRESET"
-  ctest --preset "$PRESET" --no-tests=error "$@" || rc=$?
-  if ((rc == 0)); then say "test ($PRESET): PASS"; else say "test ($PRESET): FAIL (ctest exit status $rc)"; fi
+  configure_only "$PRESET"
+  mapfile -t targets < <(suite_targets "$@")
+  if ((${#targets[@]} == 0)); then
+    ctest --preset "$PRESET" --no-tests=error "$@" || rc=$?
+    say "test ($PRESET): no test matches these arguments"
+    return "$rc"
+  fi
+  say "building ${targets[*]:0:8}$( ((${#targets[@]} > 8)) && echo " and $((${#targets[@]} - 8)) more")"
+  stamp=build/$PRESET/.lab-test-start
+  : >"$stamp"
+  build_progress "$PRESET" "$stamp" "$start" &
+  watcher=$!
+  # build() exits on a failure: the watcher must not outlive it.
+  trap 'kill "$watcher" 2>/dev/null || true' EXIT
+  build "$PRESET" "${targets[@]}"
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  trap - EXIT
+  say "built in $((SECONDS - start)) s; testing"
+  ctest --preset "$PRESET" --no-tests=error "$@" | with_heartbeat "testing" '^ *[0-9]+/[0-9]+ Test' || rc=$?
+  if ((rc == 0)); then say "test ($PRESET): PASS ($((SECONDS - start)) s)"; else say "test ($PRESET): FAIL (ctest exit status $rc)"; fi
   return "$rc"
 }
 

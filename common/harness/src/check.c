@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void check_report_failure(const char *file, int line, const char *expression, status s)
 {
@@ -95,6 +96,17 @@ bool check_that(bool holds, const char *concept, const char *figures_format, ...
     else
         printf("  FAIL  %s%s%s\n", concept, figures[0] ? ": " : "", figures);
     fflush(stdout);
+    /* A known-wrong version's test (cmake/expect_caught.cmake) names the claim
+     * that must catch it: once that claim has failed, the rest of the check
+     * would only take time. _exit: the devices' threads and whatever the
+     * check still holds go with the process. */
+    const char *until = getenv("LABKIT_CHECK_UNTIL");
+    if (!holds && until && until[0] && strncmp(concept, until, strlen(until)) == 0) {
+        printf("stopped: the claim that LABKIT_CHECK_UNTIL names does not hold\n");
+        fflush(stdout);
+        fflush(stderr);
+        _exit(CHECK_FAILS);
+    }
     return holds;
 }
 

@@ -4,7 +4,6 @@
 
 #include "labkit/check.h"
 #include "labkit/cli.h"
-#include "labkit/csv.h"
 #include "labkit/device.h"
 #include "labkit/environment.h"
 #include "labkit/event.h"

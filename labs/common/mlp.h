@@ -1,14 +1,18 @@
-/* mlp.h: a multilayer perceptron whose parameters and activations live on one
- * device, built from the library's operations.
+/* mlp.h: lab 05's multilayer perceptron, whose parameters and activations
+ * live on one device, built from the library's operations; the labs' shared
+ * code (labs/common/): lab 05 trains it, lab 06 trains it with its products
+ * at a lower precision, lab 08 keeps one replica of it per device.
  *
  *   x [B, n0] -> linear(W1 [n0, n1], b1) -> ReLU -> ... -> linear(WL, bL) -> logits [B, nL]
  *
  * Every hidden layer is a linear map followed by a ReLU; the last layer is linear
  * only, and the softmax cross-entropy turns its logits into the loss. The
  * parameters are drawn from a seed on the host and copied, so the same seed gives
- * the same network on every device. Not student work: lab.c uses it. */
-#ifndef LAB05_MLP_H
-#define LAB05_MLP_H
+ * the same network on every device. Not student work, but for its backward
+ * pass: mlp_backward (mlp_backward.c) runs lab 05's step 1, the student's
+ * lab_layer_backward, for every layer. */
+#ifndef LABS_COMMON_MLP_H
+#define LABS_COMMON_MLP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -75,9 +79,24 @@ void mlp_batch_free(mlp_batch *b);
 /* out[i] of every layer, from b->x; the logits end up in b->out[nlayers-1]. */
 status mlp_forward(const mlp *net, mlp_batch *b);
 
+/* A product of the forward pass, out = a b + bias (bias [cols], on every
+ * row), made by a caller's own function: mlp_forward's is op_matmul; lab 06's
+ * network reads its operands at a lower precision. `context` is the caller's. */
+typedef status (*mlp_product)(tensor *a, tensor *b, const tensor *bias, tensor *out, const void *context);
+
+/* mlp_forward with every layer's product made by `product`. */
+status mlp_forward_by(const mlp *net, mlp_batch *b, mlp_product product, const void *context);
+
 /* From the logits' gradient in b->grad[nlayers-1], every layer's dW and db,
- * layer by layer backwards (each through lab_layer_backward). */
+ * layer by layer backwards, each through lab_layer_backward (mlp_backward.c:
+ * only the programs that link lab 05's lab.c have it). */
 status mlp_backward(mlp *net, mlp_batch *b);
+
+/* Lab 05's step 1, in labs/05_training_loop/lab.c (lab 05's lab.h says what
+ * it does): the student's, in the programs of lab 05 and of the labs that
+ * train with it. */
+status lab_layer_backward(layer *l, const tensor *input, const tensor *output, tensor *grad_output,
+                          tensor *grad_input);
 
 /* SGD: v = momentum v + g, then W -= lr v (with momentum 0: W -= lr g). */
 status mlp_sgd_step(mlp *net, float lr, float momentum);

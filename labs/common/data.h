@@ -1,4 +1,5 @@
-/* data.h: the images the MLP learns from, kept in host memory.
+/* data.h: the images the MLP learns from, kept in host memory (the labs'
+ * shared code, labs/common/: labs 05, 06 and 08 learn from them).
  *
  * Two sources, one shape: `count` grey images of rows x cols pixels in [0, 1]
  * (row-major, one image after another) and one int32 label in 0..9 per image.
@@ -7,8 +8,8 @@
  *   - MNIST-format IDX files (train-images-idx3-ubyte and friends), checked
  *     byte by byte: a bad file is refused with what is wrong with it.
  * Not student work: lab.c only moves batches of these to a device. */
-#ifndef LAB05_DATA_H
-#define LAB05_DATA_H
+#ifndef LABS_COMMON_DATA_H
+#define LABS_COMMON_DATA_H
 
 #include <stdint.h>
 

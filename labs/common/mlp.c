@@ -1,7 +1,7 @@
-/* mlp.c: the MLP's parameters, its forward pass, the backward pass layer by
- * layer (each layer through the student's lab_layer_backward) and the SGD step.
- * Every operation is queued on the network's device; nothing here reads a value
- * back to the host. */
+/* mlp.c: the MLP's parameters, its forward pass and the SGD step (its
+ * backward pass, through lab 05's step 1, is mlp_backward.c). Every operation
+ * is queued on the network's device; nothing here reads a value back to the
+ * host. */
 #include "mlp.h"
 
 #include <errno.h>
@@ -9,8 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "lab.h"
 
 /* ---- parameters -------------------------------------------------------------- */
 
@@ -30,13 +28,13 @@ static status layer_create(layer *l, device d, int64_t in, int64_t out, bool rel
 {
     l->in = in, l->out = out, l->relu = relu;
     const float he_stddev = (float)sqrt(2.0 / (double)in);
-    status s = tensor_normal(&l->W, d, shape2(in, out), 0.0f, he_stddev, seed);
-    if (s == STATUS_OK) s = tensor_zeros(&l->b, d, shape1(out));
-    if (s == STATUS_OK) s = tensor_zeros(&l->dW, d, shape2(in, out));
-    if (s == STATUS_OK) s = tensor_zeros(&l->db, d, shape1(out));
-    if (s == STATUS_OK) s = tensor_zeros(&l->vW, d, shape2(in, out));
-    if (s == STATUS_OK) s = tensor_zeros(&l->vb, d, shape1(out));
-    return s;
+    TRY(tensor_normal(&l->W, d, shape2(in, out), 0.0f, he_stddev, seed));
+    TRY(tensor_zeros(&l->b, d, shape1(out)));
+    TRY(tensor_zeros(&l->dW, d, shape2(in, out)));
+    TRY(tensor_zeros(&l->db, d, shape1(out)));
+    TRY(tensor_zeros(&l->vW, d, shape2(in, out)));
+    TRY(tensor_zeros(&l->vb, d, shape1(out)));
+    return STATUS_OK;
 }
 
 /* ---- will it fit? ---------------------------------------------------------------- */
@@ -163,27 +161,25 @@ status mlp_batch_create(const mlp *net, int64_t rows, mlp_batch *out)
 
 /* ---- forward, backward, step -------------------------------------------------------- */
 
-status mlp_forward(const mlp *net, mlp_batch *b)
+/* mlp_forward's product: op_matmul. */
+static status matmul(tensor *a, tensor *b, const tensor *bias, tensor *out, const void *context)
 {
-    for (int i = 0; i < net->nlayers; ++i) {
-        const layer *l = &net->layers[i];
-        const tensor *input = i == 0 ? b->x : b->out[i - 1];
-        /* out[B, n_i] = input[B, n_{i-1}] W[n_{i-1}, n_i] + b[n_i] on every row */
-        status s = op_matmul(input, false, l->W, false, l->b, b->out[i]);
-        if (s == STATUS_OK && l->relu) s = op_relu(b->out[i], b->out[i]);
-        if (s != STATUS_OK) return s;
-    }
-    return STATUS_OK;
+    (void)context;
+    return op_matmul(a, false, b, false, bias, out);
 }
 
-status mlp_backward(mlp *net, mlp_batch *b)
+status mlp_forward(const mlp *net, mlp_batch *b) { return mlp_forward_by(net, b, matmul, NULL); }
+
+status mlp_forward_by(const mlp *net, mlp_batch *b, mlp_product product, const void *context)
 {
-    for (int i = net->nlayers - 1; i >= 0; --i) {
-        const tensor *input = i == 0 ? b->x : b->out[i - 1];
-        /* The first layer's input is the data: no gradient is needed for it. */
-        tensor *grad_input = i == 0 ? NULL : b->grad[i - 1];
-        status s = lab_layer_backward(&net->layers[i], input, b->out[i], b->grad[i], grad_input);
-        if (s != STATUS_OK) return s;
+    if (!net || !b || !product)
+        return fail(STATUS_BAD_ARGUMENT, "mlp_forward_by: give a network, its batch and a product");
+    for (int i = 0; i < net->nlayers; ++i) {
+        const layer *l = &net->layers[i];
+        tensor *input = i == 0 ? b->x : b->out[i - 1];
+        /* out[B, n_i] = input[B, n_{i-1}] W[n_{i-1}, n_i] + b[n_i] on every row */
+        TRY(product(input, l->W, l->b, b->out[i], context));
+        if (l->relu) TRY(op_relu(b->out[i], b->out[i]));
     }
     return STATUS_OK;
 }
@@ -191,19 +187,18 @@ status mlp_backward(mlp *net, mlp_batch *b)
 static status sgd_update(tensor *param, const tensor *grad, tensor *velocity, float lr, float momentum)
 {
     if (momentum == 0.0f) return op_axpy(-lr, grad, param);
-    status s = op_scale(velocity, momentum, velocity);
-    if (s == STATUS_OK) s = op_axpy(1.0f, grad, velocity);
-    if (s == STATUS_OK) s = op_axpy(-lr, velocity, param);
-    return s;
+    TRY(op_scale(velocity, momentum, velocity));
+    TRY(op_axpy(1.0f, grad, velocity));
+    return op_axpy(-lr, velocity, param);
 }
 
 status mlp_sgd_step(mlp *net, float lr, float momentum)
 {
+    if (!net) return fail(STATUS_BAD_ARGUMENT, "mlp_sgd_step: net is NULL");
     for (int i = 0; i < net->nlayers; ++i) {
         layer *l = &net->layers[i];
-        status s = sgd_update(l->W, l->dW, l->vW, lr, momentum);
-        if (s == STATUS_OK) s = sgd_update(l->b, l->db, l->vb, lr, momentum);
-        if (s != STATUS_OK) return s;
+        TRY(sgd_update(l->W, l->dW, l->vW, lr, momentum));
+        TRY(sgd_update(l->b, l->db, l->vb, lr, momentum));
     }
     return STATUS_OK;
 }
