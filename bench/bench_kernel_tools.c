@@ -56,7 +56,10 @@ static void tools_for(int m)
 
 /* Loads and stores of a buffer or a shared array that the tools see in one
  * launch (the indices and the kernel's stack are not counted). */
-static double naive_accesses(product_shape s) { return (double)s.m * (double)s.n * (2.0 * (double)s.k + 1.0); }
+static double naive_accesses(product_shape s)
+{
+    return (double)s.m * (double)s.n * (2.0 * (double)s.k + 1.0);
+}
 
 static double tiled_accesses(int n)
 {
@@ -85,8 +88,9 @@ static void measure(device sim, const char *name, const kernel_launchers *const 
         CHECK(tensor_uniform(&a[i], sim, shape2(s.m, s.k), -1.0f, 1.0f, 1));
         CHECK(tensor_uniform(&b[i], sim, shape2(s.k, s.n), -1.0f, 1.0f, 2));
         CHECK(tensor_zeros(&c[i], sim, shape2(s.m, s.n)));
-        const tools_product_args p = { tensor_data_const(a[i]), tensor_data_const(b[i]), tensor_data(c[i]), s.m,
-                                       s.n, s.k, (int)s.n, NULL };
+        const tools_product_args p = {
+            tensor_data_const(a[i]), tensor_data_const(b[i]), tensor_data(c[i]), s.m, s.n, s.k, (int)s.n, NULL
+        };
         args[i] = p;
     }
     for (int r = 0; r < rounds; ++r)
@@ -94,8 +98,7 @@ static void measure(device sim, const char *name, const kernel_launchers *const 
             if (only >= 0 && m != only) continue;
             tools_for(m);
             double total = 0.0;
-            for (size_t i = 0; i < count; ++i)
-                total += launch_seconds(sim, launchers[m != PLAIN], &args[i]);
+            for (size_t i = 0; i < count; ++i) total += launch_seconds(sim, launchers[m != PLAIN], &args[i]);
             if (r == 0 || total < best[m]) best[m] = total;
         }
     tools_for(INSTRUMENTED);
@@ -130,15 +133,18 @@ int main(int argc, char **argv)
     for (int m = 0; argc > 1 && m < MODES; ++m)
         if (strcmp(argv[1], mode_names[m]) == 0) only = m, rounds = 1;
     const char *kernel = argc > 2 ? argv[2] : "";
-    if (argc > 3 || (argc >= 2 && only < 0) || (argc == 3 && strcmp(kernel, "naive") && strcmp(kernel, "tiled"))) {
-        fprintf(stderr, "usage: bench_kernel_tools [plain|instrumented|sanitizer|profiler|both [naive|tiled]]\n");
+    if (argc > 3 || (argc >= 2 && only < 0) ||
+        (argc == 3 && strcmp(kernel, "naive") && strcmp(kernel, "tiled"))) {
+        fprintf(stderr,
+                "usage: bench_kernel_tools [plain|instrumented|sanitizer|profiler|both [naive|tiled]]\n");
         return 2;
     }
     if (only < 0) {
-        printf("%s, the worker's CPU time for each kernel's launches at its check's sizes (the fastest of %d "
-           "rounds),\nthen each way of running them against the plain run; the sanitizer's extra time per "
-           "load or store\nof device or shared memory:\n",
-           device_name(sim), rounds);
+        printf(
+            "%s, the worker's CPU time for each kernel's launches at its check's sizes (the fastest of %d "
+            "rounds),\nthen each way of running them against the plain run; the sanitizer's extra time per "
+            "load or store\nof device or shared memory:\n",
+            device_name(sim), rounds);
         printf("  %-20s %12s", "kernel", mode_names[PLAIN]);
         for (int m = INSTRUMENTED; m < MODES; ++m) printf(" %9s", mode_names[m]);
         printf("  %11s\n", "per access");
@@ -150,15 +156,15 @@ int main(int argc, char **argv)
     const kernel_launchers *const naive[2] = { bench_tools_plain.naive, bench_tools_watched.naive };
     if (strcmp(kernel, "tiled") != 0)
         measure(sim, "naive_matmul_kernel", naive, naive_shapes, 2,
-            naive_accesses(naive_shapes[0]) + naive_accesses(naive_shapes[1]), rounds, only);
+                naive_accesses(naive_shapes[0]) + naive_accesses(naive_shapes[1]), rounds, only);
 #else
     printf("  (no naive row: lab 04's solution is not in this copy of the kit)\n");
 #endif
     static const product_shape tiled_shapes[] = { { 64, 64, 64 }, { 37, 37, 37 } };
     const kernel_launchers *const tiled[2] = { bench_tools_plain.tiled, bench_tools_watched.tiled };
     if (strcmp(kernel, "naive") != 0)
-        measure(sim, "bench_tiled_kernel", tiled, tiled_shapes, 2, tiled_accesses(64) + tiled_accesses(37), rounds,
-            only);
+        measure(sim, "bench_tiled_kernel", tiled, tiled_shapes, 2, tiled_accesses(64) + tiled_accesses(37),
+                rounds, only);
     /* the tools did run: a bench of tools that watched nothing would flatter them */
     const size_t reports = kernel_sanitizer_count();
     const unsigned long long watched = kernel_sanitizer_launches();
@@ -167,11 +173,13 @@ int main(int argc, char **argv)
     const bool sanitized = only < 0 || only == SANITIZER || only == BOTH,
                profiled = only < 0 || only == PROFILER || only == BOTH;
     if ((sanitized && watched == 0) || reports > 0 || (profiled && kernel_profile_count() == 0)) {
-        printf("bench_kernel_tools: the tools did not watch these launches cleanly: the figures mean nothing\n");
+        printf(
+            "bench_kernel_tools: the tools did not watch these launches cleanly: the figures mean nothing\n");
         return 1;
     }
-    printf("\ntakeaway: the kernel tools cost every load and store of a kernel a call; ./lab check NN --kernels "
-           "and ./lab profile NN pay it, the timed runs never do.\n");
+    printf(
+        "\ntakeaway: the kernel tools cost every load and store of a kernel a call; ./lab check NN --kernels "
+        "and ./lab profile NN pay it, the timed runs never do.\n");
     return 0;
 #endif
 }

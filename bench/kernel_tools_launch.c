@@ -46,7 +46,8 @@ static void tiled_on_sim(const void *args, void *stream)
 {
     const tools_product_args *p = args;
     const double start = thread_cpu_seconds();
-    LAUNCH(bench_tiled_kernel, tiles_of(p->square, p->square), tile_block, stream, p->a, p->b, p->c, p->square);
+    LAUNCH(bench_tiled_kernel, tiles_of(p->square, p->square), tile_block, stream, p->a, p->b, p->c,
+           p->square);
     *p->cpu_seconds = thread_cpu_seconds() - start;
 }
 
