@@ -59,16 +59,29 @@ typedef struct kt_place {
     uint32_t region;
 } kt_place;
 
-/* What the sanitizer remembers of one access: who made it, when, where. */
+/* What the sanitizer remembers of one access: who made it, when, where. 16
+ * bytes: the shadow is 48 bytes per word of memory, and a kernel's accesses
+ * walk it as they walk the memory, so its size is the sanitizer's cost. */
 typedef struct kt_stamp {
-    uint32_t block;  /* + 1 (0: no access): global memory, the block's linear index in the grid;
+    uint32_t block;      /* + 1 (0: no access): global memory, the block's linear index in the grid;
                         shared memory, its serial number on this OS thread (over every launch) */
-    uint16_t thread; /* linear index in the block */
-    uint16_t atomic; /* a write: made by an atomic */
-    uint32_t epoch;  /* __syncthreads() the block had passed */
-    uint32_t wepoch; /* warp barriers the thread's warp had passed */
-    uintptr_t pc;
+    uint16_t thread;     /* linear index in the block */
+    uint16_t wepoch;     /* warp barriers the thread's warp had passed, modulo 2^16 */
+    uint32_t epoch;      /* __syncthreads() the block had passed */
+    int pc : 31;         /* the instruction, from kt_code_base (kt_stamp_pc) */
+    unsigned atomic : 1; /* a write: made by an atomic */
 } kt_stamp;
+
+/* Instructions in stamps count from here: a function of the program, whose
+ * code is within 1 GiB of every kernel's (statically linked). */
+#define KT_CODE_BASE ((uintptr_t)&kt_code_anchor)
+void kt_code_anchor(void);
+static inline int kt_stamp_offset(uintptr_t pc)
+{
+    const intptr_t d = (intptr_t)(pc - KT_CODE_BASE);
+    return d > -(1 << 30) && d < (1 << 30) ? (int)d : 0; /* 0: no line to name */
+}
+static inline uintptr_t kt_stamp_pc(const kt_stamp *s) { return s->pc ? KT_CODE_BASE + (intptr_t)s->pc : 0; }
 
 /* Per 4-byte word: the last write, and the last two readers (two different
  * threads, so that a write can be checked against a reader other than itself). */
@@ -85,6 +98,7 @@ typedef struct kt_buffer {
     const char *name;               /* as written at the LAUNCH site */
     unsigned argument;              /* its position in the kernel's parameters, from 1 */
     kt_word *shadow;                /* the sanitizer's, one per 4-byte word; NULL when off */
+    size_t shadow_words;            /* how many it has room for */
 } kt_buffer;
 
 /* A __shared__ array of an instrumented file, from the symbol table. */

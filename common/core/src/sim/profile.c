@@ -50,11 +50,14 @@ typedef struct profile_state {
     group *groups;
     size_t group_count, group_capacity;
     int32_t *table;
-    size_t table_size;
+    size_t table_size, table_capacity; /* this warp's, and the array's */
     /* one lane's executions so far of each pc */
     uintptr_t *lane_pc;
     uint32_t *lane_count, *lane_stamp, lane_generation;
     size_t lane_size;
+    /* the first lane's group of each of its entries, in its order */
+    int32_t *first_lane;
+    size_t first_lane_capacity;
 } profile_state;
 
 static _Thread_local profile_state me;
@@ -164,9 +167,12 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t each)
     return true;
 }
 
+/* Mixed down to the low bits the tables use: (pc x c) ^ (k x c') kept the
+ * low bits' patterns, and a warp's (pc, k) pairs probed long runs. */
 static inline size_t hash2(uintptr_t pc, uint32_t k)
 {
-    return (size_t)((pc * 0x9e3779b97f4a7c15ull) ^ (k * 0x85ebca6bu));
+    uint64_t h = ((uint64_t)pc ^ ((uint64_t)k << 40)) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h ^ h >> 29);
 }
 
 /* The k-th execution of pc by a lane: its lane count of pc so far. */
@@ -199,18 +205,25 @@ static group *group_of(uintptr_t pc, uint32_t k, uint8_t what)
     return g;
 }
 
-static int compare_addresses(const void *a, const void *b)
+/* The distinct values among n (at most 128), and the most of them that fall
+ * in one of 32 banks (value modulo 32: for words, the bank). A small hash set:
+ * sorting a warp's pieces cost the profiler a third of its time (the two
+ * half-warps' rows of a 16 x 16 tile interleave). */
+static unsigned distinct(const uintptr_t *v, unsigned n, unsigned *busiest_bank)
 {
-    const uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The distinct values among n (sorted in place). */
-static unsigned distinct(uintptr_t *v, unsigned n)
-{
-    qsort(v, n, sizeof *v, compare_addresses);
-    unsigned d = 0;
-    for (unsigned i = 0; i < n; ++i) d += i == 0 || v[i] != v[i - 1];
+    uintptr_t seen[256];
+    uint8_t used[256] = { 0 };
+    unsigned per_bank[32] = { 0 }, d = 0, most = 0;
+    for (unsigned i = 0; i < n; ++i) {
+        const uintptr_t x = v[i];
+        if (i > 0 && x == v[i - 1]) continue; /* a broadcast: lanes on one word */
+        size_t h = (size_t)((uint64_t)x * 0x9e3779b97f4a7c15ull >> 56);
+        while (used[h] && seen[h] != x) h = (h + 1) & 255u;
+        if (used[h]) continue;
+        used[h] = 1, seen[h] = x, d++;
+        if (++per_bank[x & 31u] > most) most = per_bank[x & 31u];
+    }
+    *busiest_bank = most;
     return d;
 }
 
@@ -235,7 +248,8 @@ static void count_group(const group *g, kernel_profile *p)
                         last = (g->address[lane] + g->size[lane] - 1) >> shift;
         for (uintptr_t piece = first; piece <= last && n < 128; ++piece) pieces[n++] = piece;
     }
-    const unsigned d = distinct(pieces, n);
+    unsigned busiest;
+    const unsigned d = distinct(pieces, n, &busiest);
     if (global) {
         if (g->what == GLOBAL_LOAD)
             p->global_load_requests++, p->global_load_sectors += d;
@@ -244,12 +258,7 @@ static void count_group(const group *g, kernel_profile *p)
         return;
     }
     /* distinct words per bank: the busiest bank sets the wavefronts */
-    unsigned per_bank[32] = { 0 }, wavefronts = 1;
-    for (unsigned i = 0; i < n; ++i)
-        if (i == 0 || pieces[i] != pieces[i - 1]) {
-            const unsigned b = (unsigned)(pieces[i] & 31u);
-            if (++per_bank[b] > wavefronts) wavefronts = per_bank[b];
-        }
+    const unsigned wavefronts = busiest > 1 ? busiest : 1;
     const unsigned least = (d + 31) / 32 ? (d + 31) / 32 : 1;
     const unsigned conflicts = wavefronts > least ? wavefronts - least : 0;
     if (g->what == SHARED_LOAD)
@@ -279,22 +288,58 @@ static void rebuild_warp(const trace_entry *entries, const size_t *from, const s
     if (total == 0) return;
     me.group_count = 0;
     if (!grow((void **)&me.groups, &me.group_capacity, total, sizeof(group))) return;
-    size_t table_size = 1024;
+    /* The lanes of a warp mostly run the same instructions in the same
+     * order: a lane's entries that follow the first lane's, pc for pc, join
+     * the first lane's groups in turn (the same k-th executions), without a
+     * look-up; from its first difference on, a lane counts its executions
+     * (lane_execution, its matched entries first) and looks its groups up. */
+    unsigned first = 32;
+    for (unsigned lane = 0; lane < 32 && first == 32; ++lane)
+        if (from[lane] != to[lane]) first = lane;
+    const size_t first_count = to[first] - from[first];
+    if (!grow((void **)&me.first_lane, &me.first_lane_capacity, first_count, sizeof(int32_t))) return;
+    /* this warp's table: a power of two twice its entries, cleared alone
+     * (the array keeps the largest size any warp needed) */
+    size_t table_size = 64;
     while (table_size < 2 * total) table_size *= 2;
-    if (table_size > me.table_size) {
+    if (table_size > me.table_capacity) {
         int32_t *t = realloc(me.table, table_size * sizeof *t);
         if (!t) return;
-        me.table = t, me.table_size = table_size;
+        me.table = t, me.table_capacity = table_size;
     }
-    memset(me.table, 0xff, me.table_size * sizeof *me.table);
-    for (unsigned lane = 0; lane < 32; ++lane) {
+    me.table_size = table_size;
+    memset(me.table, 0xff, table_size * sizeof *me.table);
+    for (unsigned lane = first; lane < 32; ++lane) {
         if (from[lane] == to[lane]) continue;
-        me.lane_generation++;
         int32_t previous = -1;
-        for (size_t e = from[lane]; e < to[lane]; ++e) {
+        size_t e = from[lane];
+        if (lane != first) {
+            const size_t same = to[lane] - e < first_count ? to[lane] - e : first_count;
+            size_t i = 0;
+            for (; i < same && entries[e + i].pc == entries[from[first] + i].pc; ++i) {
+                const trace_entry *x = &entries[e + i];
+                group *g = &me.groups[me.first_lane[i]];
+                g->lanes |= 1u << lane;
+                if (x->what == BRANCH) {
+                    went(previous, me.first_lane[i]);
+                    previous = me.first_lane[i];
+                } else {
+                    g->address[lane] = x->address;
+                    g->size[lane] = x->size;
+                }
+            }
+            me.lane_generation++;
+            if (e + i < to[lane])
+                for (size_t j = 0; j < i; ++j) (void)lane_execution(entries[e + j].pc);
+            e += i;
+        } else {
+            me.lane_generation++;
+        }
+        for (; e < to[lane]; ++e) {
             const trace_entry *x = &entries[e];
             group *g = group_of(x->pc, lane_execution(x->pc), x->what);
             g->lanes |= 1u << lane;
+            if (lane == first) me.first_lane[e - from[lane]] = (int32_t)(g - me.groups);
             if (x->what == BRANCH) {
                 const int32_t index = (int32_t)(g - me.groups);
                 went(previous, index);
