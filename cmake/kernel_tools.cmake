@@ -68,8 +68,11 @@ endfunction()
 #   which = solution:  checkNN-solution-kernels, labNN-solution-kernels and
 #                      the test NN_name.kernels.sim in the suite: the
 #                      solution's kernels run clean
-# lab.c is compiled as the lab compiles it (the solution's lab_solution_NN;
-# the student's lab.c again, apart from its plain launchers).
+# The check programs and the test only for a lab whose check.c has a kernels
+# claim (it calls kernel_tools_built()); the experiment's for every lab with
+# launchers (./lab profile NN). lab.c is compiled as the lab compiles it (the
+# solution's lab_solution_NN; the student's lab.c again, apart from its plain
+# launchers).
 function(labkit_add_lab_kernel_tools which given)
   set(launchers ${LAB_KERNEL_SOURCES})
   list(FILTER launchers INCLUDE REGEX "\\.c$")
@@ -87,9 +90,15 @@ function(labkit_add_lab_kernel_tools which given)
     set(code lab_solution_${LAB_NN} lab_solution_launchers_tools_${LAB_NN})
     set(suffix -solution-kernels)
   endif()
-  labkit_link_program(check${LAB_NN}${suffix} lab_check_${LAB_NN} ${code} ${given})
   labkit_link_program(lab${LAB_NN}${suffix} lab_main_${LAB_NN} ${code} ${given})
   set_target_properties(lab${LAB_NN}${suffix} PROPERTIES EXCLUDE_FROM_ALL ON)
+  # The check only where it has a kernels claim (labkit/check_kernels.h): a
+  # check without one would run all its claims instrumented, its timings too.
+  file(STRINGS ${dir}/check.c claim REGEX "kernel_tools_built\\(\\)")
+  if(NOT claim)
+    return()
+  endif()
+  labkit_link_program(check${LAB_NN}${suffix} lab_check_${LAB_NN} ${code} ${given})
   if(which STREQUAL "yours")
     set_target_properties(check${LAB_NN}${suffix} PROPERTIES EXCLUDE_FROM_ALL ON)
   else()
@@ -112,6 +121,11 @@ function(labkit_add_wrong_kernels patch wrong_dir mistake objects)
   endif()
   set(kind "${CMAKE_MATCH_1}")
   set(snippet "${CMAKE_MATCH_2}")
+  file(STRINGS ${dir}/check.c claim REGEX "kernel_tools_built\\(\\)")
+  if(NOT claim)
+    message(FATAL_ERROR "${patch}: \"# kernels:\" needs a kernels claim in labs/${LAB_NAME}/check.c "
+                        "(labkit/check_kernels.h), which it has not")
+  endif()
   set(plain check${LAB_NN}-wrong-${mistake})
   set(program ${plain}-kernel-tools) # ${plain}-kernels is its kernels' objects
   # the plain program's objects, its launchers built for the tools instead:

@@ -22,6 +22,20 @@ kernels_available() {
   fi
 }
 
+# Whether ./lab check NN --kernels can run: the kernel tools are in this build
+# and the lab's check has a kernels claim (labkit/check_kernels.h); says why not.
+kernels_check_ready() {
+  kernels_available || return 1
+  if ! grep -q 'kernel_tools_built()' "labs/$LAB/check.c" 2>/dev/null; then
+    local with=() dir
+    for dir in labs/[0-9][0-9]_*/; do
+      grep -q 'kernel_tools_built()' "$dir/check.c" 2>/dev/null && with+=("${dir:5:2}")
+    done
+    say "lab $LAB_NN's check has no kernels claim: ./lab check NN --kernels is for labs ${with[*]} (./lab profile $LAB_NN counts its kernels' traffic, if it has any)."
+    return 1
+  fi
+}
+
 # ./lab profile NN [--solution] [-- ARGS]: the lab's experiment with its kernels
 # counted (requests, sectors, bank conflicts, barriers, divergent branches,
 # atomics: labkit/kernel_profile.h), on sim:0 and --quick unless ARGS say

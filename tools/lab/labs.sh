@@ -144,7 +144,7 @@ cmd_check() {
   fi
   LAB_SIM_DEFAULT=1
   if ((kernels)); then # kernels.sh: the check built for the kernel sanitizer
-    kernels_available || return 1
+    kernels_check_ready || return 1
     target=$(kernels_check_target "$solution")
     who="$who (kernel sanitizer)"
   fi
