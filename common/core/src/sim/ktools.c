@@ -18,39 +18,6 @@
 
 _Thread_local kt_thread kt_self COOP_SIGNAL_SAFE_TLS;
 
-static bool instrumented;
-
-bool ktools_instrumented(void) { return __atomic_load_n(&instrumented, __ATOMIC_ACQUIRE); }
-
-/* ---- where an address lies ------------------------------------------------------ */
-
-/* The shared array that holds offset `at`, or the one beside the red zone it
- * lies in (the array that ends before it, else the one that starts after). */
-static kt_place shared_place(uintptr_t at)
-{
-    size_t n;
-    const kt_shared_array *a = ktools_shared_arrays(&n);
-    size_t lo = 0, hi = n; /* the first array that starts after `at` */
-    while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (a[mid].offset <= at)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo > 0 && at - a[lo - 1].offset < a[lo - 1].size) return (kt_place){ KT_SHARED, (uint32_t)(lo - 1) };
-    if (lo > 0) return (kt_place){ KT_SHARED_OOB, (uint32_t)(lo - 1) };
-    if (lo < n) return (kt_place){ KT_SHARED_OOB, (uint32_t)lo };
-    return (kt_place){ KT_NOT_WATCHED, 0 };
-}
-
-kt_place ktools_shared_region(const kt_thread *t, kt_place place, uintptr_t address)
-{
-    if ((place.space == KT_SHARED || place.space == KT_SHARED_OOB) && place.region == KT_STATIC_SHARED)
-        place.region = shared_place(address - t->tls_base).region;
-    return place;
-}
-
 /* ---- the launch ------------------------------------------------------------------ */
 
 /* The thread-local block's start on this OS thread, and the span of the
@@ -455,7 +422,7 @@ static void summary_at_exit(void)
 void __tsan_init(void);
 void __tsan_init(void)
 {
-    if (__atomic_exchange_n(&instrumented, true, __ATOMIC_ACQ_REL)) return;
+    if (!ktools_mark_instrumented()) return; /* another file's constructor did this */
     static const coop_hooks hooks = { NULL, launch_begin,    launch_end,   block_cooperative,
                                       NULL, barrier_release, launch_failed };
     coop_set_hooks(&hooks);

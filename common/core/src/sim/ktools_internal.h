@@ -134,8 +134,11 @@ extern _Thread_local kt_thread kt_self;
 
 /* ---- ktools.c --------------------------------------------------------------- */
 
-/* Whether the program has instrumented kernels (their constructors called __tsan_init). */
+/* Whether the program has instrumented kernels (their constructors called
+ * __tsan_init); in ktools_symbols.c, as ktools_shared_region is. */
 bool ktools_instrumented(void);
+/* Records that it has; false when that was known already (ktools_symbols.c). */
+bool ktools_mark_instrumented(void);
 /* Where an address lies, for the running launch; a static shared array's
  * region is KT_STATIC_SHARED (the hot path's answer; ktools_shared_region
  * says which). Inline: every watched access asks. */

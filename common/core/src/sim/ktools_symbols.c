@@ -6,7 +6,12 @@
  * a file built for the kernel tools each one follows a red zone named
  * labkit_shared_redzone_<line>. So the shared arrays are the local
  * thread-local symbols of the files that have such red zones: nothing of the
- * library is among them, and blockIdx and its kind are global symbols. */
+ * library is among them, and blockIdx and its kind are global symbols.
+ *
+ * Whether the program has instrumented files, and which shared array an
+ * address lies in, live here too: the sanitizer and the profiler ask, and
+ * ktools.c, which calls them, must not be asked (no loop between files:
+ * tools/check_layers.sh). */
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -251,4 +256,41 @@ void ktools_where(uintptr_t pc, char *out, size_t size, int *line)
     pthread_mutex_unlock(&where_lock);
     snprintf(out, size, "%s", e.text);
     *line = e.line;
+}
+
+/* ---- instrumented files, and where an address lies ----------------------------- */
+
+static bool instrumented;
+
+bool ktools_instrumented(void) { return __atomic_load_n(&instrumented, __ATOMIC_ACQUIRE); }
+
+bool ktools_mark_instrumented(void) { return !__atomic_exchange_n(&instrumented, true, __ATOMIC_ACQ_REL); }
+
+/* ---- where an address lies ------------------------------------------------------ */
+
+/* The shared array that holds offset `at`, or the one beside the red zone it
+ * lies in (the array that ends before it, else the one that starts after). */
+static kt_place shared_place(uintptr_t at)
+{
+    size_t n;
+    const kt_shared_array *a = ktools_shared_arrays(&n);
+    size_t lo = 0, hi = n; /* the first array that starts after `at` */
+    while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (a[mid].offset <= at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0 && at - a[lo - 1].offset < a[lo - 1].size) return (kt_place){ KT_SHARED, (uint32_t)(lo - 1) };
+    if (lo > 0) return (kt_place){ KT_SHARED_OOB, (uint32_t)(lo - 1) };
+    if (lo < n) return (kt_place){ KT_SHARED_OOB, (uint32_t)lo };
+    return (kt_place){ KT_NOT_WATCHED, 0 };
+}
+
+kt_place ktools_shared_region(const kt_thread *t, kt_place place, uintptr_t address)
+{
+    if ((place.space == KT_SHARED || place.space == KT_SHARED_OOB) && place.region == KT_STATIC_SHARED)
+        place.region = shared_place(address - t->tls_base).region;
+    return place;
 }
