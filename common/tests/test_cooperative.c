@@ -439,7 +439,8 @@ static barrier_counts counted_product(const kernel_launchers *k, int size)
     static float got[64 * 64];
     static double want[64 * 64];
     barrier_counts counts = { k->name, 0, 0, 0, 0, 0 };
-    const coop_hooks hooks = { &counts, count_begin, count_end, count_block, count_arrival, count_release };
+    const coop_hooks hooks = { &counts,       count_begin,   count_end, count_block,
+                               count_arrival, count_release, NULL };
     coop_set_hooks(&hooks);
     product(k, size, size, size, got, want);
     coop_set_hooks(NULL);

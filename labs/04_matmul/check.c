@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "lab.h"
+#include "labkit/check_kernels.h"
 #include "naive_launch.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -665,9 +666,12 @@ static void check_launch_overhead(device d)
                device_name(d), small, large, 100.0 * small / large);
 }
 
+static int check_kernels(device d);
+
 int main(int argc, char **argv)
 {
     const device d = check_device(argc, argv);
+    if (kernel_tools_built()) return check_kernels(d); /* ./lab check 04 --kernels */
     check_layer(d);
     if (d.kind == DEVICE_CPU) {
         const long ijk = check_loop("your naive loop (i-j-k) matches float64", lab_matmul_ijk);
@@ -689,5 +693,36 @@ int main(int argc, char **argv)
         check_step6(d);
         check_launch_overhead(d);
     }
+    return check_finish("04_matmul");
+}
+
+/* ---- kernels: your kernel under the kernel sanitizer -------------------------------- */
+
+/* ./lab check 04 --kernels: this check built for the kernel tools runs this
+ * claim alone. Your kernel through lab_matmul_naive_gpu on grids that stick
+ * out of c, watched access by access: an index past a, b or c stops the launch
+ * and names its line, thread and element (labkit/check_kernels.h). */
+static int check_kernels(device d)
+{
+    const int skip = check_kernels_skip(d);
+    if (skip) return skip;
+    if (d.kind == DEVICE_CPU) {
+        printf("skipped: the naive kernel runs on GPUs: ./lab check 04 --kernels watches it on sim:0\n");
+        return CHECK_SKIPPED;
+    }
+    kernel_sanitizer_clear();
+    for (int s = 0; s < NSHAPES; ++s) {
+        const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
+        tensor *a, *b, *c;
+        CHECK(tensor_uniform(&a, d, shape2(m, k), -1.0f, 1.0f, 61));
+        CHECK(tensor_uniform(&b, d, shape2(k, n), -1.0f, 1.0f, 62));
+        CHECK(tensor_zeros(&c, d, shape2(m, n)));
+        const status launched = CHECK_YOURS(lab_matmul_naive_gpu(a, b, c));
+        const status ran = device_synchronize(d); /* a launch the sanitizer stopped fails here */
+        if (launched != STATUS_OK || (ran != STATUS_OK && kernel_sanitizer_count() == 0))
+            check_that(false, "your naive kernel runs on the device", "%s", last_error());
+        tensor_free(a), tensor_free(b), tensor_free(c);
+    }
+    check_kernels_clean("your naive kernel's threads", d);
     return check_finish("04_matmul");
 }

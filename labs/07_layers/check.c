@@ -32,6 +32,7 @@
 
 #include "given.h"
 #include "lab.h"
+#include "labkit/check_kernels.h"
 
 /* A convolution's output against float64, relative to the size of its terms
  * (given.h): a float32 sum of the check's at most 45 terms is off by less than
@@ -717,9 +718,12 @@ static void check_gpu_speed(device d)
     tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(scores), tensor_free(out);
 }
 
+static int check_kernels(device d);
+
 int main(int argc, char **argv)
 {
     const device d = check_device(argc, argv);
+    if (kernel_tools_built()) return check_kernels(d); /* ./lab check 07 --kernels */
     check_output_shape();
     check_direct(d);
     check_im2col(d);
@@ -734,5 +738,57 @@ int main(int argc, char **argv)
         printf("  (the two convolutions' speeds are claimed on a real GPU only: on %s both kernels run one "
                "thread at a time, and the product runs in OpenBLAS)\n",
                device_name(d));
+    return check_finish("07_layers");
+}
+
+/* ---- kernels: your kernels under the kernel sanitizer ------------------------------- */
+
+/* ./lab check 07 --kernels: this check built for the kernel tools runs this
+ * claim alone. Your three kernels through the layers that launch them, on the
+ * convolutions' odd shapes and a causal and a full softmax of 37 rows (none
+ * fills its last block), watched access by access: an index before or past
+ * x, w, y, the im2col buffer or the scores names its line, thread and element
+ * (labkit/check_kernels.h). */
+static int check_kernels(device d)
+{
+    const int skip = check_kernels_skip(d);
+    if (skip) return skip;
+    if (d.kind == DEVICE_CPU) {
+        printf(
+            "skipped: the kernel sanitizer watches kernels on GPUs: ./lab check 07 --kernels watches yours "
+            "on sim:0\n");
+        return CHECK_SKIPPED;
+    }
+    kernel_sanitizer_clear();
+    /* a launch the sanitizer stopped fails at the wait; only a failure it
+     * did not explain is a claim of its own */
+    const char *failed = NULL;
+    status s;
+    for (int i = 0; i < NCASES; ++i) {
+        const conv_case *c = &cases[i];
+        const conv_dims dims = dims_of(c);
+        tensor *x, *w, *y, *cols;
+        CHECK(tensor_uniform(&x, d, x_shape(c), -1.0f, 1.0f, 71 + (uint64_t)i));
+        CHECK(tensor_uniform(&w, d, w_shape(c), -1.0f, 1.0f, 81 + (uint64_t)i));
+        CHECK(tensor_zeros(&y, d, shape4(c->n, c->k, dims.h_out, dims.w_out)));
+        CHECK(tensor_zeros(&cols, d, shape2(c->c * c->r * c->s, c->n * dims.h_out * dims.w_out)));
+        s = CHECK_YOURS(lab_conv_direct(x, w, c->pad, y));
+        if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
+            failed = failed ? failed : "lab_conv_direct";
+        s = CHECK_YOURS(lab_im2col(x, c->r, c->s, c->pad, cols));
+        if (s != STATUS_OK || device_synchronize(d) != STATUS_OK) failed = failed ? failed : "lab_im2col";
+        tensor_free(x), tensor_free(w), tensor_free(y), tensor_free(cols);
+    }
+    for (int causal = 0; causal <= 1; ++causal) {
+        tensor *scores;
+        CHECK(tensor_uniform(&scores, d, shape2(37, 53), -4.0f, 4.0f, 91 + (uint64_t)causal));
+        s = CHECK_YOURS(lab_softmax_rows(scores, 0.125f, causal));
+        if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
+            failed = failed ? failed : "lab_softmax_rows";
+        tensor_free(scores);
+    }
+    if (failed && kernel_sanitizer_count() == 0)
+        check_that(false, "your layers run on the device", "%s: %s", failed, last_error());
+    check_kernels_clean("your three kernels' threads", d);
     return check_finish("07_layers");
 }

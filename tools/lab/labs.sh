@@ -119,13 +119,14 @@ check_runs() {
 
 cmd_check() {
   local lab_arg="" solution=0 verbose=0 who target exe device logs=() outcomes=() devices=()
-  local i verdict="" dir rc=0
+  local i verdict="" dir rc=0 kernels=0
   while (($# > 0)); do
     case $1 in
       --solution) solution=1 ;;
       -v|--verbose) verbose=1 ;;
       --asan) PRESET=debug-asan ;;
-      -*) usage_error "check: unknown option '$1' (--solution, -v, --asan)" ;;
+      --kernels) kernels=1 ;;
+      -*) usage_error "check: unknown option '$1' (--solution, -v, --asan, --kernels)" ;;
       *)
         [[ -z $lab_arg ]] || usage_error "check: one lab at a time ('$lab_arg' and '$1')"
         lab_arg=$1 ;;
@@ -142,6 +143,11 @@ cmd_check() {
     target=check$LAB_NN-solution
   fi
   LAB_SIM_DEFAULT=1
+  if ((kernels)); then # kernels.sh: the check built for the kernel sanitizer
+    kernels_check_ready || return 1
+    target=$(kernels_check_target "$solution")
+    who="$who (kernel sanitizer)"
+  fi
   if ! try_build "$PRESET" "$target"; then
     echo "$who: not yet — it does not build: $(first_error "$BUILD_LOG")"
     ((verbose)) && show_failure "build" "$BUILD_LOG"
@@ -162,7 +168,9 @@ cmd_check() {
     read -ra settings <<<"$settings"
     outcomes+=("$(run_check_on "$exe" "$device" "${logs[-1]}" "${settings[@]}")")
   done < <(check_runs)
-  verdict=$(check_verdict "$(printf '%s\n' "${devices[@]}")" "$(printf '%s\n' "${outcomes[@]}")" \
+  local judge=check_verdict
+  ((kernels)) && judge=kernels_verdict # kernels.sh
+  verdict=$($judge "$(printf '%s\n' "${devices[@]}")" "$(printf '%s\n' "${outcomes[@]}")" \
     "$(printf '%s\n' "${logs[@]}")") || rc=1
   echo "$who: $verdict"
   for i in "${!devices[@]}"; do

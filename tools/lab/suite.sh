@@ -219,11 +219,80 @@ cublas_own_leaks() {
        END { print n + 0 }' "$1"
 }
 
+# One run of compute-sanitizer's TOOL on a test's COMMAND, its output in LOG:
+# prints the table's cell and returns 1 for a run that failed. Only the tool's
+# own summary ("========= ERROR SUMMARY: N errors") says it checked the run:
+# a run without one (no compute-sanitizer, a wrapper that printed nothing, a
+# crash before the report) is "no summary", a failure, never "0"; a test that
+# failed under the tool is "exit N"; one that skipped (77: nothing was checked)
+# is "skipped", which sanitize_tests counts apart. cuBLAS's own leaks are not
+# errors (cublas_own_leaks).
+sanitize_one() {
+  local sanitizer=$1 tool=$2 log=$3 extra=() rc line errors own
+  shift 3
+  # The tests ask for too much memory on purpose, and the library checks
+  # every CUDA call's result itself: an API error the sanitizer would report
+  # is either intended or already a failed test.
+  [[ $tool == memcheck ]] && extra=(--leak-check full --report-api-errors no)
+  LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=1G "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 \
+    "$@" >"$log" 2>&1
+  rc=$?
+  line=$(grep -E '^========= ERROR SUMMARY: [0-9]+ error' "$log" | tail -n1)
+  if [[ -z $line ]]; then echo "no summary"; return 1; fi
+  errors=$(sed -E 's/.*ERROR SUMMARY: ([0-9]+).*/\1/' <<<"$line")
+  own=$(cublas_own_leaks "$log")
+  errors=$((errors - own))
+  if ((errors > 0)); then echo "$errors"; return 1; fi
+  if ((rc == 77)); then echo "skipped"; return 0; fi
+  if ((rc != 0)); then echo "exit $rc"; return 1; fi
+  echo 0
+}
+
+# The table of sanitize_one's cells for each "name<TAB>command" line of
+# stdin under each TOOL, logs in DIR (cuBLAS's leaks summed in
+# SANITIZE_CUBLAS_LEAKS); fails when a run failed, or when no run
+# checked anything (no test, or every one skipped): an empty table is no
+# evidence of "no error".
+sanitize_tests() {
+  local sanitizer=$1 dir=$2 name command tool cell failed=0 checked=0 skipped=0 tools words log
+  shift 2
+  tools=("$@")
+  SANITIZE_CUBLAS_LEAKS=0
+  printf '%-30s' "test"
+  printf ' %12s' "${tools[@]}"
+  printf '\n'
+  while IFS=$'\t' read -r name command; do
+    [[ -n $name ]] || continue
+    printf '%-30s' "$name"
+    eval "words=($command)"
+    for tool in "${tools[@]}"; do
+      log=$dir/$name.$tool.log
+      cell=$(sanitize_one "$sanitizer" "$tool" "$log" "${words[@]}") || failed=$((failed + 1))
+      SANITIZE_CUBLAS_LEAKS=$((SANITIZE_CUBLAS_LEAKS + $(cublas_own_leaks "$log")))
+      case $cell in skipped) skipped=$((skipped + 1)) ;; 0) checked=$((checked + 1)) ;; esac
+      printf ' %12s' "$cell"
+    done
+    printf '\n'
+  done
+  say "logs: $dir"
+  ((SANITIZE_CUBLAS_LEAKS == 0)) ||
+    say "memcheck: $SANITIZE_CUBLAS_LEAKS leaks allocated inside cublasCreate, which cuBLAS keeps after cublasDestroy, not counted"
+  ((skipped == 0)) || say "$skipped runs skipped their test (exit 77): compute-sanitizer checked nothing there"
+  if ((failed > 0)); then
+    say "compute-sanitizer: $failed runs failed: errors found, a test that failed, or no summary from the tool (the logs say which)."
+    return 1
+  fi
+  if ((checked == 0)); then
+    say "compute-sanitizer checked no run (no gpu test, or every one skipped): that is not \"no error\"."
+    return 1
+  fi
+  say "sanitize: no error in any of the $checked runs checked"
+}
+
 # Every gpu test under each of compute-sanitizer's tools: memcheck (with the
 # leak check), racecheck and synccheck. A table of the errors each one found.
 cmd_sanitize() {
-  local tools=(memcheck racecheck synccheck) sanitizer name command tool log errors failed=0 line dir
-  local own cublas_leaks=0
+  local tools=(memcheck racecheck synccheck) sanitizer dir
   (($# == 0)) || tools=("$@")
   sanitizer=$(find_sanitizer)
   [[ -n $sanitizer ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
@@ -235,38 +304,8 @@ cmd_sanitize() {
   fi
   dir=build/$PRESET/lab-logs/sanitize
   mkdir -p "$dir"
-  printf '%-30s' "test"
-  printf ' %12s' "${tools[@]}"
-  printf '\n'
-  while IFS=$'\t' read -r name command; do
-    printf '%-30s' "$name"
-    for tool in "${tools[@]}"; do
-      log=$dir/$name.$tool.log
-      local extra=()
-      # The tests ask for too much memory on purpose, and the library checks
-      # every CUDA call's result itself: an API error the sanitizer would report
-      # is either intended or already a failed test.
-      [[ $tool == memcheck ]] && extra=(--leak-check full --report-api-errors no)
-      eval "set -- $command"
-      LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=1G "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 86 \
-        "$@" >"$log" 2>&1 || true
-      line=$(grep -E 'ERROR SUMMARY: [0-9]+' "$log" | tail -n1)
-      errors=$(sed -E 's/.*ERROR SUMMARY: ([0-9]+).*/\1/' <<<"$line")
-      if [[ -z $line ]]; then errors="no summary"; failed=$((failed + 1))
-      else
-        own=$(cublas_own_leaks "$log")
-        errors=$((errors - own)) cublas_leaks=$((cublas_leaks + own))
-        ((errors > 0)) && failed=$((failed + 1))
-      fi
-      printf ' %12s' "$errors"
-    done
-    printf '\n'
-  done < <(gpu_test_commands)
-  say "logs: $dir"
-  ((cublas_leaks == 0)) ||
-    say "memcheck: $cublas_leaks leaks allocated inside cublasCreate, which cuBLAS keeps after cublasDestroy, not counted"
-  ((failed == 0)) || die "compute-sanitizer found errors in $failed runs (the logs say where)."
-  say "sanitize: no error in any gpu test under ${tools[*]}"
+  sanitize_tests "$sanitizer" "$dir" "${tools[@]}" < <(gpu_test_commands) ||
+    die "./lab sanitize: compute-sanitizer did not vouch for every gpu test (above)."
 }
 
 # ---- fuzzing -----------------------------------------------------------------------

@@ -29,6 +29,12 @@ bool guarded_describe(const void *address, size_t *bytes, size_t *past_end)
     return false;
 }
 
+bool guarded_find(const void *address, void **data, size_t *bytes)
+{
+    (void)address, (void)data, (void)bytes;
+    return false;
+}
+
 #else
 
 /* The note page before the data: what guarded_free and the crash report read. */
@@ -38,6 +44,8 @@ typedef struct guard_note {
     size_t data_pages;            /* pages between the note and the guard */
     bool in_use;                  /* false while in the cache of freed mappings */
     struct guard_note *next_free; /* in that cache */
+    /* in the list of buffers in use (guarded_find) */
+    struct guard_note *prev_live, *next_live;
 } guard_note;
 
 #define NOTE_MAGIC 0x6c61626b69744755ull /* "labkitGU" */
@@ -51,6 +59,8 @@ typedef struct guard_note {
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static guard_note *cache;
 static size_t cache_bytes;
+/* The buffers in use, for the kernel sanitizer (guarded_find); under cache_lock. */
+static guard_note *live;
 
 static size_t page_size(void)
 {
@@ -119,6 +129,12 @@ void *guarded_alloc(size_t bytes)
     note->bytes = bytes;
     note->in_use = true;
     note->next_free = NULL;
+    pthread_mutex_lock(&cache_lock);
+    note->prev_live = NULL;
+    note->next_live = live;
+    if (live) live->prev_live = note;
+    live = note;
+    pthread_mutex_unlock(&cache_lock);
     return data_of(note);
 }
 
@@ -127,8 +143,13 @@ void guarded_free(void *data)
     if (!data) return;
     guard_note *note = note_of(data);
     const size_t bytes = mapping_bytes(note->data_pages);
-    note->in_use = false;
     pthread_mutex_lock(&cache_lock);
+    note->in_use = false;
+    if (note->prev_live)
+        note->prev_live->next_live = note->next_live;
+    else
+        live = note->next_live;
+    if (note->next_live) note->next_live->prev_live = note->prev_live;
     const bool keep = bytes <= CACHE_MAX_MAPPING && cache_bytes + bytes <= CACHE_MAX_BYTES;
     if (keep) {
         note->next_free = cache;
@@ -137,6 +158,22 @@ void guarded_free(void *data)
     }
     pthread_mutex_unlock(&cache_lock);
     if (!keep) munmap(note, bytes);
+}
+
+bool guarded_find(const void *address, void **data, size_t *bytes)
+{
+    const uintptr_t a = (uintptr_t)address;
+    bool found = false;
+    pthread_mutex_lock(&cache_lock);
+    for (const guard_note *note = live; note && !found; note = note->next_live) {
+        const uintptr_t start = (uintptr_t)data_of(note);
+        if (a < start || a >= guard_of(note) + page_size()) continue;
+        *data = (void *)start;
+        *bytes = note->bytes;
+        found = true;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return found;
 }
 
 /* Reads `n` bytes at `from` without faulting when they cannot be read: the

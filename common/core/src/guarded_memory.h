@@ -32,4 +32,10 @@ void guarded_free(void *data);
  * *past_end, and returns true. Async-signal-safe: the crash report calls it. */
 bool guarded_describe(const void *address, size_t *bytes, size_t *past_end);
 
+/* When `address` lies in a live guarded buffer or in its guard page, writes
+ * where the buffer starts to *data and its size to *bytes, and returns true.
+ * For the kernel sanitizer, which asks once per pointer a launch is given (it
+ * looks through every buffer in use); false in a build with AddressSanitizer. */
+bool guarded_find(const void *address, void **data, size_t *bytes);
+
 #endif

@@ -77,8 +77,21 @@
 #define __host__
 #define __restrict__ restrict
 /* One copy per OS thread: per simulated GPU worker, shared by the fibers of the
- * block it runs. Uninitialised on a GPU; here it keeps the last block's values. */
+ * block it runs. Uninitialised on a GPU; here it keeps the last block's values.
+ * Built for the kernel tools (-fsanitize=thread's instrumentation, whose
+ * callbacks are the kit's: labkit/kernel_sanitizer.h), each shared array is
+ * declared after a red zone of its own, a variable the sanitizer finds by its
+ * name, so that an index past the end of one array lands in a red zone and
+ * not in the next array. */
+#define LABKIT_SHARED_REDZONE_BYTES 128
+#ifdef __SANITIZE_THREAD__
+#define __shared__                                                               \
+    static _Thread_local unsigned char __attribute__((used, aligned(16)))        \
+    LABKIT_PASTE(labkit_shared_redzone_, __LINE__)[LABKIT_SHARED_REDZONE_BYTES]; \
+    static _Thread_local __attribute__((aligned(16)))
+#else
 #define __shared__ static _Thread_local
+#endif
 #define warpSize 32
 
 typedef struct dim3 {
@@ -104,6 +117,8 @@ typedef struct labkit_launch {
     int signature_matches;      /* LABKIT_SIGNATURE_MATCHES */
     const unsigned char *kinds; /* enum labkit_arg_kind, one per argument */
     void *const *values;        /* the address of each kept argument */
+    const char *const *names;   /* each argument as written at the LAUNCH site: "p->c" */
+    int instrumented;           /* the kernel was built for the kernel tools (labkit/kernel_sanitizer.h) */
 } labkit_launch;
 
 /* Set while the running block is cooperative (its threads are fibers). */
@@ -139,6 +154,8 @@ uint32_t labkit_shuffle(enum labkit_shuffle_mode mode, unsigned mask, uint32_t v
         LABKIT_EACH(LABKIT_ARG_KEEP, __VA_ARGS__)                                                         \
         void *const labkit_values_[] = { LABKIT_LIST(LABKIT_ARG_ADDRESS, __VA_ARGS__) };                  \
         static const unsigned char labkit_kinds_[] = { LABKIT_LIST(LABKIT_ARG_KIND_OF, __VA_ARGS__) };    \
+        static const char *const labkit_names_[] = { LABKIT_LIST(LABKIT_ARG_STRING, __VA_ARGS__) };       \
+        LABKIT_KERNEL_POINTER(kernel);                                                                    \
         const dim3 labkit_grid_ = (grid), labkit_block_ = (block);                                        \
         const labkit_launch labkit_launch_ = { #kernel,                                                   \
                                                __FILE__,                                                  \
@@ -150,7 +167,9 @@ uint32_t labkit_shuffle(enum labkit_shuffle_mode mode, unsigned mask, uint32_t v
                                                (unsigned)(sizeof labkit_kinds_),                          \
                                                LABKIT_SIGNATURE_MATCHES(kernel, __VA_ARGS__),             \
                                                labkit_kinds_,                                             \
-                                               labkit_values_ };                                          \
+                                               labkit_values_,                                            \
+                                               labkit_names_,                                             \
+                                               LABKIT_INSTRUMENTED };                                     \
         labkit_launch_begin(&labkit_launch_);                                                             \
         /* the bounds from locals, which the compiler knows, as the plain loop it replaced did */         \
         for (blockIdx.z = 0; blockIdx.z < labkit_grid_.z; ++blockIdx.z)                                   \
@@ -164,7 +183,7 @@ uint32_t labkit_shuffle(enum labkit_shuffle_mode mode, unsigned mask, uint32_t v
                                  threadIdx.x < labkit_block_.x && !labkit_block_cooperative;              \
                                  ++threadIdx.x) {                                                         \
                                 LABKIT_INDICES_IN_MEMORY();                                               \
-                                kernel(LABKIT_LIST(LABKIT_ARG_NAME, __VA_ARGS__));                        \
+                                LABKIT_KERNEL_CALL(kernel)(LABKIT_LIST(LABKIT_ARG_NAME, __VA_ARGS__));    \
                             }                                                                             \
                     if (labkit_block_cooperative) labkit_block_finish();                                  \
                 }                                                                                         \
@@ -182,6 +201,21 @@ uint32_t labkit_shuffle(enum labkit_shuffle_mode mode, unsigned mask, uint32_t v
 #define LABKIT_INDICES_IN_MEMORY() __asm__ volatile("" ::"m"(blockIdx), "m"(threadIdx))
 #else
 #define LABKIT_INDICES_IN_MEMORY() ((void)0)
+#endif
+
+/* Built for the kernel tools, every thread runs the kernel's one compiled
+ * copy: the direct call goes through a pointer the compiler cannot see
+ * through, as the fibers' calls through libffi do, so that the compiler
+ * inlines no second copy into the loop. The memory profiler knows an
+ * instruction by its address, and a warp's threads must share it. */
+#ifdef __SANITIZE_THREAD__
+#define LABKIT_INSTRUMENTED 1
+#define LABKIT_KERNEL_POINTER(kernel) __typeof__(kernel) *volatile const labkit_kernel_ = (kernel)
+#define LABKIT_KERNEL_CALL(kernel) labkit_kernel_
+#else
+#define LABKIT_INSTRUMENTED 0
+#define LABKIT_KERNEL_POINTER(kernel) ((void)0)
+#define LABKIT_KERNEL_CALL(kernel) kernel
 #endif
 
 /* kernel<<<grid, block, 0, stream>>>(args...) */

@@ -134,6 +134,7 @@ enum labkit_arg_kind {
 #define LABKIT_ARG_NAME(i, x) labkit_arg_##i
 #define LABKIT_ARG_ADDRESS(i, x) ((void *)&labkit_kept_##i)
 #define LABKIT_ARG_KIND_OF(i, x) (unsigned char)LABKIT_ARG_KIND(labkit_arg_##i)
+#define LABKIT_ARG_STRING(i, x) #x
 #define LABKIT_ARG_TYPE(i, x) __typeof__(labkit_arg_##i)
 
 /* 1 when kernel's parameters have exactly the kept arguments' types: libffi

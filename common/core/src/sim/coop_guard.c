@@ -20,6 +20,8 @@ static void abandon_launch(void)
     if (rt) rt->failing = false; /* its fibers are started afresh by the next cooperative block */
     labkit_block_cooperative = 0;
     const coop_hooks *hooks = coop_installed_hooks();
+    if (hooks && hooks->launch_failed && coop_launch_running)
+        hooks->launch_failed(hooks->user, coop_launch_running, message);
     if (hooks && hooks->launch_end && coop_launch_running)
         hooks->launch_end(hooks->user, coop_launch_running);
     free(labkit_dynamic_shared);

@@ -37,6 +37,8 @@ typedef struct coop_hooks {
     void (*barrier_arrive)(void *user, const coop_barrier_event *event);
     /* every thread of the barrier arrived; they go on, lowest index first */
     void (*barrier_release)(void *user, const coop_barrier_event *event);
+    /* the launch failed with `message` (before launch_end) */
+    void (*launch_failed)(void *user, const labkit_launch *launch, const char *message);
 } coop_hooks;
 
 /* Installs `hooks` (copied) for every launch from now on; NULL removes them. */
