@@ -70,13 +70,14 @@ static status queue_matmuls(const work *w, int count)
 }
 
 /* The device's time for `count` products, by two events around them: the
- * quicker of two runs (the first may pay for warming up). */
-static bool time_products(const work *w, device d, int count, double *seconds)
+ * quickest of `runs` runs (the first may pay for warming up; on a busy host a
+ * simulated GPU's worker may lose its core in any one of them). */
+static bool time_products(const work *w, device d, int count, int runs, double *seconds)
 {
     event *e0 = NULL, *e1 = NULL;
     bool ok = event_create(&e0, d) == STATUS_OK && event_create(&e1, d) == STATUS_OK;
     *seconds = INFINITY;
-    for (int run = 0; ok && run < 2; run++) {
+    for (int run = 0; ok && run < runs; run++) {
         double ms = 0.0;
         ok = event_record(e0) == STATUS_OK && queue_matmuls(w, count) == STATUS_OK &&
              event_record(e1) == STATUS_OK && event_synchronize(e1) == STATUS_OK &&
@@ -105,7 +106,7 @@ static bool make_work(work *w, device d)
             tensor_empty(&w->c, d, DTYPE_F32, s) != STATUS_OK ||
             tensor_empty(&w->sum, d, DTYPE_F32, shape1(1)) != STATUS_OK ||
             op_fill(w->sum, 0.0f) != STATUS_OK || op_sum(w->a, w->sum) != STATUS_OK ||
-            op_scale(w->sum, 1.0f, w->sum) != STATUS_OK || !time_products(w, d, 1, &one))
+            op_scale(w->sum, 1.0f, w->sum) != STATUS_OK || !time_products(w, d, 1, 7, &one))
             break;
         if (one < MIN_PRODUCT_SECONDS && n < MAX_N) {
             free_work(w);
@@ -116,7 +117,7 @@ static bool make_work(work *w, device d)
         double run = 0.0;
         for (int attempt = 0; attempt < 8; attempt++) {
             if (count < 1) count = 1;
-            if (!time_products(w, d, count, &run)) break;
+            if (!time_products(w, d, count, 2, &run)) break;
             if (run >= MIN_WORK_SECONDS) break;
             count = (int)ceil(count * fmax(2.0, 1.2 * MIN_WORK_SECONDS / fmax(run, 1e-6)));
         }
@@ -144,7 +145,7 @@ static void test_launch_returns_at_once_and_a_host_read_waits_for_the_work(void)
     REQUIRE_OK(event_create(&end, dev));
     /* more products until the work, as the read saw it, took at least 50 ms */
     bool measured = false;
-    for (int count = w.matmuls, attempt = 0; attempt < 4 && !measured; attempt++, count *= 2) {
+    for (int count = w.matmuls, attempt = 0; attempt < 10 && !measured; attempt++, count *= 2) {
         float value = NAN;
         REQUIRE_OK(device_synchronize(dev));
         const double t0 = harness_seconds();
@@ -160,7 +161,9 @@ static void test_launch_returns_at_once_and_a_host_read_waits_for_the_work(void)
                (long long)w.n, 1e3 * (t1 - t0), 1e3 * (t2 - t0));
         if (t2 - t0 < MIN_WORK_SECONDS) continue;
         measured = true;
-        EXPECT_MSG(t1 - t0 < 0.1 * (t2 - t0),
+        /* Half, not a tenth: on a busy host the launching thread can lose its
+         * core for a few ms; a launch that waited for its work takes it all. */
+        EXPECT_MSG(t1 - t0 < 0.5 * (t2 - t0),
                    "launching took %.2f ms of the %.1f ms until the "
                    "read returned: the launches did not return at once",
                    1e3 * (t1 - t0), 1e3 * (t2 - t0));
@@ -461,7 +464,7 @@ static void test_events_are_ordered_and_cover_the_queued_work(void)
     REQUIRE_OK(event_create(&e1, dev));
     REQUIRE_OK(event_create(&e2, dev));
     bool measured = false;
-    for (int count = w.matmuls, attempt = 0; attempt < 4 && !measured; attempt++, count *= 2) {
+    for (int count = w.matmuls, attempt = 0; attempt < 10 && !measured; attempt++, count *= 2) {
         double ms01 = -1.0, ms12 = -1.0, ms02 = -1.0, early = -1.0;
         char early_message[512];
         REQUIRE_OK(device_synchronize(dev));
