@@ -9,13 +9,24 @@
 
 #include "labkit/labkit.h"
 
+/* A LABKIT_* setting that cannot be honoured (labkit/environment.h) stops a
+ * bench with exit status 2 before it measures anything. */
+static inline void bench_settings(void)
+{
+    if (environment_check() != STATUS_OK || environment_check_program("LABKIT_PYTHON") != STATUS_OK) {
+        fprintf(stderr, "bench: %s\n", last_error());
+        exit(2);
+    }
+}
+
 /* The benches compare the CPU with sim:0 everywhere, and on a machine with a
  * real GPU also cuda:0 with CUDA's own libraries: ask for one simulated GPU
- * unless the caller set LABKIT_SIM_GPUS. */
+ * unless the caller set LABKIT_SIM_GPUS (empty is not a choice). */
 static inline void bench_devices(void)
 {
-    setenv("LABKIT_SIM_GPUS", "1", 0);
-    CHECK(devices_init());
+    const char *sims = getenv("LABKIT_SIM_GPUS");
+    if (!sims || !*sims) setenv("LABKIT_SIM_GPUS", "1", 1);
+    bench_settings();
 }
 
 /* The first GPU: cuda:0 where there is one, else sim:0. */
@@ -57,14 +68,24 @@ static inline const char *bench_python(bool cuda)
     if (looked[cuda]) return found[cuda];
     looked[cuda] = true;
     const char *env = getenv("LABKIT_PYTHON");
-    const char *candidates[] = { env ? env : "", "python3", "/usr/bin/python3" };
-    for (int i = 0; i < 3 && !found[cuda]; ++i) {
-        if (!candidates[i][0]) continue;
+    const bool chosen = env && *env;
+    const char *candidates[] = { chosen ? env : "python3", chosen ? NULL : "/usr/bin/python3" };
+    for (int i = 0; i < 2 && candidates[i] && !found[cuda]; ++i) {
         char command[4200];
         snprintf(command, sizeof command,
                  "'%s' -c 'import sys, torch; sys.exit(0 if %s else 1)' >/dev/null 2>&1", candidates[i],
                  cuda ? "torch.cuda.is_available()" : "True");
         if (system(command) == 0) found[cuda] = candidates[i];
+    }
+    /* A python chosen on purpose that cannot give the comparison is not
+     * replaced by another, nor silently left out. */
+    if (chosen && !found[cuda]) {
+        fprintf(stderr,
+                "bench: LABKIT_PYTHON=\"%s\" cannot import torch%s, so the comparison it was chosen for "
+                "cannot run.\n  hint: install PyTorch there, or unset LABKIT_PYTHON to let the bench look "
+                "for one.\n",
+                env, cuda ? " with a GPU it can see" : "");
+        exit(2);
     }
     return found[cuda];
 }

@@ -269,7 +269,7 @@ static bool measure_cuda0(const char *program, const char *dir, const bool *skip
 
 int main(void)
 {
-    CHECK(devices_init());
+    bench_settings();
     printf(
         "lab 05's MLP 784-256-256-10: %d synthetic digits, batch %d (%d steps per epoch), SGD momentum 0.9; "
         "medians of %d epochs after a warm-up\n",

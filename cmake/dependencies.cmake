@@ -110,11 +110,38 @@ if(LABKIT_CUDA)
   include(CheckLanguage)
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
-    # Explicit architectures: never "native" (it fails where no GPU is plugged in)
-    # and nothing below Turing (CUDA 13 dropped it). Real code for Turing, Ampere,
-    # Ada and Hopper, plus Hopper PTX that newer GPUs compile when they load it.
+    # The GPUs plugged in here, as nvidia-smi names them: real code for each
+    # one's compute capability, plus its PTX (never CMake's "native": it fails
+    # where no GPU is plugged in). Where there is none, the CUDA code is only
+    # compiled, not run, unless the build is carried to a GPU: then PTX for
+    # Turing (compute_75, the oldest CUDA 13 supports), which every newer GPU
+    # compiles when a program first loads it (the driver keeps the result in
+    # ~/.nv/ComputeCache). One PTX compiles in about a third of the time of
+    # the five real architectures a portable build would need, and nvcc is
+    # most of a build's time on two cores.
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;86-real;89-real;90")
+      set(labkit_gpu_architectures "")
+      find_program(LABKIT_NVIDIA_SMI nvidia-smi)
+      if(LABKIT_NVIDIA_SMI)
+        execute_process(COMMAND ${LABKIT_NVIDIA_SMI} --query-gpu=compute_cap --format=csv,noheader
+                        OUTPUT_VARIABLE labkit_compute_caps ERROR_QUIET RESULT_VARIABLE labkit_smi_status
+                        TIMEOUT 20)
+        if(labkit_smi_status EQUAL 0)
+          string(REGEX MATCHALL "[0-9]+\\.[0-9]+" labkit_compute_caps "${labkit_compute_caps}")
+          foreach(cap IN LISTS labkit_compute_caps)
+            string(REPLACE "." "" cap "${cap}")
+            if(cap GREATER_EQUAL 75)
+              list(APPEND labkit_gpu_architectures ${cap})
+            endif()
+          endforeach()
+          list(REMOVE_DUPLICATES labkit_gpu_architectures)
+        endif()
+      endif()
+      if(NOT labkit_gpu_architectures)
+        set(labkit_gpu_architectures 75-virtual)
+      endif()
+      set(CMAKE_CUDA_ARCHITECTURES "${labkit_gpu_architectures}" CACHE STRING
+          "CUDA architectures: those of the GPUs found when first configured, or Turing PTX where none")
     endif()
     enable_language(CUDA)
     set(CMAKE_CUDA_STANDARD 17)

@@ -3,6 +3,9 @@
 # begins with CLAIM (the claim the wrong version's patch names). A check that
 # passes, crashes, stops elsewhere or blames another claim fails this test.
 #   cmake -DPROGRAM=path/to/checkNN-wrong-M -DDEVICE=cpu -DCLAIM="..." -P expect_caught.cmake
+# The check stops as soon as that claim fails (LABKIT_CHECK_UNTIL, check.c):
+# what it would check after it cannot change this test's verdict.
+set(ENV{LABKIT_CHECK_UNTIL} "${CLAIM}")
 execute_process(COMMAND ${PROGRAM} --device ${DEVICE}
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")

@@ -254,12 +254,19 @@ static inline int harness_finish(void)
 }
 
 /* Parses the device a test program was asked to run on. Returns 0 and writes
- * *out when it exists; HARNESS_SKIPPED (77) when it is a real GPU absent here
+ * *out when it exists; 2 when LABKIT_SIM_GPUS or LABKIT_SIM_MEMORY cannot be
+ * honoured; HARNESS_SKIPPED (77) when it is a real GPU absent here
  * (a gpu test on a machine without one); 1 when the name is malformed, or names
  * a simulated GPU that the environment did not ask for (those exist wherever
  * they are asked for, so their absence is an error of the test's setup). */
 static inline int test_device_or_skip(const char *name, device *out)
 {
+    /* A LABKIT_SIM_* setting that cannot be honoured stops the test with 2,
+     * as every program of the kit does: never a skip, never a run without it. */
+    if (devices_init() != STATUS_OK) {
+        fprintf(stderr, "%s\n", last_error());
+        return 2;
+    }
     status s = device_parse(name, out);
     if (s == STATUS_OK) return 0;
     if (s == STATUS_WRONG_DEVICE && strncmp(name, "cuda", 4) == 0) {

@@ -703,6 +703,10 @@ int main(int argc, char **argv)
         return harness_finish();
     }
     if (argc < 3 || argc > 4 || strcmp(argv[1], "expect") != 0) return usage(argv[0]);
+    if (devices_init() != STATUS_OK) { /* a bad setting outside bad-env: stop, as every program does */
+        fprintf(stderr, "test_devices: %s\n", last_error());
+        return 2;
+    }
     char *end = NULL;
     sim_gpus = (int)strtol(argv[2], &end, 10);
     if (*end != '\0' || sim_gpus < 0 || sim_gpus > LABKIT_MAX_SIM_DEVICES) return usage(argv[0]);

@@ -1,4 +1,4 @@
-/* test_files.h: the file helpers of the input and output tests (test_csv,
+/* test_files.h: the file helpers of the input and output tests (test_results,
  * test_cli, test_file_safety, ...): read back what a call wrote, look at and
  * clear a scratch directory, capture what a call prints, and run a call in a
  * child process that may change its standard streams for good.

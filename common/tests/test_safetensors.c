@@ -28,6 +28,7 @@
 
 #include "harness.h"
 #include "labkit/counters.h"
+#include "labkit/environment.h"
 #include "labkit/ops.h"
 #include "labkit/safetensors.h"
 #include "labkit/tensor.h"
@@ -869,13 +870,19 @@ static void sums(const uint32_t *w, int64_t n, dtype type, double *sum, long lon
     }
 }
 
-/* The first python of LABKIT_PYTHON, else Debian's python3, else the first on
- * PATH (a virtual environment's, as on a machine set up for PyTorch), that
- * runs safetensors_check.py with `args`; NULL when none has what it needs. */
+/* LABKIT_PYTHON when it is set, whatever it says (a python chosen on purpose
+ * that lacks safetensors fails the test, never skips it); else Debian's
+ * python3, else the first on PATH (a virtual environment's, as on a machine set
+ * up for PyTorch), that runs safetensors_check.py with `args`; NULL when none
+ * has what it needs. */
 static const char *find_python(const char *args, char *out, size_t size, int *rc)
 {
     const char *chosen = getenv("LABKIT_PYTHON");
-    const char *candidates[] = { chosen ? chosen : "/usr/bin/python3", chosen ? NULL : "python3" };
+    if (chosen && *chosen) {
+        *rc = run_checker(chosen, args, out, size);
+        return chosen;
+    }
+    const char *candidates[] = { "/usr/bin/python3", "python3" };
     for (size_t i = 0; i < 2 && candidates[i]; i++) {
         *rc = run_checker(candidates[i], args, out, size);
         if (*rc != 3 && *rc != 127) return candidates[i]; /* it ran, well or not */
@@ -977,6 +984,10 @@ int main(int argc, char **argv)
     }
     const int rc = test_device_or_skip(argv[1], &dev);
     if (rc != 0) return rc;
+    if (environment_check_program("LABKIT_PYTHON") != STATUS_OK) {
+        fprintf(stderr, "test_safetensors: %s\n", last_error());
+        return 2;
+    }
     other = device_cpu();
     if (!device_is_gpu(dev) && device_parse("sim:0", &other) != STATUS_OK) other = device_cpu();
     if (mkdtemp(dir) == NULL) {

@@ -63,6 +63,34 @@ static void test_todo_names_the_missing_step(void)
     EXPECT_CONTAINS(last_error(), where);
 }
 
+/* A chain of three calls through TRY, the second of which fails as told. */
+static int calls_made;
+static status counted_call(status result)
+{
+    ++calls_made;
+    return result == STATUS_OK ? STATUS_OK : fail(result, "call %d failed", calls_made);
+}
+
+static status three_calls(status second)
+{
+    TRY(counted_call(STATUS_OK));
+    TRY(counted_call(second));
+    TRY(counted_call(STATUS_OK));
+    return STATUS_OK;
+}
+
+static void test_try_returns_the_first_failure_and_runs_nothing_after_it(void)
+{
+    calls_made = 0;
+    EXPECT(three_calls(STATUS_OK) == STATUS_OK);
+    EXPECT(calls_made == 3);
+    calls_made = 0;
+    EXPECT(three_calls(STATUS_OUT_OF_MEMORY) == STATUS_OUT_OF_MEMORY);
+    EXPECT(calls_made == 2);
+    EXPECT_STREQ(last_error(), "call 2 failed");
+    clear_error();
+}
+
 static void *fail_on_another_thread(void *arg)
 {
     (void)arg;
@@ -92,6 +120,7 @@ int main(void)
     RUN_TEST(test_every_status_has_its_own_name);
     RUN_TEST(test_fail_formats_the_message_and_returns_the_status);
     RUN_TEST(test_todo_names_the_missing_step);
+    RUN_TEST(test_try_returns_the_first_failure_and_runs_nothing_after_it);
     RUN_TEST(test_messages_belong_to_the_thread_that_failed);
     return harness_finish();
 }

@@ -49,6 +49,12 @@ static int usage(FILE *to, int code)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return usage(stdout, 0);
+    /* A setting that cannot be honoured stops every use, the driver's too. */
+    if (environment_check() != STATUS_OK) {
+        fprintf(stderr, "labkit-devices: %s\n", last_error());
+        return 2;
+    }
     if (argc == 2 && strcmp(argv[1], "--openblas-coretype") == 0) {
         const char *better = cpu_blas_better_coretype();
         if (better) printf("%s\n", better);
@@ -58,13 +64,7 @@ int main(int argc, char **argv)
         printf("%d\n", device_count(DEVICE_CUDA));
         return 0;
     }
-    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) return usage(stdout, 0);
     if (argc > 1) return usage(stderr, 2);
-    status s = devices_init();
-    if (s != STATUS_OK) {
-        fprintf(stderr, "labkit-devices: %s\n", last_error());
-        return 2;
-    }
     device all[LABKIT_MAX_DEVICES];
     int n = device_list(all, LABKIT_MAX_DEVICES);
     for (int i = 0; i < n; ++i) print_device(all[i]);

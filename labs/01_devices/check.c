@@ -10,11 +10,24 @@
  *    lab.cmake lists them (no GPU at all, one GPU), and CTest and ./lab check
  *    run each;
  * 2. cores per multiprocessor and the FP32 peak reproduce the published figures
- *    of real cards within 1%, and say "unknown" rather than guess;
+ *    of real cards within 1%, say "unknown" rather than guess, refuse every
+ *    negative figure, and give each device's own peak (a simulated GPU is a
+ *    card of compute capability 8.6, so your table answers for it too);
  * 3. a tensor made on D lives there and never was a CPU tensor; a new layer is
  *    nn.Linear's, weight and bias; moving it to D copies each parameter once
- *    (or, already there, not at all); net(X) is X W^T + b, computed on D; and
- *    nothing is left behind.
+ *    (or, already there, not at all), and to a second GPU of D's kind too; a
+ *    layer split across two devices, sim:0 and sim:1 included, is refused;
+ *    net(X) is X W^T + b, computed on D, and an X it cannot take is refused;
+ *    and nothing is left behind;
+ * 4. what fails on the way is said, not hidden: a simulated GPU filled to the
+ *    last bytes makes lab_rand_on and lab_linear_to fail as on a full GPU, and
+ *    a layer of -3 inputs cannot be made; each must return the failure, lose
+ *    nothing and leave the device usable.
+ *
+ * Steps 1 to 3 are to be written, not borrowed: lab.cmake links this check
+ * with the library's try_gpu, try_all_gpus, fp32_cores_per_multiprocessor and
+ * peak_fp32_gflops wrapped (-Wl,--wrap), and the check counts the calls your
+ * functions make of them.
  *
  * A call of yours that fails breaks the claim it was called for: the check says
  * so and goes on. Only an unwritten step (todo) stops it, at its TODO. */
@@ -28,6 +41,149 @@
 #include "lab.h"
 
 static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
+
+/* ==== the library's answers, counted ====================================== */
+
+/* lab.cmake links this check with -Wl,--wrap=try_gpu and the like: every call
+ * of these four, from lab.c or from the library, comes here first, is counted
+ * and goes on to the library's own function (__real_...). The check reads the
+ * counts before and after a call of yours, so only your calls are counted. */
+static struct {
+    int try_gpu, try_all_gpus, cores, peak;
+} library_calls;
+
+device __real_try_gpu(int i);
+int __real_try_all_gpus(device *out, int capacity);
+int __real_fp32_cores_per_multiprocessor(int cc_major, int cc_minor);
+double __real_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz);
+device __wrap_try_gpu(int i);
+int __wrap_try_all_gpus(device *out, int capacity);
+int __wrap_fp32_cores_per_multiprocessor(int cc_major, int cc_minor);
+double __wrap_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz);
+
+device __wrap_try_gpu(int i)
+{
+    library_calls.try_gpu++;
+    return __real_try_gpu(i);
+}
+
+int __wrap_try_all_gpus(device *out, int capacity)
+{
+    library_calls.try_all_gpus++;
+    return __real_try_all_gpus(out, capacity);
+}
+
+int __wrap_fp32_cores_per_multiprocessor(int cc_major, int cc_minor)
+{
+    library_calls.cores++;
+    return __real_fp32_cores_per_multiprocessor(cc_major, cc_minor);
+}
+
+double __wrap_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz)
+{
+    library_calls.peak++;
+    return __real_peak_fp32_gflops(multiprocessors, cores_per_mp, clock_ghz);
+}
+
+/* The claim that `yours`, called `calls` times, never called the library's
+ * `theirs` (`borrowed` times it did). */
+static void check_own_answer(const char *claim, const char *yours, const char *theirs, int borrowed,
+                             int calls)
+{
+    check_that(borrowed == 0, claim, "%d call%s of the library's %s in %d call%s of %s%s", borrowed,
+               plural((uint64_t)borrowed), theirs, calls, plural((uint64_t)calls), yours,
+               borrowed ? ": that function is the answer this step asks you to write (lab.h)" : "");
+}
+
+/* ==== memory, on every device ============================================= */
+
+/* Bytes in use on every device here, once its queue has drained (a simulated
+ * GPU returns memory in queue order). */
+typedef struct memory_in_use {
+    int n;
+    device devices[LABKIT_MAX_DEVICES];
+    size_t bytes[LABKIT_MAX_DEVICES];
+} memory_in_use;
+
+static memory_in_use memory_now(void)
+{
+    memory_in_use m;
+    m.n = device_list(m.devices, LABKIT_MAX_DEVICES);
+    for (int k = 0; k < m.n; ++k) {
+        device_counters c;
+        CHECK(device_synchronize(m.devices[k]));
+        CHECK(counters_read(m.devices[k], &c));
+        m.bytes[k] = c.memory_current;
+    }
+    return m;
+}
+
+/* Whether every device holds what it held in `before` (with `or_less`, at
+ * most that); `text` says what each held before and after ("cpu 0 -> 0
+ * bytes, sim:0 0 -> 24 bytes"). */
+static bool memory_compared(const memory_in_use *before, bool or_less, char *text, size_t size)
+{
+    const memory_in_use after = memory_now();
+    bool back = true;
+    text[0] = '\0';
+    for (int k = 0; k < before->n; ++k) {
+        back = back && (or_less ? after.bytes[k] <= before->bytes[k] : after.bytes[k] == before->bytes[k]);
+        check_append(text, size, "%s%s %zu -> %zu bytes", k ? ", " : "", device_name(before->devices[k]),
+                     before->bytes[k], after.bytes[k]);
+    }
+    return back;
+}
+
+static bool memory_back(const memory_in_use *before, char *text, size_t size)
+{
+    return memory_compared(before, false, text, size);
+}
+
+/* ==== a full device ======================================================== */
+
+/* Where a failure for want of memory can be made: a simulated GPU, whose
+ * memory the check can fill to the byte (d itself, or sim:0 beside the CPU or
+ * a real GPU). A real GPU's free memory moves with other programs. */
+static bool full_device_target(device d, device *out)
+{
+    if (d.kind == DEVICE_SIM) {
+        *out = d;
+        return true;
+    }
+    if (device_count(DEVICE_SIM) == 0) return false;
+    *out = (device){ DEVICE_SIM, 0 };
+    return true;
+}
+
+/* Takes all of the simulated GPU d's free memory but `room` bytes into
+ * *filler, as other tensors would on a full GPU: the next allocation there of
+ * more than `room` bytes fails with STATUS_OUT_OF_MEMORY. Free *filler to give
+ * the memory back. The filler is never touched, so it costs the host no
+ * memory, but the host must lend the addresses: where it refuses, this says
+ * so and returns false, and the claim is not tried. */
+static bool fill_device(device d, size_t room, tensor **filler)
+{
+    size_t free_bytes = 0, total = 0;
+    CHECK(device_memory_info(d, &free_bytes, &total));
+    *filler = NULL;
+    if (free_bytes > room) {
+        const status s =
+            tensor_empty(filler, d, DTYPE_F32, shape1((int64_t)((free_bytes - room) / sizeof(float))));
+        if (s != STATUS_OK) {
+            const char *why = last_error();
+            printf("  (%s could not be filled, so a full device is not tried: %.*s)\n", device_name(d),
+                   (int)strcspn(why, "\n"), why);
+            return false;
+        }
+    }
+    CHECK(device_memory_info(d, &free_bytes, &total));
+    if (free_bytes != room) {
+        fprintf(stderr, "%s:%d: could not leave exactly %zu bytes free on %s (%zu are)\n", __FILE__, __LINE__,
+                room, device_name(d), free_bytes);
+        exit(CHECK_FAILS);
+    }
+    return true;
+}
 
 /* ==== 1. try_gpu and try_all_gpus ======================================== */
 
@@ -71,21 +227,27 @@ static void check_try_gpu(gpus_seen g, const char *here)
 {
     const char *claim = "try_gpu(i) is GPU i if it exists, else the CPU";
     char answers[256] = "";
-    for (int i = -1; i <= g.count + 1; ++i) {
+    const int borrowed_before = library_calls.try_gpu;
+    int calls = 0;
+    bool right = true;
+    for (int i = -1; i <= g.count + 1 && right; ++i) {
         device got = device_cpu();
         const device want = expected_gpu(g, i);
         char call[32];
         snprintf(call, sizeof call, "lab_try_gpu(%d, &got)", i);
         status s = lab_try_gpu(i, &got);
+        calls++;
         if (!check_call(s, call, claim, __FILE__, __LINE__)) return;
         if (!device_equal(got, want)) {
             check_that(false, claim, "try_gpu(%d) = %s, want %s (%s)", i, device_name(got), device_name(want),
                        here);
-            return;
+            right = false;
         }
         check_append(answers, sizeof answers, "%s%s", i > -1 ? " " : "", device_name(got));
     }
-    check_that(true, claim, "try_gpu(-1 .. %d) = %s; %s", g.count + 1, answers, here);
+    if (right) check_that(true, claim, "try_gpu(-1 .. %d) = %s; %s", g.count + 1, answers, here);
+    check_own_answer("lab_try_gpu works out its answer itself, never calling the library's try_gpu",
+                     "lab_try_gpu", "try_gpu", library_calls.try_gpu - borrowed_before, calls);
 }
 
 /* A device no answer can be: what the arrays hold before the call, to see
@@ -99,7 +261,9 @@ static void check_try_all_gpus(gpus_seen g, const char *here)
     device all[LABKIT_MAX_DEVICES];
     for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) all[k] = untouched;
     int n = -1;
+    const int borrowed_before = library_calls.try_all_gpus + library_calls.try_gpu;
     if (!CHECK_CALL(lab_try_all_gpus(all, needed, &n), claim)) return;
+    int borrowed = library_calls.try_all_gpus + library_calls.try_gpu - borrowed_before;
 
     char got[256] = "", want[256] = "";
     bool same = n == needed;
@@ -117,17 +281,28 @@ static void check_try_all_gpus(gpus_seen g, const char *here)
         check_that(false, claim, "%d device%s [%s], want [%s] (%s)", n, plural((uint64_t)(n > 0 ? n : 0)),
                    got, want, here);
 
-    /* One place too few: refused, and nothing written past the room given. */
+    /* One place too few: refused, and nothing written, neither in the room
+     * given (a list cut short) nor past it (an overrun). */
     for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) all[k] = untouched;
     const int room = needed - 1;
-    status s = lab_try_all_gpus(all, room, &n);
-    if (s == STATUS_TODO) CHECK(s);
-    int overrun = 0;
-    for (int k = room; k < LABKIT_MAX_DEVICES; ++k) overrun += !device_equal(all[k], untouched);
-    check_that(s == STATUS_BAD_ARGUMENT && overrun == 0,
-               "try_all_gpus refuses an array too small for its answer, writing nothing past it",
-               "room for %d of %d: %s, %d device%s written past the room", room, needed, status_name(s),
-               overrun, plural((uint64_t)overrun));
+    const int borrowed_before_refusal = library_calls.try_all_gpus + library_calls.try_gpu;
+    const status s = CHECK_YOURS(lab_try_all_gpus(all, room, &n));
+    borrowed += library_calls.try_all_gpus + library_calls.try_gpu - borrowed_before_refusal;
+    int inside = 0, overrun = 0;
+    for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) {
+        if (device_equal(all[k], untouched)) continue;
+        if (k < room)
+            inside++;
+        else
+            overrun++;
+    }
+    check_that(s == STATUS_BAD_ARGUMENT && inside + overrun == 0,
+               "try_all_gpus refuses an array too small for its answer, writing nothing in it or past it",
+               "room for %d of %d: %s, %d device%s written in the room, %d past it", room, needed,
+               status_name(s), inside, plural((uint64_t)inside), overrun);
+    check_own_answer(
+        "lab_try_all_gpus works out its answer itself, never calling the library's try_all_gpus or try_gpu",
+        "lab_try_all_gpus", "try_all_gpus and try_gpu", borrowed, 2);
 }
 
 /* ==== 2. what a GPU is made of, and its peak ============================= */
@@ -146,14 +321,18 @@ static void check_cores_per_sm(void)
         { 13, 0, 0, "not yet made" }, { 0, 0, 0, "no GPU" },   { -1, 5, 0, "nonsense" },
     };
     char wrong[512] = "";
+    const int borrowed_before = library_calls.cores;
+    int calls = 0, borrowed = 0;
     for (size_t k = 0; k < sizeof expected / sizeof expected[0]; ++k) {
         int cores = -1;
+        calls++;
         if (!CHECK_CALL(lab_fp32_cores_per_sm(expected[k].major, expected[k].minor, &cores), claim)) return;
         if (cores != expected[k].cores)
             check_append(wrong, sizeof wrong, " %d.%d (%s): %d, want %d%s;", expected[k].major,
                          expected[k].minor, expected[k].what, cores, expected[k].cores,
                          expected[k].cores ? "" : " (unknown)");
     }
+    borrowed += library_calls.cores - borrowed_before;
     check_that(!wrong[0], claim, "%s",
                wrong[0] ? wrong : "7.5 and 8.0: 64, 8.6 to 12.0: 128; 6.1, 7.0, 13.0: unknown");
 
@@ -164,7 +343,10 @@ static void check_cores_per_sm(void)
     for (int major = 0; major <= 15; ++major)
         for (int minor = 0; minor <= 9; ++minor) {
             int cores = -1;
+            const int before = library_calls.cores;
+            calls++;
             if (!CHECK_CALL(lab_fp32_cores_per_sm(major, minor, &cores), claim)) return;
+            borrowed += library_calls.cores - before;
             const int library = fp32_cores_per_multiprocessor(major, minor);
             if (cores != library && disagree++ == 0)
                 first_major = major, first_minor = minor, yours = cores, theirs = library;
@@ -174,6 +356,9 @@ static void check_cores_per_sm(void)
         snprintf(figures, sizeof figures, "%d differ, the first %d.%d: yours %d, the library's %d", disagree,
                  first_major, first_minor, yours, theirs);
     check_that(disagree == 0, claim, "%s", figures);
+    check_own_answer(
+        "lab_fp32_cores_per_sm is your own table, never the library's fp32_cores_per_multiprocessor",
+        "lab_fp32_cores_per_sm", "fp32_cores_per_multiprocessor", borrowed, calls);
 }
 
 static void check_peak_of_card(const known_card *c)
@@ -202,27 +387,54 @@ static void check_peak_of_card(const known_card *c)
 
 static void check_peaks(void)
 {
+    /* Nothing else between here and the end calls peak_fp32_gflops: every
+     * call counted is one of your lab_peak_fp32_gflops. */
+    const int borrowed_before = library_calls.peak;
+    int calls = known_card_count;
     for (int k = 0; k < known_card_count; ++k) check_peak_of_card(&known_cards[k]);
 
     /* Lesson 001 counted one operation per core and cycle for the RTX 3080 12 GB. */
     const char *claim = "lesson 001's 15.32 TFLOPS is the peak without the x2 of the FMA";
     double gflops = 0;
+    calls++;
     if (CHECK_CALL(lab_peak_fp32_gflops(70, 128, 1.71, &gflops), claim)) {
         const double one_op = gflops / 2 / 1000;
         check_that(fabs(one_op / LESSON_001_RTX3080_TFLOPS - 1) < 0.001, claim,
                    "70 x 128 x 1.71 GHz x 2 = %.2f TFLOPS; half of it %.2f", gflops / 1000, one_op);
     }
 
+    /* Every factor may be unknown, and none may be negative: each of the three
+     * negative in turn, the others valid. */
     claim = "an unknown factor gives an unknown peak (0); a negative one is refused";
     double unknown = -1;
-    if (!CHECK_CALL(lab_peak_fp32_gflops(80, 0, 1.53, &unknown), claim)) return;
-    status s = lab_peak_fp32_gflops(-4, 64, 1.5, &gflops);
-    check_that(unknown == 0 && s == STATUS_BAD_ARGUMENT, claim, "80 SMs x 0 cores: %g; -4 SMs: %s", unknown,
-               status_name(s));
+    calls++;
+    if (CHECK_CALL(lab_peak_fp32_gflops(80, 0, 1.53, &unknown), claim)) {
+        static const struct {
+            int multiprocessors, cores;
+            double clock_ghz;
+        } negative[] = { { -4, 64, 1.5 }, { 80, -64, 1.5 }, { 80, 64, -1.5 } };
+        char refused[160] = "";
+        bool all_refused = true;
+        for (size_t k = 0; k < sizeof negative / sizeof negative[0]; ++k) {
+            double peak = -1;
+            calls++;
+            const status s = CHECK_YOURS(lab_peak_fp32_gflops(negative[k].multiprocessors, negative[k].cores,
+                                                              negative[k].clock_ghz, &peak));
+            all_refused = all_refused && s == STATUS_BAD_ARGUMENT;
+            check_append(refused, sizeof refused, "; %d x %d x %g GHz: %s", negative[k].multiprocessors,
+                         negative[k].cores, negative[k].clock_ghz,
+                         s == STATUS_OK ? "accepted" : status_name(s));
+        }
+        check_that(unknown == 0 && all_refused, claim, "80 SMs x 0 cores: %g%s", unknown, refused);
+    }
+    check_own_answer("lab_peak_fp32_gflops is your own formula, never the library's peak_fp32_gflops",
+                     "lab_peak_fp32_gflops", "peak_fp32_gflops", library_calls.peak - borrowed_before, calls);
 }
 
 /* Your formula on the figures the library reports for each device here must
- * give the library's own peak; on a real GPU your table gives its cores too. */
+ * give the library's own peak. A GPU's cores per SM come from your table: a
+ * real GPU's compute capability, or the modelled card of a simulated one (8.6,
+ * 20 SMs at 1.5 GHz, never the host's figures); the CPU's are its SIMD lanes. */
 static void check_devices_here(void)
 {
     device all[LABKIT_MAX_DEVICES];
@@ -232,29 +444,62 @@ static void check_devices_here(void)
         CHECK(device_get_properties(all[k], &p));
         char claim[96];
         snprintf(claim, sizeof claim, "your peak of %s equals the library's", device_name(all[k]));
-        int cores = p.cores_per_mp; /* the CPU's and a simulated GPU's: SIMD lanes, not a table's */
-        if (all[k].kind == DEVICE_CUDA &&
+        int cores = p.cores_per_mp; /* the CPU's: SIMD lanes, not a table's */
+        if (device_is_gpu(all[k]) &&
             !CHECK_CALL(lab_fp32_cores_per_sm(p.cc_major, p.cc_minor, &cores), claim))
             continue;
         double gflops = -1;
         if (!CHECK_CALL(lab_peak_fp32_gflops(p.multiprocessors, cores, p.clock_ghz, &gflops), claim))
             continue;
+        char cc[32] = "";
+        if (device_is_gpu(all[k]))
+            snprintf(cc, sizeof cc, " (compute capability %d.%d)", p.cc_major, p.cc_minor);
         check_that(cores == p.cores_per_mp && fabs(gflops - p.peak_gflops) <= 1e-9 * p.peak_gflops, claim,
-                   "%d x %d x %.2f GHz x 2 = %.1f GFLOP/s; library: %d cores, %.1f GFLOP/s",
-                   p.multiprocessors, cores, p.clock_ghz, gflops, p.cores_per_mp, p.peak_gflops);
+                   "%d x %d%s x %.2f GHz x 2 = %.1f GFLOP/s; library: %d cores, %.1f GFLOP/s",
+                   p.multiprocessors, cores, cc, p.clock_ghz, gflops, p.cores_per_mp, p.peak_gflops);
     }
 }
 
 /* ==== 3. a tensor and a layer on the device =============================== */
 
+/* A second GPU of d's own kind (sim:1 beside sim:0), where there is one. */
+static bool sibling_of(device d, device *out)
+{
+    if (!device_is_gpu(d)) return false;
+    const device s = { d.kind, d.index == 0 ? 1 : 0 };
+    if (!device_exists(s)) return false;
+    *out = s;
+    return true;
+}
+
+/* Two GPUs of one kind: d and its sibling on a GPU that has one; else GPUs 0
+ * and 1 of a kind that has two (sim:0 and sim:1 beside the CPU or one real
+ * GPU). */
+static bool two_gpus_of_one_kind(device d, device *first, device *second)
+{
+    if (sibling_of(d, second)) {
+        *first = d;
+        return true;
+    }
+    const device_kind kinds[] = { DEVICE_CUDA, DEVICE_SIM };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        if (device_count(kinds[k]) >= 2) {
+            *first = (device){ kinds[k], 0 };
+            *second = (device){ kinds[k], 1 };
+            return true;
+        }
+    return false;
+}
+
 /* The tensor holds the seed's values, and lives on d. On a GPU it was made
  * there: the library uploads the seeded values once, but no tensor of the CPU
  * ever held them (one made there and copied over leaves its mark in the CPU's
- * peak memory and its copies). */
+ * peak memory and its copies). Freed, it gives back every byte, everywhere. */
 static void check_tensor_on(device d)
 {
     const char *claim = "a tensor made on the device lives there and holds its seed's values";
     const device cpu = device_cpu();
+    const memory_in_use before_all = memory_now();
     device_counters before, after;
     CHECK(counters_reset(cpu));
     CHECK(counters_read(cpu, &before));
@@ -279,6 +524,14 @@ static void check_tensor_on(device d)
                "%s, first value %.4f (the seed's %.4f)", described, got[0], want[0]);
     tensor_free(x);
     tensor_free(reference);
+
+    /* A tensor made on the CPU on the way and never freed, or a reference to
+     * it kept, holds its memory after the caller's one tensor_free. */
+    char memory[256];
+    check_that(memory_back(&before_all, memory, sizeof memory),
+               "lab_rand_on's tensor, freed once, gives back every byte: the device's bytes in use are back "
+               "where they were",
+               "in use before and after, on every device: %s", memory);
 }
 
 /* A new layer: nn.Linear(3, 2) on the CPU, weight [out, in] drawn from the
@@ -317,63 +570,90 @@ static bool check_new_layer(lab_linear *layer)
     return true;
 }
 
-/* lab_linear_to: the layer reports d afterwards, and the parameters crossed
- * once each (a GPU), or not at all (already on the CPU). */
-static bool check_layer_moves(device d, lab_linear *layer)
+/* lab_linear_to(layer, to) from where the layer lives: every parameter and the
+ * layer report `to` afterwards, and the parameters crossed once each, or, when
+ * the layer was there already, not at all (the same tensors). */
+static bool check_layer_moves(device to, lab_linear *layer)
 {
-    char claim[96];
-    snprintf(claim, sizeof claim, "after to(%s) every parameter reports %s", device_name(d), device_name(d));
+    const char *claim = "every parameter reports the device the layer was moved to";
+    const device from = tensor_device(layer->weight);
     const tensor *weight_before = layer->weight;
     const uint64_t bytes =
         (uint64_t)(tensor_numel(layer->weight) + tensor_numel(layer->bias)) * sizeof(float);
     device_counters counted;
-    CHECK(counters_reset(d));
-    if (!CHECK_CALL(lab_linear_to(layer, d), claim)) return false;
-    CHECK(counters_read(d, &counted));
+    CHECK(counters_reset(to));
+    if (!CHECK_CALL(lab_linear_to(layer, to), claim)) return false;
+    CHECK(counters_read(to, &counted));
     device where = device_cpu();
     if (!CHECK_CALL(lab_linear_device(layer, &where), claim)) return false;
-    if (!check_that(layer->weight && layer->bias && device_equal(tensor_device(layer->weight), d) &&
-                        device_equal(tensor_device(layer->bias), d) && device_equal(where, d),
-                    claim, "weight on %s, bias on %s, the layer on %s",
+    if (!check_that(layer->weight && layer->bias && device_equal(tensor_device(layer->weight), to) &&
+                        device_equal(tensor_device(layer->bias), to) && device_equal(where, to),
+                    claim, "lab_linear_to(layer, %s) from %s: weight on %s, bias on %s, the layer on %s",
+                    device_name(to), device_name(from),
                     layer->weight ? device_name(tensor_device(layer->weight)) : "(none)",
                     layer->bias ? device_name(tensor_device(layer->bias)) : "(none)", device_name(where)))
         return false;
 
-    if (device_is_gpu(d))
-        check_that(counted.h2d_copies == 2 && counted.h2d_bytes == bytes,
+    /* A copy into a GPU counts there as host-to-device (from the CPU) or
+     * device-to-device (from another GPU); into the CPU as device-to-device. */
+    const uint64_t copies = counted.h2d_copies + counted.d2d_copies,
+                   copied = counted.h2d_bytes + counted.d2d_bytes;
+    if (!device_equal(from, to))
+        check_that(copies == 2 && copied == bytes,
                    "moving the layer copies each parameter to the device once",
-                   "%llu host-to-device copies of %llu bytes (want 2 of %llu)",
-                   (unsigned long long)counted.h2d_copies, (unsigned long long)counted.h2d_bytes,
+                   "%s -> %s: %llu copies of %llu bytes into %s (want 2 of %llu)", device_name(from),
+                   device_name(to), (unsigned long long)copies, (unsigned long long)copied, device_name(to),
                    (unsigned long long)bytes);
     else
-        check_that(layer->weight == weight_before && counted.d2d_copies == 0,
-                   "a layer already on the CPU is not copied (to() hands back the same tensors)",
-                   "%llu copies, weight %s", (unsigned long long)counted.d2d_copies,
+        check_that(layer->weight == weight_before && copies == 0,
+                   "a layer already on the device is not copied (to() hands back the same tensors)",
+                   "to(%s): %llu copies, weight %s", device_name(to), (unsigned long long)copies,
                    layer->weight == weight_before ? "the same tensor" : "a new tensor");
     return true;
 }
 
-/* Moves only the weight to another device: the layer must refuse to say where
- * it lives. Needs a second device: the CPU for a GPU, the first GPU for the CPU. */
+/* Moves the weight to `weight_on` and the bias to `bias_on`: the layer must
+ * refuse to say where it lives, naming both. */
+static void check_split(lab_linear *layer, device weight_on, device bias_on)
+{
+    const char *claim = "a layer split across two devices is refused, naming both";
+    tensor **parameters[] = { &layer->weight, &layer->bias };
+    const device places[] = { weight_on, bias_on };
+    for (int k = 0; k < 2; ++k) {
+        tensor *moved = NULL;
+        CHECK(tensor_to(*parameters[k], places[k], &moved));
+        tensor_free(*parameters[k]);
+        *parameters[k] = moved;
+    }
+    device where = device_cpu();
+    const status s = CHECK_YOURS(lab_linear_device(layer, &where));
+    const char *message = last_error();
+    char wn[16], bn[16];
+    snprintf(wn, sizeof wn, "%s", device_name(weight_on));
+    snprintf(bn, sizeof bn, "%s", device_name(bias_on));
+    check_that(s == STATUS_WRONG_DEVICE && strstr(message, wn) && strstr(message, bn), claim,
+               "weight on %s, bias on %s: %s%s%s", wn, bn, status_name(s),
+               s == STATUS_OK ? ", the layer said to live on " : "",
+               s == STATUS_OK ? device_name(where) : "");
+}
+
+/* Half-moved layers: across two kinds (the CPU and a GPU), and across two
+ * GPUs of one kind (sim:0 and sim:1), where a comparison of kinds alone sees
+ * no difference. Then whole again, on d. */
 static bool check_half_moved_layer(device d, gpus_seen g, lab_linear *layer)
 {
     const device other = device_is_gpu(d) ? device_cpu() : expected_gpu(g, 0);
-    if (device_equal(other, d)) {
+    device first, second;
+    const bool two_gpus = two_gpus_of_one_kind(d, &first, &second);
+    if (device_equal(other, d) && !two_gpus) {
         printf("  (no second device here: the half-moved layer is not tried)\n");
         return true;
     }
-    const char *claim = "a layer split across two devices is refused, naming both";
-    tensor *moved = NULL;
-    CHECK(tensor_to(layer->weight, other, &moved));
-    tensor_free(layer->weight);
-    layer->weight = moved;
-    device where = d;
-    status s = lab_linear_device(layer, &where);
-    const char *message = last_error();
-    check_that(s == STATUS_WRONG_DEVICE && strstr(message, device_name(d)) &&
-                   strstr(message, device_name(other)),
-               claim, "weight on %s, bias on %s: %s", device_name(other), device_name(d), status_name(s));
-    /* Whole again, on d. */
+    if (!device_equal(other, d)) check_split(layer, other, d);
+    if (two_gpus)
+        check_split(layer, second, first);
+    else
+        printf("  (no two GPUs of one kind here: a layer split across sim:0 and sim:1 is not tried)\n");
     return CHECK_CALL(lab_linear_to(layer, d), "lab_linear_to makes a half-moved layer whole again");
 }
 
@@ -409,47 +689,194 @@ static void check_forward(device d, lab_linear *layer)
     tensor_free(y);
 }
 
-/* Bytes in use on the CPU and on d, once d's queue has drained (a simulated
- * GPU returns memory in queue order). */
-static void memory_in_use(device d, size_t *cpu_bytes, size_t *device_bytes)
+/* net(X) with an X it cannot take: the library's refusal is the answer, never
+ * STATUS_OK. One too wide for the layer's 3 inputs; one on another device,
+ * which must not be copied over behind the caller's back (lesson 003's rule). */
+static void check_forward_refuses(device d, gpus_seen g, lab_linear *layer)
 {
-    device_counters c;
-    CHECK(device_synchronize(d));
-    CHECK(counters_read(device_cpu(), &c));
-    *cpu_bytes = c.memory_current;
-    CHECK(counters_read(d, &c));
-    *device_bytes = c.memory_current;
+    enum { BATCH = 4, OUT = 2 };
+    tensor *wide = NULL, *y = NULL;
+    CHECK(tensor_uniform(&wide, d, shape2(BATCH, 5), 0.0f, 1.0f, 5));
+    CHECK(tensor_full(&y, d, shape2(BATCH, OUT), -99.0f));
+    status s = CHECK_YOURS(lab_linear_forward(layer, wide, y));
+    check_that(s != STATUS_OK,
+               "net(X) returns the library's refusal of an X of the wrong width, not STATUS_OK",
+               "X [%d, 5] for a layer of 3 inputs: %s", BATCH, status_name(s));
+    tensor_free(wide);
+
+    const device other = device_is_gpu(d) ? device_cpu() : expected_gpu(g, 0);
+    if (device_equal(other, d)) {
+        printf("  (no second device here: net(X) with X elsewhere is not tried)\n");
+        tensor_free(y);
+        return;
+    }
+    tensor *x = NULL;
+    CHECK(tensor_uniform(&x, other, shape2(BATCH, 3), 0.0f, 1.0f, 5));
+    device_counters on_d, on_other;
+    CHECK(counters_reset(d));
+    CHECK(counters_reset(other));
+    s = CHECK_YOURS(lab_linear_forward(layer, x, y));
+    CHECK(counters_read(d, &on_d));
+    CHECK(counters_read(other, &on_other));
+    const uint64_t copies = on_d.h2d_copies + on_d.d2h_copies + on_d.d2d_copies + on_other.h2d_copies +
+                            on_other.d2h_copies + on_other.d2d_copies;
+    check_that(s != STATUS_OK && copies == 0,
+               "net(X) refuses an X on another device, copying nothing behind your back",
+               "the layer on %s, X on %s: %s, %llu cop%s", device_name(d), device_name(other), status_name(s),
+               (unsigned long long)copies, copies == 1 ? "y" : "ies");
+    tensor_free(x);
+    tensor_free(y);
 }
 
 /* A reference kept by mistake (say, the old parameter after tensor_to) keeps
- * its memory: after lab_linear_free everything must be back. */
-static void check_memory_returned(device d, size_t cpu_before, size_t device_before)
+ * its memory: after lab_linear_free everything must be back, on every device. */
+static void check_memory_returned(const memory_in_use *before)
 {
-    size_t cpu_after = 0, device_after = 0;
-    memory_in_use(d, &cpu_after, &device_after);
-    const char *claim = "moving the layer leaves no tensor behind: freeing it returns all its memory";
-    const bool holds = cpu_after == cpu_before && device_after == device_before;
-    if (device_is_gpu(d))
-        check_that(holds, claim, "in use before and after: cpu %zu -> %zu bytes, %s %zu -> %zu bytes",
-                   cpu_before, cpu_after, device_name(d), device_before, device_after);
-    else
-        check_that(holds, claim, "in use on the cpu before and after: %zu -> %zu bytes", cpu_before,
-                   cpu_after);
+    char memory[256];
+    check_that(memory_back(before, memory, sizeof memory),
+               "moving the layer leaves no tensor behind: freeing it returns all its memory",
+               "in use before and after, on every device: %s", memory);
 }
 
 static void check_layer(device d, gpus_seen g)
 {
-    size_t cpu_before = 0, device_before = 0;
-    memory_in_use(d, &cpu_before, &device_before);
+    const memory_in_use before = memory_now();
     lab_linear layer = { 0 };
-    if (check_new_layer(&layer) && check_layer_moves(d, &layer) && check_half_moved_layer(d, g, &layer))
+    device sibling;
+    if (check_new_layer(&layer) && check_layer_moves(d, &layer) && check_half_moved_layer(d, g, &layer)) {
         check_forward(d, &layer);
+        check_forward_refuses(d, g, &layer);
+        /* Moved on from d to a second GPU of its kind: a move that goes to
+         * try_gpu(0) instead of the device asked for shows there. */
+        if (sibling_of(d, &sibling)) check_layer_moves(sibling, &layer);
+    }
     lab_linear_free(&layer);
-    check_memory_returned(d, cpu_before, device_before);
+    check_memory_returned(&before);
+}
+
+/* ==== 4. what fails on the way ============================================= */
+
+/* lab_rand_on on a GPU without room for the tensor: the library's
+ * STATUS_OUT_OF_MEMORY is the answer (not a tensor made elsewhere), and the
+ * device makes one as soon as there is room. */
+static void check_rand_on_full(device d)
+{
+    device target;
+    if (!full_device_target(d, &target)) {
+        printf("  (no simulated GPU here: lab_rand_on on a full device is not tried)\n");
+        return;
+    }
+    const memory_in_use before = memory_now();
+    tensor *filler;
+    if (!fill_device(target, 16, &filler)) return; /* a [2, 3] tensor needs 24 bytes */
+    tensor *x = NULL;
+    const status s = CHECK_YOURS(lab_rand_on(target, 2, 3, 7, &x));
+    char made[64] = "nothing";
+    if (x) tensor_describe(x, made, sizeof made);
+    tensor_free(x);
+    tensor_free(filler);
+    x = NULL;
+    const status later = CHECK_YOURS(lab_rand_on(target, 2, 3, 7, &x));
+    const bool usable = later == STATUS_OK && x && device_equal(tensor_device(x), target);
+    tensor_free(x);
+    char memory[256];
+    const bool back = memory_back(&before, memory, sizeof memory);
+    check_that(s == STATUS_OUT_OF_MEMORY && strcmp(made, "nothing") == 0 && usable && back,
+               "on a full device lab_rand_on returns the library's failure and makes nothing elsewhere",
+               "16 bytes free on %s for a [2, 3] tensor: %s, made %s; with room again: %s; in use before and "
+               "after: %s",
+               device_name(target), status_name(s), made, status_name(later), memory);
+}
+
+/* Stand-ins for what an uninitialised layer holds: lab_linear_create must
+ * overwrite them whether it works or not. Kept here, so that a stale pointer
+ * the check still holds a reference to is never a leak. */
+static tensor *stale[2];
+
+/* A layer that cannot be made (-3 inputs: tensor_normal refuses the shape) is
+ * a failure returned and an empty layer, never half of one: the caller's
+ * lab_linear_free must be safe on it. */
+static void check_create_refused(void)
+{
+    const char *claim = "a layer that cannot be made is a failure and an empty layer (both pointers NULL)";
+    for (int k = 0; k < 2; ++k)
+        if (!stale[k]) CHECK(tensor_zeros(&stale[k], device_cpu(), shape1(1)));
+    const memory_in_use before = memory_now();
+    lab_linear layer = { stale[0], stale[1] };
+    const status s = CHECK_YOURS(lab_linear_create(&layer, -3, 2, 11));
+    const bool empty = layer.weight == NULL && layer.bias == NULL;
+    char left[96] = "";
+    if (layer.weight)
+        check_append(left, sizeof left, " weight %s", layer.weight == stale[0] ? "as it was" : "made");
+    if (layer.bias)
+        check_append(left, sizeof left, " bias %s", layer.bias == stale[1] ? "as it was" : "made");
+    /* Only what lab_linear_create made is the layer's to free. */
+    if (layer.weight == stale[0]) layer.weight = NULL;
+    if (layer.bias == stale[1]) layer.bias = NULL;
+    lab_linear_free(&layer);
+    /* At most what there was: a lab_linear_create that frees what the layer
+     * held first (the stand-ins) leaves less, and that is no leak. */
+    char memory[256];
+    const bool back = memory_compared(&before, true, memory, sizeof memory);
+    check_that(s != STATUS_OK && empty && back, claim, "lab_linear_create(layer, -3, 2): %s;%s%s; in use: %s",
+               status_name(s), empty ? " the layer empty" : " left in the layer:", left, memory);
+}
+
+/* lab_linear_to onto a GPU with room for the weight but not the bias (or the
+ * other way round): the library's STATUS_OUT_OF_MEMORY is returned, the layer
+ * keeps both its parameters, each on the old device or the new, and moves
+ * once there is room; freed, it gives back every byte. */
+static void check_failed_move(device d)
+{
+    device target;
+    if (!full_device_target(d, &target)) {
+        printf("  (no simulated GPU here: a move onto a full device is not tried)\n");
+        return;
+    }
+    const char *claim = "a move onto a full device returns the library's failure and keeps the layer whole";
+    const memory_in_use before = memory_now();
+    lab_linear layer = { 0 };
+    if (!CHECK_CALL(lab_linear_create(&layer, 3, 2, 11), claim)) return;
+    const size_t room = tensor_bytes(layer.weight) + tensor_bytes(layer.bias) - sizeof(float);
+    tensor *filler;
+    if (!fill_device(target, room, &filler)) {
+        lab_linear_free(&layer);
+        return;
+    }
+    const status s = CHECK_YOURS(lab_linear_to(&layer, target));
+    const device cpu = device_cpu();
+    const bool whole =
+        layer.weight && layer.bias &&
+        (device_equal(tensor_device(layer.weight), cpu) ||
+         device_equal(tensor_device(layer.weight), target)) &&
+        (device_equal(tensor_device(layer.bias), cpu) || device_equal(tensor_device(layer.bias), target));
+    char held[96];
+    snprintf(held, sizeof held, "weight %s, ",
+             layer.weight ? device_name(tensor_device(layer.weight)) : "NULL");
+    check_append(held, sizeof held, "bias %s", layer.bias ? device_name(tensor_device(layer.bias)) : "NULL");
+    tensor_free(filler);
+    status later = STATUS_BAD_ARGUMENT;
+    if (whole) later = CHECK_YOURS(lab_linear_to(&layer, target));
+    const bool moved = later == STATUS_OK && device_equal(tensor_device(layer.weight), target) &&
+                       device_equal(tensor_device(layer.bias), target);
+    check_that(s == STATUS_OUT_OF_MEMORY && whole && moved, claim,
+               "%zu bytes free on %s for a layer of %zu: %s, then %s; with room again: %s", room,
+               device_name(target), room + sizeof(float), status_name(s), held,
+               whole ? status_name(later) : "not tried");
+    lab_linear_free(&layer);
+    char memory[256];
+    check_that(memory_back(&before, memory, sizeof memory),
+               "after a failed move, freeing the layer returns all its memory",
+               "in use before and after, on every device: %s", memory);
 }
 
 int main(int argc, char **argv)
 {
+    /* The full-device claims fill a simulated GPU to the byte. A capacity of
+     * 256 MiB, where LABKIT_SIM_MEMORY does not say otherwise, keeps the filler
+     * cheap: under AddressSanitizer its shadow memory grows with it (4 GiB cost
+     * 8 s and 512 MiB each time), and a small machine lends its addresses. */
+    setenv("LABKIT_SIM_MEMORY", "256M", 0);
     const device d = check_device(argc, argv);
     const gpus_seen g = gpus_here();
     char here[128];
@@ -464,5 +891,9 @@ int main(int argc, char **argv)
 
     check_tensor_on(d);
     check_layer(d, g);
+
+    check_rand_on_full(d);
+    check_create_refused();
+    check_failed_move(d);
     return check_finish("01_devices");
 }

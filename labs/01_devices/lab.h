@@ -22,29 +22,33 @@ status lab_try_gpu(int i, device *out);
 /* Every GPU, in order, or just the CPU when there is none: the lessons'
  * try_all_gpus(). Writes the devices to out[0..*count-1] and nothing beyond;
  * fails with STATUS_BAD_ARGUMENT, writing nothing, when `capacity` is too small
- * to hold them all. */
+ * to hold them all. Do not call the library's try_all_gpus or try_gpu. */
 status lab_try_all_gpus(device *out, int capacity, int *count);
 
 /* ==== Step 2: cores per multiprocessor (README, "Step 2") ================== */
 
 /* FP32 cores per streaming multiprocessor for compute capability
  * cc_major.cc_minor, Turing (7.5) to Blackwell (12.x). An architecture that is
- * not in your table gives *cores = 0, meaning "unknown": never a guess. */
+ * not in your table gives *cores = 0, meaning "unknown": never a guess. The
+ * table is yours to write: not the library's fp32_cores_per_multiprocessor. */
 status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores);
 
 /* ==== Step 3: the FP32 peak (README, "Step 3") ============================= */
 
 /* multiprocessors x cores per multiprocessor x clock (GHz) x 2, in GFLOP/s.
  * The 2: one fused multiply-add, a*b + c, is two floating-point operations.
- * A figure of 0 means "unknown" and gives *gflops = 0; a negative one is a
- * mistake (STATUS_BAD_ARGUMENT). */
+ * A figure of 0 means "unknown" and gives *gflops = 0; a negative one, any of
+ * the three, is a mistake (STATUS_BAD_ARGUMENT). Not the library's
+ * peak_fp32_gflops: the formula is the step. */
 status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz, double *gflops);
 
 /* ==== Step 4: a tensor on a device (README, "Step 4") ====================== */
 
 /* A new [rows, cols] tensor of uniform random values in [0, 1), drawn from
  * `seed`, created directly on device d, never on the CPU first (the lessons'
- * torch.rand(2, 3, device=try_gpu())). */
+ * torch.rand(2, 3, device=try_gpu())). When d has no room for it, the
+ * library's failure is the answer (STATUS_OUT_OF_MEMORY), not a tensor made
+ * elsewhere. */
 status lab_rand_on(device d, int64_t rows, int64_t cols, uint64_t seed, tensor **out);
 
 /* ==== Step 5: a layer on a device (README, "Step 5") ======================= */
@@ -58,12 +62,15 @@ typedef struct lab_linear {
 } lab_linear;
 
 /* A new layer on the CPU, where a framework creates one: weight normal with
- * mean 0 and standard deviation 0.1 drawn from `seed`, bias zeros. */
+ * mean 0 and standard deviation 0.1 drawn from `seed`, bias zeros. If it
+ * cannot be made, the failure is returned and the layer left empty (both
+ * pointers NULL, whatever it held before). */
 status lab_linear_create(lab_linear *layer, int64_t in_features, int64_t out_features, uint64_t seed);
 
 /* Moves every parameter of the layer to device d (the lessons' net.to(device)).
  * A parameter already on d is not copied; nothing is left behind on the old
- * device. */
+ * device. If a copy fails (no room on d), that failure is returned and the
+ * layer still holds both its parameters, each on the old device or on d. */
 status lab_linear_to(lab_linear *layer, device d);
 
 /* The device where the layer lives, read back from its parameters. Fails with
@@ -72,7 +79,9 @@ status lab_linear_to(lab_linear *layer, device d);
 status lab_linear_device(const lab_linear *layer, device *out);
 
 /* y [batch, out] = x [batch, in] W^T + b, on the layer's device (the lessons'
- * net(X)). x and y must live there too; y exists already. */
+ * net(X)). x and y must live there too; y exists already. An x the product
+ * cannot take (another width, another device) is the library's failure,
+ * returned as it is: nothing is copied behind the caller's back. */
 status lab_linear_forward(const lab_linear *layer, const tensor *x, tensor *y);
 
 /* Given (given.c), not a step: releases both tensors (either may be NULL) and

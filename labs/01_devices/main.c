@@ -71,9 +71,10 @@ static void add_figures(results *r, int multiprocessors, int cores, double clock
     if (reference_gflops > 0) results_number(r, "reference_tflops", reference_gflops / 1000);
 }
 
-/* Every device here, the CPU first. On the CPU and a simulated GPU the library
- * counts cores as "MPs" and one core's FP32 FMA lanes as "cores/MP"; a real
- * GPU's cores per SM come from your table. */
+/* Every device here, the CPU first. On the CPU the library counts cores as
+ * "MPs" and one core's FP32 FMA lanes as "cores/MP"; a GPU's cores per SM come
+ * from your table: a real GPU's compute capability, or a simulated one's
+ * modelled card (8.6). */
 static void add_devices_here(results *r)
 {
     device all[LABKIT_MAX_DEVICES];
@@ -82,7 +83,7 @@ static void add_devices_here(results *r)
         device_properties p;
         CHECK(device_get_properties(all[k], &p));
         int cores = p.cores_per_mp;
-        if (all[k].kind == DEVICE_CUDA) CHECK(lab_fp32_cores_per_sm(p.cc_major, p.cc_minor, &cores));
+        if (device_is_gpu(all[k])) CHECK(lab_fp32_cores_per_sm(p.cc_major, p.cc_minor, &cores));
         CHECK(results_row(r));
         results_text(r, "source", "here");
         results_text(r, "device", device_name(all[k]));
@@ -204,7 +205,7 @@ int main(int argc, char **argv)
     const int here = results_count(r);
     add_published_cards(r);
     printf("the FP32 peak your steps 2 and 3 work out, beside the library's or the published figure\n"
-           "(on the CPU and a simulated GPU, MPs are cores and cores/MP one core's FP32 FMA lanes):\n");
+           "(on the CPU, MPs are cores and cores/MP one core's FP32 FMA lanes):\n");
     CHECK(results_print(r));
     place_on(args.dev);
     printf("\n");

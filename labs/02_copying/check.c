@@ -1,21 +1,34 @@
 /* check.c: does lab 02's lesson hold on the device of --device?
  *
  * The claims: the same-device rule (a refusal naming both devices, nothing
- * copied; a sum on one device is no refusal, and neither is any other failure;
- * after a copy on purpose the sum is right and the copy is released),
- * tensor_to (the same tensor, or exactly one copy of the right bytes), a
- * bit-exact round trip, a whole layer moved (each parameter copied once,
- * nothing left behind), many small copies vs one big one, the lesson's norm log
- * (a read every step vs one read, the two logs bitwise equal, nothing left
- * behind), and the bandwidth of small vs large copies. The counters of
- * counters.h are the proof; the two timing claims are ratios with margins of
- * ten or more.
+ * copied, the message cut to the buffer given; a sum on one device is no
+ * refusal, and neither is any other failure; after a copy on purpose the sum
+ * is right and the copy is released; with b already on a's device nothing is
+ * copied and no reference kept; across sim:0 and sim:1 too), tensor_to (the
+ * same tensor, or exactly one copy of the right bytes), a bit-exact round
+ * trip, a whole layer moved (each parameter copied once, a half-moved layer
+ * made whole, nothing left behind), many small copies vs one big one, the
+ * lesson's norm log (a read every step vs one read, the two logs bitwise
+ * equal, nothing left behind), and the bandwidth of small vs large copies.
+ * The counters of counters.h are the proof; the two timing claims are ratios
+ * with margins of ten or more.
+ *
+ * Failures are tried too: a simulated GPU filled to its last bytes makes the
+ * copy of lab_add_across, a move of lab_linear_to and the log of
+ * lab_norms_logged_on_device fail for want of memory, as on a full GPU; the
+ * failure must be returned, every byte come back, and the device work again
+ * once there is room. So does a sum that fails after its copy was made.
+ *
+ * Your functions are called through CHECK_CALL and CHECK_YOURS (labkit/check.h):
+ * a failure of yours fails the claim it was called for, with the library's
+ * message; only an unwritten step stops the check, at its TODO.
  *
  * With --device cpu the partner device is GPU 0 when there is one (ctest sets
  * LABKIT_SIM_GPUS=2), else there is only the CPU and the claims say what is
  * true there: nothing to refuse, nothing crosses a bus. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "given.h"
@@ -37,32 +50,111 @@ static size_t in_use(device d)
     return c.memory_current;
 }
 
-/* Step 1 without CHECK(): a failure is a wrong answer of a claim, not an abort;
- * only an unwritten step stops the check, with its TODO. */
-static status try_add(const tensor *a, const tensor *b, tensor *sum, bool *refused, char *message,
-                      size_t size)
+/* Whether every value of the [2, 3] tensor `sum` is va + vb, exactly. */
+static int wrong_sums(const tensor *sum, const float *va, const float *vb)
 {
-    const status s = lab_try_add(a, b, sum, refused, message, size);
-    if (s == STATUS_TODO) CHECK(lab_try_add(a, b, sum, refused, message, size));
-    return s;
+    enum { N = 6 };
+    float got[N];
+    CHECK(tensor_to_host(sum, got, N));
+    int wrong = 0;
+    for (int i = 0; i < N; ++i) wrong += got[i] != va[i] + vb[i];
+    return wrong;
+}
+
+/* Every copy counted on one device since counters_reset, of any kind. */
+static uint64_t copies_on(device d)
+{
+    device_counters c;
+    CHECK(counters_read(d, &c));
+    return c.h2d_copies + c.d2h_copies + c.d2d_copies;
+}
+
+/* ---- a full device ------------------------------------------------------------ */
+
+/* Where a failure for want of memory can be made: a simulated GPU, whose
+ * memory the check can fill to the byte (d itself, or sim:0 beside the CPU or
+ * a real GPU, whose free memory moves with other programs). */
+static bool full_device_target(device d, device *out)
+{
+    if (d.kind == DEVICE_SIM) {
+        *out = d;
+        return true;
+    }
+    if (device_count(DEVICE_SIM) == 0) return false;
+    *out = (device){ DEVICE_SIM, 0 };
+    return true;
+}
+
+/* Takes all of the simulated GPU d's free memory but `room` bytes into
+ * *filler, as other tensors would on a full GPU: the next allocation there of
+ * more than `room` bytes fails with STATUS_OUT_OF_MEMORY. Free *filler to give
+ * the memory back. The filler is never touched, so it costs the host no
+ * memory, but the host must lend the addresses: where it refuses, this says
+ * so and returns false, and the claim is not tried. */
+static bool fill_device(device d, size_t room, tensor **filler)
+{
+    size_t free_bytes = 0, total = 0;
+    CHECK(device_memory_info(d, &free_bytes, &total));
+    *filler = NULL;
+    if (free_bytes > room) {
+        const status s =
+            tensor_empty(filler, d, DTYPE_F32, shape1((int64_t)((free_bytes - room) / sizeof(float))));
+        if (s != STATUS_OK) {
+            const char *why = last_error();
+            printf("  (%s could not be filled, so a full device is not tried: %.*s)\n", device_name(d),
+                   (int)strcspn(why, "\n"), why);
+            return false;
+        }
+    }
+    CHECK(device_memory_info(d, &free_bytes, &total));
+    if (free_bytes != room) {
+        fprintf(stderr, "%s:%d: could not leave exactly %zu bytes free on %s (%zu are)\n", __FILE__, __LINE__,
+                room, device_name(d), free_bytes);
+        exit(CHECK_FAILS);
+    }
+    return true;
+}
+
+/* d and a second GPU of its kind (sim:1 beside sim:0) where there is one; else
+ * GPUs 0 and 1 of a kind that has two (sim:0 and sim:1 beside the CPU or one
+ * real GPU). */
+static bool two_gpus_of_one_kind(device d, device *first, device *second)
+{
+    const device sibling = { d.kind, d.index == 0 ? 1 : 0 };
+    if (device_is_gpu(d) && device_exists(sibling)) {
+        *first = d;
+        *second = sibling;
+        return true;
+    }
+    const device_kind kinds[] = { DEVICE_CUDA, DEVICE_SIM };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k)
+        if (device_count(kinds[k]) >= 2) {
+            *first = (device){ kinds[k], 0 };
+            *second = (device){ kinds[k], 1 };
+            return true;
+        }
+    return false;
 }
 
 /* ---- the same-device rule and copying on purpose (steps 1 and 2) ------------- */
 
 static void check_refusal(device d, device other, tensor *a, const float *va)
 {
-    enum { N = 6 };
+    enum { N = 6, MESSAGE = 512 };
     const float vb[N] = { 0.5f, -1, 0.25f, 1e-3f, -7, 1e6f };
     tensor *b, *b_here, *wrong_shape, *sum;
     CHECK(tensor_from_host(&b, other, shape2(2, 3), vb));
     CHECK(tensor_from_host(&b_here, d, shape2(2, 3), vb));
     CHECK(tensor_zeros(&wrong_shape, d, shape2(3, 2)));
     CHECK(tensor_full(&sum, d, shape2(2, 3), -99.0f));
+    /* Ends at a guard page: a message written past it stops at its line. */
+    char *message = host_alloc(MESSAGE, 0);
+    if (!message) CHECK(fail(STATUS_OUT_OF_MEMORY, "check02: no host memory for a message buffer"));
 
     bool refused = false;
-    char message[512] = "untouched";
+    snprintf(message, MESSAGE, "untouched");
     CHECK(reset_pair(d, other));
-    status s = try_add(a, b, sum, &refused, message, sizeof message);
+    status s = CHECK_YOURS(lab_try_add(a, b, sum, &refused, message, MESSAGE));
     const copy_tally after_try = tally(d, other);
     if (!device_equal(d, other)) {
         check_that(s == STATUS_OK && refused && strstr(message, device_name(d)) &&
@@ -73,55 +165,189 @@ static void check_refusal(device d, device other, tensor *a, const float *va)
                    message);
         check_that(after_try.copies == 0, "the library copies nothing behind your back", "copies: %llu",
                    (unsigned long long)after_try.copies);
+
+        /* A buffer of 16 bytes inside a larger one: the message must be cut to
+         * 15 characters and a NUL, and the bytes after the 16 left alone. */
+        enum { SMALL = 16 };
+        memset(message, 0xAB, MESSAGE);
+        refused = false;
+        s = CHECK_YOURS(lab_try_add(a, b, sum, &refused, message, SMALL));
+        int past = 0;
+        for (int i = SMALL; i < MESSAGE; ++i) past += (unsigned char)message[i] != 0xAB;
+        const bool ended = memchr(message, '\0', SMALL) != NULL;
+        check_that(
+            s == STATUS_OK && refused && ended && past == 0,
+            "a refusal's message is cut to the buffer's size, ending in a NUL, nothing written past it",
+            "message_size %d: returned %s, refused: %s, %s, %d byte%s written past the %d", SMALL,
+            status_name(s), refused ? "yes" : "no", ended ? "a NUL within it" : "no NUL within it", past,
+            past == 1 ? "" : "s", SMALL);
     }
 
     refused = true;
-    snprintf(message, sizeof message, "untouched");
-    s = try_add(a, b_here, sum, &refused, message, sizeof message);
-    float got[N];
-    CHECK(tensor_to_host(sum, got, N));
-    int wrong = 0;
-    for (int i = 0; i < N; ++i) wrong += got[i] != va[i] + vb[i];
+    snprintf(message, MESSAGE, "untouched");
+    s = CHECK_YOURS(lab_try_add(a, b_here, sum, &refused, message, MESSAGE));
+    const int wrong = wrong_sums(sum, va, vb);
     check_that(s == STATUS_OK && !refused && message[0] == '\0' && wrong == 0,
                "a + b on one device is computed, not refused, with an empty message",
                "both on %s: returned %s, refused: %s, message: \"%.40s\", %d of %d values wrong",
                device_name(d), status_name(s), refused ? "yes" : "no", message, wrong, N);
 
     refused = true;
-    s = try_add(a, wrong_shape, sum, &refused, message, sizeof message);
+    s = CHECK_YOURS(lab_try_add(a, wrong_shape, sum, &refused, message, MESSAGE));
     check_that(
         s == STATUS_BAD_ARGUMENT && !refused,
         "any other failure (shapes [2, 3] + [3, 2] on one device) is returned as it is, not called a refusal",
         "returned %s, refused: %s (op_add's own status is STATUS_BAD_ARGUMENT)", status_name(s),
         refused ? "yes" : "no");
+    host_free(message, 0);
     tensor_free(b), tensor_free(b_here), tensor_free(wrong_shape), tensor_free(sum);
 }
 
+/* b from `other` (or, with d == other, from d itself) added to a on d. */
 static void check_add_across(device d, device other, tensor *a, const float *va)
 {
     enum { N = 6 };
+    const char *claim = "after copying b across on purpose, a + b is right";
     const float vb[N] = { 2, 0.5f, -3, 1e-3f, 8, -1e6f };
     tensor *b, *sum;
     CHECK(tensor_from_host(&b, other, shape2(2, 3), vb));
     CHECK(tensor_full(&sum, d, shape2(2, 3), -99.0f));
     const size_t memory_before = in_use(d);
     CHECK(reset_pair(d, other));
-    CHECK(lab_add_across(a, b, sum));
-    const copy_tally after_add = tally(d, other);
-    const size_t memory_after = in_use(d);
-    float got[N];
-    CHECK(tensor_to_host(sum, got, N));
-    int wrong = 0;
-    for (int i = 0; i < N; ++i) wrong += got[i] != va[i] + vb[i];
-    const uint64_t expected = device_equal(d, other) ? 0 : 1;
-    check_that(wrong == 0 && after_add.copies == expected && after_add.bytes == expected * tensor_bytes(b),
-               "after copying b across on purpose, a + b is right",
-               "%d of %d values wrong (first %g); copies: %llu of %llu bytes, expected %llu of %zu", wrong, N,
-               (double)got[0], (unsigned long long)after_add.copies, (unsigned long long)after_add.bytes,
-               (unsigned long long)expected, (size_t)expected * tensor_bytes(b));
-    check_that(memory_after == memory_before, "the copy of b is released after the sum",
-               "%zu bytes in use on %s before, %zu after", memory_before, device_name(d), memory_after);
+    if (CHECK_CALL(lab_add_across(a, b, sum), claim)) {
+        const copy_tally after_add = tally(d, other);
+        const size_t memory_after = in_use(d);
+        const int wrong = wrong_sums(sum, va, vb);
+        const uint64_t expected = device_equal(d, other) ? 0 : 1;
+        check_that(wrong == 0 && after_add.copies == expected &&
+                       after_add.bytes == expected * tensor_bytes(b),
+                   claim, "%d of %d values wrong; copies: %llu of %llu bytes, expected %llu of %zu", wrong, N,
+                   (unsigned long long)after_add.copies, (unsigned long long)after_add.bytes,
+                   (unsigned long long)expected, (size_t)expected * tensor_bytes(b));
+        check_that(memory_after == memory_before, "the copy of b is released after the sum",
+                   "%zu bytes in use on %s before, %zu after", memory_before, device_name(d), memory_after);
+    }
     tensor_free(b), tensor_free(sum);
+}
+
+/* The branch where b is already on a's device: tensor_to hands back b itself,
+ * so nothing may be copied, and the reference it handed over must be dropped:
+ * once its owner frees b, b's bytes come back. */
+static void check_add_in_place(device d, tensor *a, const float *va)
+{
+    enum { N = 6 };
+    const char *claim = "with b already on a's device, a + b is right and nothing is copied";
+    const float vb[N] = { -2, 0.25f, 3, 5e-4f, -8, 2e6f };
+    tensor *sum;
+    CHECK(tensor_full(&sum, d, shape2(2, 3), -99.0f));
+    const size_t before_b = in_use(d);
+    tensor *b;
+    CHECK(tensor_from_host(&b, d, shape2(2, 3), vb));
+    CHECK(counters_reset(d));
+    if (CHECK_CALL(lab_add_across(a, b, sum), claim)) {
+        const uint64_t copies = copies_on(d);
+        const int wrong = wrong_sums(sum, va, vb);
+        check_that(wrong == 0 && copies == 0, claim, "both on %s: %d of %d values wrong, %llu cop%s",
+                   device_name(d), wrong, N, (unsigned long long)copies, copies == 1 ? "y" : "ies");
+    }
+    tensor_free(b);
+    const size_t after_b = in_use(d);
+    check_that(
+        after_b == before_b,
+        "with b already on a's device, no reference to b is kept: freed by its owner, b gives back its "
+        "bytes",
+        "%zu bytes in use on %s before b was made, %zu after it was freed (b is %zu bytes)", before_b,
+        device_name(d), after_b, (size_t)N * sizeof(float));
+    tensor_free(sum);
+}
+
+/* a on one GPU, b on another of the same kind (sim:0 and sim:1): a test of
+ * kinds alone would call them one device, and op_add would refuse. */
+static void check_add_across_gpus(device d)
+{
+    enum { N = 6 };
+    device first, second;
+    if (!two_gpus_of_one_kind(d, &first, &second)) {
+        printf("  (no two GPUs of one kind here: a + b across sim:0 and sim:1 is not tried)\n");
+        return;
+    }
+    char claim[128];
+    snprintf(claim, sizeof claim, "a + b across two GPUs of one kind (%s and %s) copies b once and is right",
+             device_name(first), device_name(second));
+    const float va[N] = { 1, -2, 3, -4, 5, -6 }, vb[N] = { 0.5f, 0.25f, -1, 2, 1e-3f, 7 };
+    tensor *a, *b, *sum;
+    CHECK(tensor_from_host(&a, first, shape2(2, 3), va));
+    CHECK(tensor_from_host(&b, second, shape2(2, 3), vb));
+    CHECK(tensor_full(&sum, first, shape2(2, 3), -99.0f));
+    const size_t before = in_use(first);
+    CHECK(counters_reset(first));
+    if (CHECK_CALL(lab_add_across(a, b, sum), claim)) {
+        device_counters c;
+        CHECK(counters_read(first, &c));
+        const int wrong = wrong_sums(sum, va, vb);
+        check_that(wrong == 0 && c.d2d_copies == 1 && c.d2d_bytes == tensor_bytes(b) &&
+                       in_use(first) == before,
+                   claim,
+                   "%d of %d values wrong; %llu cop%s of %llu bytes into %s; %zu bytes in use there before, "
+                   "%zu after",
+                   wrong, N, (unsigned long long)c.d2d_copies, c.d2d_copies == 1 ? "y" : "ies",
+                   (unsigned long long)c.d2d_bytes, device_name(first), before, in_use(first));
+    }
+    tensor_free(a), tensor_free(b), tensor_free(sum);
+}
+
+/* Failures on the way: a sum that fails after b was copied ([2, 3] + [3, 2])
+ * must still release the copy; a copy that cannot be made (a full GPU) is the
+ * failure returned, and the device works once there is room. */
+static void check_add_across_failures(device d, device other, tensor *a)
+{
+    if (!device_equal(d, other)) {
+        tensor *wrong_shape, *sum;
+        CHECK(tensor_zeros(&wrong_shape, other, shape2(3, 2)));
+        CHECK(tensor_full(&sum, d, shape2(2, 3), -99.0f));
+        const size_t before = in_use(d);
+        const status s = CHECK_YOURS(lab_add_across(a, wrong_shape, sum));
+        const size_t after = in_use(d);
+        check_that(s != STATUS_OK && after == before,
+                   "when the sum fails after b was copied, the failure is returned and the copy released",
+                   "a [2, 3] on %s, b [3, 2] on %s: %s; %zu bytes in use on %s before, %zu after",
+                   device_name(d), device_name(other), status_name(s), before, device_name(d), after);
+        tensor_free(wrong_shape), tensor_free(sum);
+    }
+
+    device target;
+    if (!full_device_target(d, &target)) {
+        printf("  (no simulated GPU here: a + b on a full device is not tried)\n");
+        return;
+    }
+    enum { N = 6 };
+    const char *claim =
+        "on a full device lab_add_across returns the copy's failure, and works once there is room";
+    const float va[N] = { 1, 2, 3, 4, 5, 6 }, vb[N] = { 6, 5, 4, 3, 2, 1 };
+    tensor *at, *b, *sum;
+    CHECK(tensor_from_host(&at, target, shape2(2, 3), va));
+    CHECK(tensor_from_host(&b, device_cpu(), shape2(2, 3), vb));
+    CHECK(tensor_full(&sum, target, shape2(2, 3), -99.0f));
+    const size_t target_before = in_use(target), cpu_before = in_use(device_cpu());
+    tensor *filler;
+    if (!fill_device(target, 0, &filler)) {
+        tensor_free(at), tensor_free(b), tensor_free(sum);
+        return;
+    }
+    const status s = CHECK_YOURS(lab_add_across(at, b, sum));
+    tensor_free(filler);
+    const size_t target_after = in_use(target), cpu_after = in_use(device_cpu());
+    const status later = CHECK_YOURS(lab_add_across(at, b, sum));
+    const int wrong = later == STATUS_OK ? wrong_sums(sum, va, vb) : N;
+    check_that(
+        s == STATUS_OUT_OF_MEMORY && target_after == target_before && cpu_after == cpu_before &&
+            later == STATUS_OK && wrong == 0,
+        claim,
+        "no byte free on %s for b's copy: %s; in use there %zu -> %zu bytes, on cpu %zu -> %zu; with room "
+        "again: %s, %d of %d values wrong",
+        device_name(target), status_name(s), target_before, target_after, cpu_before, cpu_after,
+        status_name(later), wrong, N);
+    tensor_free(at), tensor_free(b), tensor_free(sum);
 }
 
 /* ---- tensor_to and a round trip (the library) ----------------------------------- */
@@ -186,63 +412,172 @@ static void check_round_trip(device d)
 
 /* ---- a whole layer (step 3) ------------------------------------------------------ */
 
+/* y = x W^T + b of a layer [LAYER_OUT, LAYER_IN] on a batch of BATCH computed here in double
+ * against what linear_forward gave: the largest relative error. */
+enum { LAYER_IN = 4, LAYER_OUT = 3, BATCH = 2 };
+static const float layer_w[LAYER_OUT * LAYER_IN] = {
+    0.5f, 0.25f, -0.5f, 1, -1, 0, 3, 1, 2, 1, -2, 0.125f
+}; /* [out, in] */
+static const float layer_b[LAYER_OUT] = { 0.1f, -0.2f, 0.3f },
+                   layer_x[BATCH * LAYER_IN] = { 1, 2, 3, 4, -1, 0.5f, 0, 2 };
+
+static double forward_error(const lab_linear *net, device d)
+{
+    tensor *xt, *y;
+    CHECK(tensor_from_host(&xt, d, shape2(BATCH, LAYER_IN), layer_x));
+    CHECK(tensor_empty(&y, d, DTYPE_F32, shape2(BATCH, LAYER_OUT)));
+    CHECK(linear_forward(net, xt, y)); /* net(X) on d */
+    float got[BATCH * LAYER_OUT];
+    CHECK(tensor_to_host(y, got, BATCH * LAYER_OUT));
+    double worst = 0.0;
+    for (int r = 0; r < BATCH; ++r)
+        for (int c = 0; c < LAYER_OUT; ++c) {
+            double want = layer_b[c];
+            for (int k = 0; k < LAYER_IN; ++k)
+                want += (double)layer_x[r * LAYER_IN + k] * layer_w[c * LAYER_IN + k];
+            worst = fmax(worst, fabs(got[r * LAYER_OUT + c] - want) / (1e-6 + fabs(want)));
+        }
+    tensor_free(xt), tensor_free(y);
+    return worst;
+}
+
+/* Moves one parameter to `to` behind the student's back: a half-moved layer. */
+static void move_parameter(tensor **parameter, device to)
+{
+    tensor *moved;
+    CHECK(tensor_to(*parameter, to, &moved));
+    tensor_free(*parameter);
+    *parameter = moved;
+}
+
 static void check_layer(device d, device other)
 {
-    enum { IN = 4, OUT = 3, B = 2 };
-    const float w[OUT * IN] = { 0.5f, 0.25f, -0.5f, 1, -1, 0, 3, 1, 2, 1, -2, 0.125f }; /* [out, in] */
-    const float b[OUT] = { 0.1f, -0.2f, 0.3f }, x[B * IN] = { 1, 2, 3, 4, -1, 0.5f, 0, 2 };
+    const char *claim = "moving a layer moves every parameter, each copied once";
     const size_t d_base = in_use(d), other_base = in_use(other);
     lab_linear net;
-    tensor *xt, *y;
-    CHECK(tensor_from_host(&net.weight, other, shape2(OUT, IN), w));
-    CHECK(tensor_from_host(&net.bias, other, shape1(OUT), b));
-    CHECK(tensor_from_host(&xt, d, shape2(B, IN), x));
-    CHECK(tensor_empty(&y, d, DTYPE_F32, shape2(B, OUT)));
-    const size_t data = sizeof x + B * OUT * sizeof(float), layer = sizeof w + sizeof b;
+    CHECK(tensor_from_host(&net.weight, other, shape2(LAYER_OUT, LAYER_IN), layer_w));
+    CHECK(tensor_from_host(&net.bias, other, shape1(LAYER_OUT), layer_b));
+    const size_t layer = sizeof layer_w + sizeof layer_b;
 
     CHECK(reset_pair(d, other));
-    CHECK(lab_linear_to(&net, d));
+    if (!CHECK_CALL(lab_linear_to(&net, d), claim)) {
+        tensor_free(net.weight), tensor_free(net.bias);
+        return;
+    }
     const copy_tally moved = tally(d, other);
     const uint64_t expected = device_equal(d, other) ? 0 : 2;
     check_that(device_equal(tensor_device(net.weight), d) && device_equal(tensor_device(net.bias), d) &&
                    moved.copies == expected && moved.bytes == expected / 2 * layer,
-               "moving a layer moves every parameter, each copied once",
+               claim,
                "from %s to %s: weight on %s, bias on %s; copies: %llu of %llu bytes (expected %llu of %zu)",
                device_name(other), device_name(d), device_name(tensor_device(net.weight)),
                device_name(tensor_device(net.bias)), (unsigned long long)moved.copies,
                (unsigned long long)moved.bytes, (unsigned long long)expected, (size_t)expected / 2 * layer);
-    /* What each device should hold now: d the layer and its data, other nothing more than before. */
-    const size_t d_want = d_base + data + layer, other_want = device_equal(d, other) ? d_want : other_base;
+    /* What each device should hold now: d the layer, other nothing more than before. */
+    const size_t d_want = d_base + layer, other_want = device_equal(d, other) ? d_want : other_base;
     const size_t d_now = in_use(d), other_now = in_use(other);
-    check_that(
-        d_now == d_want && other_now == other_want,
-        "moving a layer leaves nothing behind: the old parameters are released",
-        "%s holds %zu bytes of tensors (expected %zu: the layer and its data); %s holds %zu (expected %zu)",
-        device_name(d), d_now, d_want, device_name(other), other_now, other_want);
+    check_that(d_now == d_want && other_now == other_want,
+               "moving a layer leaves nothing behind: the old parameters are released",
+               "%s holds %zu bytes of tensors (expected %zu: the layer); %s holds %zu (expected %zu)",
+               device_name(d), d_now, d_want, device_name(other), other_now, other_want);
 
-    CHECK(linear_forward(&net, xt, y)); /* net(X) on d */
-    float got[B * OUT];
-    double worst = 0.0;
-    CHECK(tensor_to_host(y, got, B * OUT));
-    for (int r = 0; r < B; ++r)
-        for (int c = 0; c < OUT; ++c) {
-            double want = b[c];
-            for (int k = 0; k < IN; ++k) want += (double)x[r * IN + k] * w[c * IN + k];
-            worst = fmax(worst, fabs(got[r * OUT + c] - want) / (1e-6 + fabs(want)));
-        }
-    check_that(worst < 1e-5, "the moved layer computes net(X) on the device", "largest relative error %.2g",
-               worst);
+    /* net(X) runs only on a layer whose parameters are both on d. */
+    const bool on_d = device_equal(tensor_device(net.weight), d) && device_equal(tensor_device(net.bias), d);
+    const double worst = on_d ? forward_error(&net, d) : INFINITY;
+    check_that(worst < 1e-5, "the moved layer computes net(X) on the device", "largest relative error %.2g%s",
+               worst, on_d ? "" : " (not run: the layer is not on the device)");
 
     tensor *weight = net.weight, *bias = net.bias;
     CHECK(reset_pair(d, other));
-    CHECK(lab_linear_to(&net, d));
-    const copy_tally again = tally(d, other);
-    check_that(net.weight == weight && net.bias == bias && again.copies == 0 && in_use(d) == d_now,
-               "moving a layer onto its own device keeps its tensors and copies nothing",
-               "same tensors: %s; %llu copies; %zu bytes in use on %s before, %zu after",
-               net.weight == weight && net.bias == bias ? "yes" : "no", (unsigned long long)again.copies,
-               d_now, device_name(d), in_use(d));
-    tensor_free(net.weight), tensor_free(net.bias), tensor_free(xt), tensor_free(y);
+    claim = "moving a layer onto its own device keeps its tensors and copies nothing";
+    if (CHECK_CALL(lab_linear_to(&net, d), claim)) {
+        const copy_tally again = tally(d, other);
+        check_that(net.weight == weight && net.bias == bias && again.copies == 0 && in_use(d) == d_now, claim,
+                   "same tensors: %s; %llu copies; %zu bytes in use on %s before, %zu after",
+                   net.weight == weight && net.bias == bias ? "yes" : "no", (unsigned long long)again.copies,
+                   d_now, device_name(d), in_use(d));
+    }
+
+    /* Half moved: the weight on d, the bias back on the other device. The
+     * weight stays as it is; the bias alone crosses, once. */
+    if (!device_equal(d, other)) {
+        claim = "a half-moved layer is made whole: the bias copied once, the weight kept";
+        move_parameter(&net.bias, other);
+        weight = net.weight;
+        CHECK(reset_pair(d, other));
+        if (CHECK_CALL(lab_linear_to(&net, d), claim)) {
+            const copy_tally half = tally(d, other);
+            check_that(net.weight == weight && device_equal(tensor_device(net.bias), d) && half.copies == 1 &&
+                           half.bytes == sizeof layer_b,
+                       claim,
+                       "weight on %s, bias on %s: afterwards the weight %s, the bias on %s; %llu cop%s of "
+                       "%llu bytes (expected 1 of %zu)",
+                       device_name(d), device_name(other),
+                       net.weight == weight ? "the same tensor" : "replaced",
+                       device_name(tensor_device(net.bias)), (unsigned long long)half.copies,
+                       half.copies == 1 ? "y" : "ies", (unsigned long long)half.bytes, sizeof layer_b);
+        }
+    }
+
+    /* A reference kept by mistake (when a parameter was already on d, say)
+     * keeps its tensor alive after its owner frees it. */
+    tensor_free(net.weight), tensor_free(net.bias);
+    const size_t d_end = in_use(d), other_end = in_use(other);
+    check_that(d_end == d_base && other_end == other_base,
+               "freed, the moved layer gives back every byte: no reference to a parameter is kept",
+               "in use before the layer was made and after it was freed: %s %zu -> %zu bytes, %s %zu -> %zu",
+               device_name(d), d_base, d_end, device_name(other), other_base, other_end);
+}
+
+/* lab_linear_to onto a GPU with room for the weight but not the bias (or the
+ * other way round): the library's STATUS_OUT_OF_MEMORY is returned, the layer
+ * keeps both parameters, each where it was or on the GPU, and moves and
+ * computes once there is room; freed, it gives back every byte. */
+static void check_layer_full(device d)
+{
+    device target;
+    if (!full_device_target(d, &target)) {
+        printf("  (no simulated GPU here: a move onto a full device is not tried)\n");
+        return;
+    }
+    const char *claim = "a move onto a full device returns the library's failure and keeps the layer whole";
+    const device cpu = device_cpu();
+    const size_t target_base = in_use(target), cpu_base = in_use(cpu);
+    lab_linear net;
+    CHECK(tensor_from_host(&net.weight, cpu, shape2(LAYER_OUT, LAYER_IN), layer_w));
+    CHECK(tensor_from_host(&net.bias, cpu, shape1(LAYER_OUT), layer_b));
+    const size_t room = sizeof layer_w + sizeof layer_b - sizeof(float);
+    tensor *filler;
+    if (!fill_device(target, room, &filler)) {
+        tensor_free(net.weight), tensor_free(net.bias);
+        return;
+    }
+    const status s = CHECK_YOURS(lab_linear_to(&net, target));
+    const bool whole =
+        net.weight && net.bias &&
+        (device_equal(tensor_device(net.weight), cpu) || device_equal(tensor_device(net.weight), target)) &&
+        (device_equal(tensor_device(net.bias), cpu) || device_equal(tensor_device(net.bias), target));
+    char held[96];
+    snprintf(held, sizeof held, "weight %s, ", net.weight ? device_name(tensor_device(net.weight)) : "NULL");
+    check_append(held, sizeof held, "bias %s", net.bias ? device_name(tensor_device(net.bias)) : "NULL");
+    tensor_free(filler);
+    status later = STATUS_BAD_ARGUMENT;
+    double worst = INFINITY;
+    if (whole) later = CHECK_YOURS(lab_linear_to(&net, target));
+    const bool moved = later == STATUS_OK && device_equal(tensor_device(net.weight), target) &&
+                       device_equal(tensor_device(net.bias), target);
+    if (moved) worst = forward_error(&net, target);
+    check_that(s == STATUS_OUT_OF_MEMORY && whole && moved && worst < 1e-5, claim,
+               "%zu bytes free on %s for a layer of %zu: %s, then %s; with room again: %s, net(X)'s largest "
+               "relative error %.2g",
+               room, device_name(target), room + sizeof(float), status_name(s), held,
+               whole ? status_name(later) : "not tried", worst);
+    tensor_free(net.weight), tensor_free(net.bias);
+    const size_t target_end = in_use(target), cpu_end = in_use(cpu);
+    check_that(target_end == target_base && cpu_end == cpu_base,
+               "after a failed move, freeing the layer gives back every byte",
+               "in use before the layer was made and after it was freed: %s %zu -> %zu bytes, cpu %zu -> %zu",
+               device_name(target), target_base, target_end, cpu_base, cpu_end);
 }
 
 /* ---- many small copies vs one big one (the library) ------------------------------ */
@@ -334,7 +669,9 @@ static void check_norm_log(device d)
     /* 64 x 64: OpenBLAS multiplies it on one thread, so that the loops do not
      * wait on its worker threads when other programs hold the cores. */
     enum { N = 64, STEPS = 200 };
-    static float on_host[STEPS], on_device[STEPS];
+    /* End at a guard page: norms[STEPS] written by mistake stops at its line. */
+    float *on_host = host_alloc(STEPS * sizeof(float), 0), *on_device = host_alloc(STEPS * sizeof(float), 0);
+    if (!on_host || !on_device) CHECK(fail(STATUS_OUT_OF_MEMORY, "check02: no host memory for the two logs"));
     tensor *x, *w;
     CHECK(norm_log_inputs(d, N, &x, &w));
 
@@ -346,7 +683,12 @@ static void check_norm_log(device d)
     for (int i = 0; i < STEPS; ++i) on_device[i] = NAN; /* a log never read back cannot pass */
     const size_t memory_before = in_use(d);
     CHECK(counters_reset(d));
-    CHECK(lab_norms_logged_on_device(x, w, STEPS, on_device));
+    if (!CHECK_CALL(lab_norms_logged_on_device(x, w, STEPS, on_device),
+                    "the log on the device is written in place every step and read once, whole")) {
+        host_free(on_host, 0), host_free(on_device, 0);
+        tensor_free(x), tensor_free(w);
+        return;
+    }
     CHECK(counters_read(d, &device_c));
     const size_t memory_after = in_use(d);
     check_log_counts(d, &host_c, &device_c, STEPS);
@@ -372,6 +714,51 @@ static void check_norm_log(device d)
     check_that(memory_after == memory_before,
                "the device-log loop releases every tensor it made, the log too",
                "%zu bytes in use on %s before, %zu after", memory_before, device_name(d), memory_after);
+    host_free(on_host, 0), host_free(on_device, 0);
+    tensor_free(x), tensor_free(w);
+}
+
+/* The device-log loop on a GPU with room for all its tensors but 4 bytes: its
+ * last allocation fails, whatever the order of them. The failure is returned,
+ * every tensor made before it released, and the loop runs once there is room. */
+static void check_norm_log_full(device d)
+{
+    device target;
+    if (!full_device_target(d, &target)) {
+        printf("  (no simulated GPU here: the device log on a full device is not tried)\n");
+        return;
+    }
+    enum { N = 64, STEPS = 200 };
+    const char *claim =
+        "when the device has no room for the log, the loop returns the failure and releases what it made";
+    float *norms = host_alloc(STEPS * sizeof(float), 0);
+    if (!norms) CHECK(fail(STATUS_OUT_OF_MEMORY, "check02: no host memory for the log"));
+    tensor *x, *w;
+    CHECK(norm_log_inputs(target, N, &x, &w));
+    /* Two products [N, N], a norm and the log of STEPS: the least any way of
+     * writing the loop needs at once. */
+    const size_t needed = (2 * N * N + 1 + STEPS) * sizeof(float);
+    const size_t before = in_use(target);
+    tensor *filler;
+    if (!fill_device(target, needed - sizeof(float), &filler)) {
+        host_free(norms, 0);
+        tensor_free(x), tensor_free(w);
+        return;
+    }
+    const status s = CHECK_YOURS(lab_norms_logged_on_device(x, w, STEPS, norms));
+    tensor_free(filler);
+    const size_t after = in_use(target);
+    for (int i = 0; i < STEPS; ++i) norms[i] = NAN;
+    const status later = CHECK_YOURS(lab_norms_logged_on_device(x, w, STEPS, norms));
+    int written = 0;
+    for (int i = 0; i < STEPS; ++i) written += isfinite(norms[i]) && norms[i] > 0;
+    check_that(
+        s == STATUS_OUT_OF_MEMORY && after == before && later == STATUS_OK && written == STEPS, claim,
+        "%zu bytes free on %s for the %zu the loop needs: %s; in use %zu -> %zu bytes; with room again: %s, "
+        "%d of %d norms written",
+        needed - sizeof(float), device_name(target), needed, status_name(s), before, after,
+        status_name(later), written, STEPS);
+    host_free(norms, 0);
     tensor_free(x), tensor_free(w);
 }
 
@@ -404,6 +791,11 @@ static void check_bandwidth(device d)
 
 int main(int argc, char **argv)
 {
+    /* The full-device claims fill a simulated GPU to the byte. A capacity of
+     * 256 MiB, where LABKIT_SIM_MEMORY does not say otherwise, keeps the filler
+     * cheap: under AddressSanitizer its shadow memory grows with it (4 GiB cost
+     * 8 s and 512 MiB each time), and a small machine lends its addresses. */
+    setenv("LABKIT_SIM_MEMORY", "256M", 0);
     const device d = check_device(argc, argv);
     const device other = partner_of(d);
     const float va[6] = { 1, 2, 3, 4, 5, 6 };
@@ -411,12 +803,17 @@ int main(int argc, char **argv)
     CHECK(tensor_from_host(&a, d, shape2(2, 3), va));
     check_refusal(d, other, a, va);
     check_add_across(d, other, a, va);
+    check_add_in_place(d, a, va);
+    check_add_across_gpus(d);
+    check_add_across_failures(d, other, a);
     tensor_free(a);
     check_to(d, other);
     check_round_trip(d);
     check_layer(d, other);
+    check_layer_full(d);
     check_one_vs_many(d);
     check_norm_log(d);
+    check_norm_log_full(d);
     check_bandwidth(d);
     return check_finish("02_copying");
 }

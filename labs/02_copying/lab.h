@@ -17,8 +17,8 @@
 
 /* Tries out = a + b, where a and b may live on different devices (out lives on
  * a's device). A refusal by the same-device rule is an answer, not a crash:
- * *refused = true, the library's message in message[0..message_size-1], and
- * STATUS_OK. A sum that works: *refused = false, message "" and STATUS_OK. Any
+ * *refused = true, the library's message in message[0..message_size-1] (cut
+ * to fit, always ending in a NUL, nothing written past it), and STATUS_OK. A sum that works: *refused = false, message "" and STATUS_OK. Any
  * other failure (shapes that do not match, say) is no refusal: *refused =
  * false, and that failure is returned as it is. */
 status lab_try_add(const tensor *a, const tensor *b, tensor *out, bool *refused, char *message,
@@ -28,7 +28,9 @@ status lab_try_add(const tensor *a, const tensor *b, tensor *out, bool *refused,
 
 /* out = a + b on a's device, wherever b lives: b is copied to a's device first
  * (only when it is not there already), and that copy is released before
- * returning, so that nothing is left behind in the device's memory. */
+ * returning, so that nothing is left behind in the device's memory. A failure
+ * (of the copy, or of the sum) is returned as it is, with the copy released
+ * all the same. */
 status lab_add_across(const tensor *a, tensor *b, tensor *out);
 
 /* ==== Step 3: moving a whole layer (README, "Step 3") ======================= */
@@ -43,7 +45,9 @@ typedef struct lab_linear {
 /* Moves every parameter of the layer to device d, in place: the layer then
  * holds the moved tensors, and the old ones are released, so that nothing of
  * the layer is left on the device it came from. A parameter already on d is
- * kept as it is: not copied, not replaced. */
+ * kept as it is: not copied, not replaced. If a copy fails (no room on d), that
+ * failure is returned and the layer still holds both its parameters, each on
+ * its old device or on d. */
 status lab_linear_to(lab_linear *layer, device d);
 
 /* ==== Step 4: keeping the log on the device (README, "Step 4") ============== */
@@ -53,7 +57,8 @@ status lab_linear_to(lab_linear *layer, device d);
  * norm of each product into norms[0..steps-1], like given.h's
  * norms_logged_on_host; but the log stays on the device (a tensor of `steps`
  * elements, one slot a step) and is read to the host once, whole, at the end.
- * Every tensor it makes is released before it returns. */
+ * Every tensor it makes is released before it returns, also when one of them
+ * cannot be made (no room on the device): that failure is then returned. */
 status lab_norms_logged_on_device(const tensor *x, const tensor *w, int steps, float *norms);
 
 #endif

@@ -227,7 +227,10 @@ static void check_sizing(void)
 
 int main(void)
 {
-    CHECK(devices_init());
+    if (devices_init() != STATUS_OK) { /* a LABKIT_SIM_* setting that cannot be honoured */
+        fprintf(stderr, "test05_inputs: %s\n", last_error());
+        return 2;
+    }
     if (!mkdtemp(scratch)) {
         perror("test05_inputs: mkdtemp");
         return CHECK_FAILS;

@@ -1,7 +1,6 @@
 # Lab 06's given code, compiled once for all its programs: the measurements
-# the experiment and the check share (measure.c), the mixed-precision MLP of
-# step 6 (mixed_mlp.c), and lab 05's synthetic digits, which it learns from
-# (labs/05_training_loop/data.c and idx.c, its reader of MNIST's files, need
-# nothing of lab 05 but their headers).
-list(APPEND LAB_SOURCES ${dir}/measure.c ${dir}/mixed_mlp.c ${dir}/../05_training_loop/data.c
-     ${dir}/../05_training_loop/idx.c)
+# the experiment and the check share (measure.c) and the mixed-precision
+# training of step 6 (mixed_mlp.c), on the labs' shared code (labs/common/):
+# lab 05's network and its synthetic digits.
+list(APPEND LAB_SOURCES ${dir}/measure.c ${dir}/mixed_mlp.c)
+list(APPEND LAB_SHARED lab_common)

@@ -3,34 +3,34 @@
  *
  *   x [B, n0] -> linear(W1 [n0, n1], b1) -> ReLU -> ... -> linear(WL, bL) -> logits [B, nL]
  *
- * Lab 05's network, made the way mixed-precision training makes it: the
- * parameters (the "master weights"), their gradients and every activation are
- * float32, and only the matrix products read their operands at a lower
- * precision: every product of the forward and the backward pass is your
- * lab_mixed_product at the network's precision. Plain SGD (W -= lr dW), the
- * loss summed on the device and read once per epoch. The data are lab 05's
- * synthetic digits (labs/05_training_loop/data.h). */
+ * Lab 05's network (the labs' shared code, labs/common/mlp.h), trained the way
+ * mixed-precision training trains it: the parameters (the "master weights"),
+ * their gradients and every activation are float32, and only the matrix
+ * products read their operands at a lower precision: every product of the
+ * forward and the backward pass is your lab_mixed_product at the network's
+ * precision. Plain SGD (W -= lr dW), the loss summed on the device and read
+ * once per epoch. The data are lab 05's synthetic digits (labs/common/data.h).
+ *
+ * Its backward pass is lab 05's step 1 with every product through
+ * lab_mixed_product: lab 06 comes after lab 05, whose step 1 it takes for
+ * granted (README, "Files: yours and given"). */
 #ifndef LAB06_MIXED_MLP_H
 #define LAB06_MIXED_MLP_H
 
 #include <stdint.h>
 
-#include "../05_training_loop/data.h"
+#include "data.h"
 #include "lab.h"
+#include "mlp.h"
 
 #define MIXED_MLP_MAX_LAYERS 4
 
 typedef struct mixed_mlp {
-    device dev;
-    lab_precision precision; /* of every product */
-    int nlayers;
-    int64_t batch; /* rows per step: every step takes a whole batch */
-    tensor *W[MIXED_MLP_MAX_LAYERS], *b[MIXED_MLP_MAX_LAYERS];      /* float32 [n_i, n_i+1], [n_i+1] */
-    tensor *dW[MIXED_MLP_MAX_LAYERS], *db[MIXED_MLP_MAX_LAYERS];    /* their gradients */
-    tensor *x, *labels;                                             /* one batch: [B, n0], int32 [B] */
-    tensor *out[MIXED_MLP_MAX_LAYERS], *grad[MIXED_MLP_MAX_LAYERS]; /* [B, n_i+1] each */
-    tensor *probs, *loss, *loss_sum, *hits, *hit_sum;               /* [B, nL], [1], [1], [1], [1] */
-    float *host_x;                                                  /* a batch gathered on the host */
+    mlp net;                    /* lab 05's network: W, b, dW, db of every layer */
+    mlp_batch batch;            /* one batch: x, labels, every layer's out and grad, probs, loss, accuracy */
+    lab_precision precision;    /* of every product */
+    tensor *loss_sum, *hit_sum; /* [1], [1]: an epoch's losses, a pass's right answers */
+    float *host_x;              /* a batch gathered on the host */
     int32_t *host_y;
     int64_t *order; /* an epoch's shuffle */
     int64_t order_capacity;

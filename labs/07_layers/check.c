@@ -9,11 +9,16 @@
  *     is C R S x H_out W_out floats per image: the im2col path's peak memory
  *     is that buffer plus the product's result, and both are released;
  *   - the softmax matches float64 with its scale, its rows sum to 1, rows of
- *     huge scores neither overflow nor give NaN, the causal mask zeroes the
- *     future;
+ *     huge scores neither overflow nor give NaN (at scale 1 and 1/8), the
+ *     causal mask zeroes the future, even a future that holds the largest
+ *     scores;
  *   - attention matches float64, with and without the mask; its peak memory
- *     is one n x n matrix, released afterwards;
+ *     is one n x n matrix, released afterwards; it runs on its operands'
+ *     device (sim:1 as well as sim:0) and on no other;
  *   - each layer is the launches it should be, queued without waiting;
+ *   - when a call inside a layer fails (each allocation, view, product and
+ *     launch in turn, by the calls' wrappers below), the layer returns the
+ *     failure and leaves no memory behind;
  *   - on a real GPU: im2col and one product beat the direct kernel by a wide
  *     margin at a realistic size; the products' share of attention's time at
  *     n = 4096 is reported.
@@ -123,12 +128,14 @@ static void check_output_shape(void)
     } bad[] = {
         { { 4, { 1, 3, 5, 5 } }, { 4, { 2, 4, 3, 3 } }, 0, "3 channels against filters of 4" },
         { { 4, { 1, 1, 3, 3 } }, { 4, { 1, 1, 5, 5 } }, 0, "a 5x5 filter on a 3x3 image, no padding" },
+        { { 4, { 1, 1, 8, 3 } }, { 4, { 1, 1, 3, 5 } }, 0, "a 3x5 filter on an 8x3 image, no padding" },
         { { 4, { 1, 1, 8, 8 } }, { 4, { 1, 1, 3, 3 } }, -1, "padding -1" },
-        { { 3, { 1, 8, 8 } }, { 4, { 1, 1, 3, 3 } }, 0, "a 3-D x" }
+        { { 3, { 1, 8, 8 } }, { 4, { 1, 1, 3, 3 } }, 0, "a 3-D x" },
+        { { 4, { 1, 1, 8, 8 } }, { 3, { 1, 1, 3 } }, 0, "a 3-D w" }
     };
     bool refused = true;
     snprintf(figures, sizeof figures, "%s",
-             "different channels, a filter too large, a negative pad, a 3-D x");
+             "different channels, a filter too tall, a filter too wide, a negative pad, a 3-D x, a 3-D w");
     for (size_t i = 0; refused && i < sizeof bad / sizeof bad[0]; ++i) {
         shape y = { 0 };
         const status s = CHECK_YOURS(lab_conv_output_shape(bad[i].x, bad[i].w, bad[i].pad, &y));
@@ -220,6 +227,8 @@ static void check_im2col(device d)
         const status s = CHECK_YOURS(lab_im2col(x, c->r, c->s, c->pad, cols));
         const call_usage u = usage_end(d, before);
         most.launches = u.launches > most.launches ? u.launches : most.launches, most.syncs += u.syncs;
+        most.peak_bytes = u.peak_bytes > most.peak_bytes ? u.peak_bytes : most.peak_bytes;
+        most.left_bytes = u.left_bytes > most.left_bytes ? u.left_bytes : most.left_bytes;
         CHECK(host_copy(cols, &hcols));
         for (int64_t j = 0; j < rows * width && exact; ++j) {
             const float want = im2col_reference(hx, &dims, j / width, j % width);
@@ -242,9 +251,11 @@ static void check_im2col(device d)
     check_that(exact,
                "the im2col buffer holds x's windows: row (c, r, s), column (n, oh, ow), zeros in the padding",
                "%s", figures);
-    check_that(most.launches == 1 && most.syncs == 0, "im2col is one launch, queued",
-               "on %s: launches %llu, waits %llu (want 1, 0)", device_name(d),
-               (unsigned long long)most.launches, (unsigned long long)most.syncs);
+    check_that(most.launches == 1 && most.syncs == 0 && most.peak_bytes == 0 && most.left_bytes == 0,
+               "im2col is one launch, queued, and needs no memory beyond its buffer",
+               "on %s: launches %llu, waits %llu, %lld bytes at its peak, %lld left (want 1, 0, 0, 0)",
+               device_name(d), (unsigned long long)most.launches, (unsigned long long)most.syncs,
+               most.peak_bytes, most.left_bytes);
 }
 
 /* ---- step 4: convolution as one product ---------------------------------------------- */
@@ -350,12 +361,21 @@ static void check_softmax(device d)
         big[3 * BIG_COLS + j] = 1e30f;
     }
     const softmax_result h = run_softmax(d, big, 4, BIG_COLS, 1.0f, false);
-    check_that(
-        h.finite && h.error <= SOFTMAX_TOLERANCE && h.sum_error <= 1e-5,
-        "a row of large scores neither overflows nor gives NaN",
-        "rows around +1000, around -1000, of +-3e4 and of 1e30, scale 1: %s; largest relative error %.2g, "
-        "largest |sum - 1| %.2g%s",
-        h.finite ? "all finite" : "inf or NaN in the result", h.error, h.sum_error, check_failure_text(h.s));
+    /* The same rows around +-1000 at attention's scale for d = 64, 1/8: the
+     * largest scaled value is then about 125, not 1000. A max taken over the
+     * unscaled scores leaves exp(125 - 1000) = 0 in every column (0 / 0), or
+     * exp(-125 + 1000) = inf. */
+    const softmax_result e = run_softmax(d, big, 2, BIG_COLS, 0.125f, false);
+    check_that(h.finite && h.error <= SOFTMAX_TOLERANCE && h.sum_error <= 1e-5 && e.finite &&
+                   e.error <= SOFTMAX_TOLERANCE && e.sum_error <= 1e-5,
+               "a row of large scores neither overflows nor gives NaN",
+               "rows around +1000, around -1000, of +-3e4 and of 1e30, scale 1: %s, largest relative error "
+               "%.2g, largest |sum - 1| %.2g; rows around +-1000 at scale 1/8 (scaled: about +-125): %s, "
+               "largest relative error %.2g, largest |sum - 1| %.2g%s",
+               h.finite ? "all finite" : "inf or NaN in the result", h.error, h.sum_error,
+               e.finite ? "all finite"
+                        : "inf or NaN in the result (is the largest value the largest scaled one?)",
+               e.error, e.sum_error, check_failure_text(h.s != STATUS_OK ? h.s : e.s));
 
     const softmax_result c = run_softmax(d, square, SQUARE, SQUARE, 0.25f, true);
     check_that(c.future_zero && c.error <= SOFTMAX_TOLERANCE && c.sum_error <= 1e-5,
@@ -363,6 +383,24 @@ static void check_softmax(device d)
                "[%d, %d], scale 0.25: the future %s; largest relative error %.2g, largest |sum - 1| %.2g%s",
                SQUARE, SQUARE, c.future_zero ? "is exactly 0" : "is not all 0", c.error, c.sum_error,
                check_failure_text(c.s));
+
+    /* What a language model's scores can hold: the masked future with the
+     * row's largest scores, here 1000 against a past in [-8, 8) at scale 1/8.
+     * Only the past counts, so only the past may set the row's largest value:
+     * the future's would leave exp(1 - 125) = 0 for every column of the past. */
+    static float ahead[SQUARE * SQUARE];
+    for (int i = 0; i < SQUARE; ++i)
+        for (int j = 0; j < SQUARE; ++j)
+            ahead[i * SQUARE + j] = j <= i ? square[i * SQUARE + j] : 1000.0f + j;
+    const softmax_result f = run_softmax(d, ahead, SQUARE, SQUARE, 0.125f, true);
+    check_that(
+        f.finite && f.future_zero && f.error <= SOFTMAX_TOLERANCE && f.sum_error <= 1e-5,
+        "a causal row is a softmax of its past alone, even where the masked future holds the largest "
+        "scores",
+        "[%d, %d], the past in [-8, 8), the future's scores 1000 and more, scale 1/8: %s, the future %s; "
+        "largest relative error %.2g, largest |sum - 1| %.2g%s",
+        SQUARE, SQUARE, f.finite ? "all finite" : "inf or NaN in the result (did the future's scores count?)",
+        f.future_zero ? "exactly 0" : "not all 0", f.error, f.sum_error, check_failure_text(f.s));
     tensor_free(a), tensor_free(b), free(plain), free(square);
 }
 
@@ -420,6 +458,201 @@ static void check_attention(device d)
                "attention is 3 launches, queued: Q K^T, the softmax, the product with V",
                "on %s: launches %llu, waits %llu (want 3, 0)", device_name(d),
                (unsigned long long)most.launches, (unsigned long long)most.syncs);
+}
+
+/* ---- attention on its operands' device, whichever it is --------------------------------- */
+
+/* Attention of [n, dim] operands on `on`, the counters of every device read
+ * around it: whether it was right, its 3 launches on `on` and nothing on any
+ * other device. Appends what went wrong to figures. */
+static bool attention_stays_on(device on, char *figures, size_t size)
+{
+    enum { N = 37, DIM = 8 };
+    device all[LABKIT_MAX_DEVICES];
+    device_counters before[LABKIT_MAX_DEVICES], after;
+    const int count = device_list(all, LABKIT_MAX_DEVICES);
+    float *hq, *hk, *hv, *hout;
+    tensor *q = uniform(on, shape2(N, DIM), -2.0f, 2.0f, 160, &hq);
+    tensor *k = uniform(on, shape2(N, DIM), -2.0f, 2.0f, 161, &hk);
+    tensor *v = uniform(on, shape2(N, DIM), -1.0f, 1.0f, 162, &hv), *out;
+    CHECK(tensor_full(&out, on, shape2(N, DIM), NAN));
+    for (int i = 0; i < count; ++i) {
+        CHECK(device_synchronize(all[i]));
+        CHECK(counters_reset(all[i]));
+        CHECK(counters_read(all[i], &before[i]));
+    }
+    const status s = CHECK_YOURS(lab_attention(q, k, v, true, out));
+    bool stays = s == STATUS_OK;
+    if (!stays) check_append(figures, size, "; on %s, %s", device_name(on), check_failure_text(s) + 2);
+    for (int i = 0; i < count; ++i) {
+        CHECK(counters_read(all[i], &after));
+        const bool here = device_equal(all[i], on);
+        const long long extra = (long long)after.memory_peak - (long long)before[i].memory_current;
+        if (here ? after.launches == 3 : after.launches == 0 && extra == 0) continue;
+        stays = false;
+        check_append(figures, size,
+                     "; attention on %s made %llu launches and used %lld bytes on %s (want %s)",
+                     device_name(on), (unsigned long long)after.launches, extra, device_name(all[i]),
+                     here ? "3 launches" : "none, and no memory");
+    }
+    CHECK(host_copy(out, &hout));
+    if (stays && !(attention_error(hq, hk, hv, N, DIM, true, hout, N, NULL) <= ATTENTION_TOLERANCE)) {
+        stays = false;
+        check_append(figures, size, "; on %s the result is not float64's", device_name(on));
+    }
+    tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(out), free(hq), free(hk), free(hv),
+        free(hout);
+    return stays;
+}
+
+/* On the device checked and, where there is one, another of its kind (sim:1
+ * beside sim:0): a layer that makes its scores on "the GPU", try_gpu(0), or
+ * launches on a device of its own choosing is right on one device only. */
+static void check_attention_device(device d)
+{
+    char figures[1024];
+    device other = d;
+    if (d.kind != DEVICE_CPU && device_count(d.kind) > 1) other.index = d.index == 0 ? 1 : 0;
+    snprintf(figures, sizeof figures, "on %s%s%s: right, 3 launches there and none elsewhere", device_name(d),
+             device_equal(other, d) ? "" : " and on ", device_equal(other, d) ? "" : device_name(other));
+    bool stays = attention_stays_on(d, figures, sizeof figures);
+    if (!device_equal(other, d)) stays = attention_stays_on(other, figures, sizeof figures) && stays;
+    check_that(stays, "attention runs on its operands' device, and on no other", "%s", figures);
+}
+
+/* ---- a step that fails inside a layer ----------------------------------------------- */
+
+/* lab.cmake links this check with -Wl,--wrap for the calls a layer makes
+ * (tensor_empty, tensor_reshape, op_matmul, device_launch): each comes here
+ * first. While a layer is tried with a failure, the refuse_at-th of them
+ * fails, as a full device, a refused launch or a failed product would. */
+static int refuse_at, calls_made; /* refuse_at 0: nothing is refused */
+static const char *refused;       /* the call that was refused, NULL for none */
+
+static bool refuse(const char *name)
+{
+    if (refuse_at == 0 || ++calls_made != refuse_at) return false;
+    refused = name;
+    return true;
+}
+
+status __real_tensor_empty(tensor **out, device d, dtype type, shape s);
+status __wrap_tensor_empty(tensor **out, device d, dtype type, shape s);
+status __wrap_tensor_empty(tensor **out, device d, dtype type, shape s)
+{
+    if (!refuse("tensor_empty")) return __real_tensor_empty(out, d, type, s);
+    if (out) *out = NULL;
+    return fail(STATUS_OUT_OF_MEMORY,
+                "tensor_empty: %s has no memory left (the check refused this allocation)", device_name(d));
+}
+
+status __real_tensor_reshape(tensor *t, shape s, tensor **out);
+status __wrap_tensor_reshape(tensor *t, shape s, tensor **out);
+status __wrap_tensor_reshape(tensor *t, shape s, tensor **out)
+{
+    if (!refuse("tensor_reshape")) return __real_tensor_reshape(t, s, out);
+    if (out) *out = NULL;
+    return fail(STATUS_OUT_OF_MEMORY, "tensor_reshape: no host memory left (the check refused this view)");
+}
+
+status __real_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                        tensor *out);
+status __wrap_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                        tensor *out);
+status __wrap_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                        tensor *out)
+{
+    if (!refuse("op_matmul")) return __real_op_matmul(a, trans_a, b, trans_b, bias, out);
+    return fail(STATUS_BACKEND_FAILED, "op_matmul: the product failed (the check refused it)");
+}
+
+status __real_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size);
+status __wrap_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size);
+status __wrap_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size)
+{
+    if (!refuse("device_launch")) return __real_device_launch(d, k, args, args_size);
+    return fail(STATUS_BACKEND_FAILED, "device_launch: %s refused the launch of %s (the check refused it)",
+                device_name(d), k && k->name ? k->name : "a kernel");
+}
+
+enum { LAYERS = 5 };
+static const char *const layer_names[LAYERS] = { "lab_conv_direct", "lab_im2col", "lab_conv_im2col",
+                                                 "lab_softmax_rows", "lab_attention" };
+
+/* The operands of every layer, small: x [2, 3, 5, 4], w [4, 3, 3, 2], pad 1,
+ * y [2, 4, 5, 5], cols [18, 50]; scores [8, 8]; q, k, v, out [8, 4]. */
+typedef struct layer_operands {
+    tensor *x, *w, *y, *cols, *scores, *q, *k, *v, *out;
+} layer_operands;
+
+static status call_layer(int layer, const layer_operands *o)
+{
+    switch (layer) {
+    case 0: return lab_conv_direct(o->x, o->w, 1, o->y);
+    case 1: return lab_im2col(o->x, 3, 2, 1, o->cols);
+    case 2: return lab_conv_im2col(o->x, o->w, 1, o->y);
+    case 3: return lab_softmax_rows(o->scores, 0.35f, true);
+    default: return lab_attention(o->q, o->k, o->v, true, o->out);
+    }
+}
+
+/* Every layer, with each call it makes refused in turn (the first, then the
+ * second, ... until a call goes through whole): it must return a failure,
+ * leave the device's memory where it was once its queue is done, and leave
+ * the device usable (the whole call afterwards works). */
+static void check_failures(device d)
+{
+    layer_operands o;
+    CHECK(tensor_uniform(&o.x, d, shape4(2, 3, 5, 4), -1.0f, 1.0f, 170));
+    CHECK(tensor_uniform(&o.w, d, shape4(4, 3, 3, 2), -1.0f, 1.0f, 171));
+    CHECK(tensor_empty(&o.y, d, DTYPE_F32, shape4(2, 4, 5, 5)));
+    CHECK(tensor_empty(&o.cols, d, DTYPE_F32, shape2(18, 50)));
+    CHECK(tensor_uniform(&o.scores, d, shape2(8, 8), -8.0f, 8.0f, 172));
+    CHECK(tensor_uniform(&o.q, d, shape2(8, 4), -2.0f, 2.0f, 173));
+    CHECK(tensor_uniform(&o.k, d, shape2(8, 4), -2.0f, 2.0f, 174));
+    CHECK(tensor_uniform(&o.v, d, shape2(8, 4), -1.0f, 1.0f, 175));
+    CHECK(tensor_empty(&o.out, d, DTYPE_F32, shape2(8, 4)));
+    char figures[1024];
+    int tried = 0;
+    bool right = true;
+    for (int layer = 0; layer < LAYERS && right; ++layer)
+        for (int at = 1; at <= 16 && right; ++at) {
+            refuse_at = at, calls_made = 0, refused = NULL;
+            const size_t before = usage_begin(d);
+            const status s = CHECK_YOURS(call_layer(layer, &o));
+            refuse_at = 0;
+            const call_usage u = usage_end(d, before);
+            const status usable = device_synchronize(d);
+            if (!refused) { /* every call went through: the layer as it runs */
+                right = s == STATUS_OK && u.left_bytes == 0 && usable == STATUS_OK;
+                if (!right)
+                    snprintf(figures, sizeof figures, "%s, with no call refused: %s, %lld bytes left on %s%s",
+                             layer_names[layer], status_name(s), u.left_bytes, device_name(d),
+                             check_failure_text(s != STATUS_OK ? s : usable));
+                break;
+            }
+            ++tried;
+            right = s != STATUS_OK && u.left_bytes == 0 && usable == STATUS_OK;
+            if (!right)
+                snprintf(figures, sizeof figures,
+                         "%s, its call %d (%s) refused: it returned %s%s, and left %lld bytes on %s once its "
+                         "queue was done (want a failure, and 0 bytes)%s",
+                         layer_names[layer], at, refused, status_name(s),
+                         s == STATUS_OK ? " (the failure was not passed on)" : "", u.left_bytes,
+                         device_name(d), usable != STATUS_OK ? "; the device is not usable afterwards" : "");
+        }
+    if (right)
+        snprintf(
+            figures, sizeof figures,
+            "%d refusals on %s: every allocation, view, product and launch of the 5 layers in turn; each "
+            "returned its failure and left 0 bytes",
+            tried, device_name(d));
+    check_that(right,
+               "when a step inside a layer fails (an allocation, a launch, a product), the layer returns the "
+               "failure and frees what it made",
+               "%s", figures);
+    tensor *all[] = { o.x, o.w, o.y, o.cols, o.scores, o.q, o.k, o.v, o.out };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) tensor_free(all[i]);
 }
 
 /* ---- on a real GPU: where the time goes ---------------------------------------------- */
@@ -493,6 +726,8 @@ int main(int argc, char **argv)
     check_conv_im2col(d);
     check_softmax(d);
     check_attention(d);
+    check_attention_device(d);
+    check_failures(d);
     if (d.kind == DEVICE_CUDA)
         check_gpu_speed(d);
     else

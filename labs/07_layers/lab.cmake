@@ -20,3 +20,9 @@ if(LABKIT_HAVE_CUDA)
   set_source_files_properties(${dir}/launch.cu PROPERTIES COMPILE_OPTIONS
                               "-Xcompiler=-Wall,-Wextra;--Werror=all-warnings")
 endif()
+
+# The check makes each call a layer makes fail in turn (an allocation, a
+# view, a product, a launch), to see that the layer returns the failure and
+# frees what it made: its programs send those calls to check.c first.
+list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=tensor_empty -Wl,--wrap=tensor_reshape -Wl,--wrap=op_matmul
+     -Wl,--wrap=device_launch)

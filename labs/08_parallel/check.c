@@ -7,22 +7,31 @@
  *     row twice, and with 2 threads the rows are shared so that it can run
  *     1.6x as fast as with one (the team's CPU time over its busier thread's;
  *     the speed-up measured, by CPU time and wall clock, is printed beside it);
+ *     OMP_DYNAMIC is turned off for the check, and an OMP_THREAD_LIMIT under
+ *     3 fails a claim that says so: no team of 3 threads can be had there;
  *   - steps 2 and 4, everywhere: speed-up, efficiency and the slices of a
- *     batch on exact inputs;
+ *     batch on exact inputs (a slow-down, an empty batch, more rows than an
+ *     int holds);
  *   - step 3, on a GPU and another of its kind (sim:0 with sim:1, cuda:0 with
  *     cuda:1): every device's products queued and waited for, the devices
  *     busy at the same time (on simulated GPUs: the times their workers ran
  *     the kernels overlap; on real ones: at once takes at most 0.65 of one
- *     after the other), the products right;
+ *     after the other), the products right; everywhere, a device's refusal
+ *     to queue its products is returned;
  *   - step 5: on one device, your data-parallel step is lab 05's step, bit for
  *     bit; on two devices of one kind, every device holds the whole batch's
  *     gradient after a step and the parameters of one device on whole batches
- *     after three, the same parameters bit for bit on every device, and the
- *     all-reduce's copies are counted (through the host), or none (NCCL).
+ *     after three, the same parameters bit for bit on every device, the
+ *     all-reduce's copies are counted (through the host), or none (NCCL), and
+ *     so are the bytes each device uploads (its own slice's rows, not the
+ *     batch's), and no device is waited for between the slices' passes; a
+ *     step whose pass or sum fails returns the failure and steps no replica;
+ *     once the replicas are freed, no memory is left on any device.
  *
  * lab.cmake builds this check and your lab.c without optimisation, so that a
  * data race shows in the results instead of being hidden by the optimiser. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +49,17 @@
         if (!CHECK_CALL(call, claim)) exit(check_finish("08_parallel")); \
     } while (0)
 
+/* Host arrays end at a page that may not be touched (host_alloc): a loop of
+ * the student's that runs past the end of one stops at its own line, with a
+ * crash report that says so, instead of writing over the heap. */
 static float *host_floats(int64_t count)
 {
-    float *p = malloc((size_t)count * sizeof *p);
+    float *p = host_alloc((size_t)count * sizeof *p, 0);
     if (!p) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for %lld floats", (long long)count));
     return p;
 }
+
+static void host_floats_free(float *p) { host_free(p, 0); }
 
 /* Uniform values in [-1, 1) from a seed (splitmix64), the same on every run. */
 static void fill_uniform(float *x, int64_t count, uint64_t seed)
@@ -58,27 +72,116 @@ static void fill_uniform(float *x, int64_t count, uint64_t seed)
     }
 }
 
+/* ---- what the student's functions call ------------------------------------------ */
+
+/* lab.cmake links this check with -Wl,--wrap for three calls of steps 3 and
+ * 5 (queue_products, replica_forward_backward, all_reduce_sum): the
+ * student's calls of them come here first. While a step is tried with a
+ * failure, the refuse_at-th of them fails, as a device that refuses its work
+ * would; and the forward and backward passes note the waits between them. */
+static int refuse_at, calls_made; /* refuse_at 0: nothing is refused */
+static const char *refused;       /* the call that was refused, NULL for none */
+
+static bool refuse(const char *name)
+{
+    if (refuse_at == 0 || ++calls_made != refuse_at) return false;
+    refused = name;
+    return true;
+}
+
+/* The waits of the devices of a data-parallel step between its slices'
+ * passes: from the end of one device's replica_forward_backward to the start
+ * of the next one's (the waits inside a pass, its blocking uploads, are not
+ * the step's). */
+static struct {
+    int devices; /* 0: nothing is watched */
+    device dev[DP_MAX_DEVICES];
+    int passes;             /* replica_forward_backward calls seen */
+    uint64_t syncs_then;    /* the devices' waits at the end of the last pass */
+    uint64_t waits_between; /* waits between two passes of one step */
+} watch;
+
+static uint64_t watched_syncs(void)
+{
+    uint64_t syncs = 0;
+    for (int i = 0; i < watch.devices; ++i) {
+        device_counters c;
+        CHECK(counters_read(watch.dev[i], &c));
+        syncs += c.syncs;
+    }
+    return syncs;
+}
+
+status __real_queue_products(const product_work *w);
+status __wrap_queue_products(const product_work *w);
+status __wrap_queue_products(const product_work *w)
+{
+    if (!refuse("queue_products")) return __real_queue_products(w);
+    return fail(STATUS_BACKEND_FAILED, "queue_products: %s refused the products (the check refused them)",
+                w ? device_name(w->dev) : "the device");
+}
+
+status __real_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows);
+status __wrap_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows);
+status __wrap_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows)
+{
+    if (refuse("replica_forward_backward"))
+        return fail(STATUS_OUT_OF_MEMORY,
+                    "replica_forward_backward: %s has no memory left for the slice (the check refused it)",
+                    r ? device_name(r->net.dev) : "the device");
+    if (watch.devices && watch.passes > 0) watch.waits_between += watched_syncs() - watch.syncs_then;
+    const status s = __real_replica_forward_backward(r, images, labels, rows);
+    if (watch.devices) watch.passes++, watch.syncs_then = watched_syncs();
+    return s;
+}
+
+status __real_all_reduce_sum(tensor *const *tensors, int n);
+status __wrap_all_reduce_sum(tensor *const *tensors, int n);
+status __wrap_all_reduce_sum(tensor *const *tensors, int n)
+{
+    if (!refuse("all_reduce_sum")) return __real_all_reduce_sum(tensors, n);
+    return fail(STATUS_BACKEND_FAILED, "all_reduce_sum: a copy was refused (the check refused it)");
+}
+
 /* ---- step 1: the loop on every core ---------------------------------------------- */
 
 #define STEP1_CLAIM "your OpenMP loop gives the serial loop's c bit for bit, with 1, 2 and 3 threads"
 
-/* The operands of the loop, [m, k] x [k, n], the serial loop's c, and c. */
+/* The operands of the loop, [m, k] x [k, n], the serial loop's c, and c.
+ * a, b and c are followed by SLACK_ROWS rows of NaN, then the guard page of
+ * host_alloc. Why the rows: a counter that the threads share (a data race)
+ * runs a row or two past the end of a, b and c, a few threads' increments
+ * beyond the loop's bound; in the rows the race stays what it is, a wrong c
+ * (NaN read, or a row past c written) that the claim names, instead of a
+ * crash reported as an index one past the end. An index further off still
+ * stops at the guard page, at its line. */
+enum { SLACK_ROWS = 4 };
 typedef struct loop_operands {
     int64_t m, n, k;
     float *a, *b, *c, *want;
 } loop_operands;
 
+static float *with_slack(int64_t count, int64_t row)
+{
+    float *p = host_floats(count + SLACK_ROWS * row);
+    for (int64_t i = count; i < count + SLACK_ROWS * row; ++i) p[i] = NAN;
+    return p;
+}
+
 static loop_operands operands_make(int64_t m, int64_t n, int64_t k)
 {
     loop_operands o = {
-        m, n, k, host_floats(m * k), host_floats(k * n), host_floats(m * n), host_floats(m * n)
+        m, n, k, with_slack(m * k, k), with_slack(k * n, n), with_slack(m * n, n), host_floats(m * n)
     };
     fill_uniform(o.a, m * k, 11), fill_uniform(o.b, k * n, 12);
     matmul_ikj(o.a, o.b, o.want, m, n, k);
     return o;
 }
 
-static void operands_free(loop_operands *o) { free(o->a), free(o->b), free(o->c), free(o->want); }
+static void operands_free(loop_operands *o)
+{
+    host_floats_free(o->a), host_floats_free(o->b), host_floats_free(o->c), host_floats_free(o->want);
+}
 
 /* One run of the student's loop with `threads` threads: what each thread of
  * the team spent, the whole process, and the wall clock. */
@@ -97,7 +200,7 @@ static team_run run_team(const loop_operands *o, int threads)
     team_run t = { .threads = threads, .same_team = true };
     double before[TEAM_MAX_THREADS], after[TEAM_MAX_THREADS];
     long tid_before[TEAM_MAX_THREADS], tid_after[TEAM_MAX_THREADS];
-    for (int64_t i = 0; i < m * n; ++i) o->c[i] = NAN;
+    for (int64_t i = 0; i < m * n + SLACK_ROWS * n; ++i) o->c[i] = NAN;
     CHECK(team_cpu_seconds(threads, before, tid_before));
     const double process = process_cpu_seconds(), wall = wall_seconds();
     MUST(lab_matmul_omp(o->a, o->b, o->c, m, n, o->k, threads), STEP1_CLAIM);
@@ -108,6 +211,7 @@ static team_run run_team(const loop_operands *o, int threads)
         t.same_team = t.same_team && tid_after[i] == tid_before[i];
     }
     t.exact = memcmp(o->c, o->want, (size_t)(m * n) * sizeof *o->c) == 0;
+    for (int64_t i = m * n; i < m * n + SLACK_ROWS * n; ++i) t.exact = t.exact && isnan(o->c[i]); /* past c */
     return t;
 }
 
@@ -141,11 +245,37 @@ static int retry_two_threads(const loop_operands *o, double *allowed)
     return tries;
 }
 
+/* How much more CPU time 2 and 3 threads spent than 1, the larger of the two
+ * ratios: 1 when no row is done twice, 2 or 3 when every thread does every
+ * row. */
+static double extra_cpu(const team_run *runs)
+{
+    return runs[0].team > 0 ? fmax(runs[1].team, runs[2].team) / runs[0].team : INFINITY;
+}
+
+/* extra_cpu measured again, 1, 2 and 3 threads each time, up to 4 times while
+ * over 1.8x, keeping the least: the loop is compiled as `./lab run 08`
+ * compiles it (-O3), and at its speed (about 0.01 s a run here) a moment
+ * that other programs take the cores, or its threads' memory, weighs on
+ * one run and not on the next. A loop that does rows twice spends 2x in
+ * every try. Returns the tries made after the first. */
+static int retry_extra_cpu(const loop_operands *o, double *ratio)
+{
+    int tries = 0;
+    while (tries < 4 && *ratio > 1.8) {
+        team_run again[3];
+        for (int threads = 1; threads <= 3; ++threads) again[threads - 1] = run_team(o, threads);
+        *ratio = fmin(*ratio, extra_cpu(again));
+        ++tries;
+    }
+    return tries;
+}
+
 /* The claims on the threads' CPU time; m is odd and no multiple of 3, so
  * that no count of threads divides the rows evenly. */
 static void check_step1_cores(const loop_operands *o, const team_run *runs)
 {
-    bool shares = true, once = true;
+    bool shares = true;
     char figures[512] = "";
     for (int r = 0; r < 3; ++r) {
         const team_run *t = &runs[r];
@@ -153,7 +283,6 @@ static void check_step1_cores(const loop_operands *o, const team_run *runs)
         for (int i = 0; i < t->threads; ++i)
             fair = fair && t->cpu[i] >= 0.5 * t->team / t->threads && t->cpu[i] <= 1.5 * t->team / t->threads;
         shares = shares && fair;
-        once = once && t->team <= 1.8 * runs[0].team;
         int used = (int)strlen(figures);
         used += snprintf(figures + used, sizeof figures - (size_t)used, "%s%d thread%s:", r ? "; " : "",
                          t->threads, t->threads > 1 ? "s" : "");
@@ -167,10 +296,14 @@ static void check_step1_cores(const loop_operands *o, const team_run *runs)
                "with T threads the loop runs on T threads, each doing its share of the rows (CPU time 1/T "
                "each, within 0.5/T to 1.5/T)",
                "%s", figures);
-    check_that(once,
-               "no row is done twice: the threads' CPU times add up to the one-thread loop's (at most 1.8x)",
-               "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s", runs[0].team, runs[1].team,
-               runs[2].team);
+    double ratio = extra_cpu(runs);
+    const int extra_tries = retry_extra_cpu(o, &ratio);
+    const bool once = ratio <= 1.8;
+    check_that(
+        once, "no row is done twice: the threads' CPU times add up to the one-thread loop's (at most 1.8x)",
+        "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s the first time; %.2fx, the least of "
+        "%d tr%s",
+        runs[0].team, runs[1].team, runs[2].team, ratio, 1 + extra_tries, extra_tries ? "ies" : "y");
     const double busier = fmax(runs[1].cpu[0], runs[1].cpu[1]);
     double allowed = busier > 0 ? runs[1].team / busier : 0.0;
     const int tries = 1 + (allowed >= 1.6 ? 0 : retry_two_threads(o, &allowed));
@@ -186,9 +319,35 @@ static void check_step1_cores(const loop_operands *o, const team_run *runs)
         runs[0].team / busier, runs[0].wall / runs[1].wall, runs[0].wall, runs[1].wall, cores_here());
 }
 
+/* Whether OpenMP may give this process the teams the check measures: your
+ * loop on 1, 2 and 3 threads. OMP_DYNAMIC=true lets OpenMP give a loop fewer
+ * threads than num_threads asks for (libgomp gives fewer on a busy machine):
+ * the check turns that off for itself, since it measures the loop on the
+ * threads it asks for. OMP_THREAD_LIMIT caps every team of the process, and
+ * nothing inside a program can raise it: the check says so and measures
+ * nothing on threads. */
+static bool openmp_gives_teams(void)
+{
+    if (omp_get_dynamic()) {
+        omp_set_dynamic(0);
+        printf("  (OMP_DYNAMIC is on in this environment: the check turns it off for itself, so that a loop "
+               "asked for T threads gets T)\n");
+    }
+    const int limit = omp_get_thread_limit();
+    if (limit >= 3) return true;
+    const char *setting = getenv("OMP_THREAD_LIMIT");
+    check_that(false, "OpenMP may start the 3 threads the check runs your loop on",
+               "OMP_THREAD_LIMIT=%s in the environment limits every OpenMP team of this process to %d "
+               "thread%s, so your loop cannot be measured on 2 and 3 threads (step 1 is not checked): check "
+               "again without it (env -u OMP_THREAD_LIMIT ./lab check 08)",
+               setting ? setting : "(set)", limit, limit == 1 ? "" : "s");
+    return false;
+}
+
 static void check_step1(device d)
 {
     team_run small[3], large[3];
+    if (!openmp_gives_teams()) return;
     /* OpenBLAS's pool stays asleep while OpenMP's works: one thread from now
      * on, and its threads, which spin for a while after any earlier product
      * (starting the devices may make one), given time to stop. */
@@ -217,14 +376,20 @@ static void check_step1(device d)
 
 static void check_scaling(void)
 {
-    double speedup = 0, efficiency = 0, s2 = 0, e2 = 0;
+    double speedup = 0, efficiency = 0, s2 = 0, e2 = 0, s3 = 0, e3 = 0;
+    /* The third is a slow-down, what a busy machine or work too small to
+     * share out gives: a speed-up below 1, not an error. */
     const status first = CHECK_YOURS(lab_scaling(2.0, 0.5, 4, &speedup, &efficiency)),
-                 second = CHECK_YOURS(lab_scaling(3.0, 2.0, 2, &s2, &e2));
-    const bool ok = first == STATUS_OK && second == STATUS_OK;
-    check_that(ok && speedup == 4.0 && efficiency == 1.0 && s2 == 1.5 && e2 == 0.75,
-               "speed-up is one worker's time over the workers', efficiency the speed-up per worker",
-               "2 s on 1, 0.5 s on 4: %gx, %g (want 4x, 1); 3 s on 1, 2 s on 2: %gx, %g (want 1.5x, 0.75)%s",
-               speedup, efficiency, s2, e2, check_failure_text(first != STATUS_OK ? first : second));
+                 second = CHECK_YOURS(lab_scaling(3.0, 2.0, 2, &s2, &e2)),
+                 third = CHECK_YOURS(lab_scaling(1.0, 2.0, 2, &s3, &e3));
+    const status failed = first != STATUS_OK ? first : second != STATUS_OK ? second : third;
+    check_that(
+        failed == STATUS_OK && speedup == 4.0 && efficiency == 1.0 && s2 == 1.5 && e2 == 0.75 && s3 == 0.5 &&
+            e3 == 0.25,
+        "speed-up is one worker's time over the workers', efficiency the speed-up per worker",
+        "2 s on 1, 0.5 s on 4: %gx, %g (want 4x, 1); 3 s on 1, 2 s on 2: %gx, %g (want 1.5x, 0.75); 1 s "
+        "on 1, 2 s on 2: %gx, %g (want 0.5x, 0.25: slower)%s",
+        speedup, efficiency, s2, e2, s3, e3, check_failure_text(failed));
     const status refused[] = { lab_scaling(0.0, 1.0, 2, &speedup, &efficiency),
                                lab_scaling(1.0, -1.0, 2, &speedup, &efficiency),
                                lab_scaling(1.0, NAN, 2, &speedup, &efficiency),
@@ -242,10 +407,16 @@ static void check_slices(void)
         int64_t rows;
         int n;
         int64_t first[4], count[4];
-    } cases[] = { { 128, 2, { 0, 64 }, { 64, 64 } },   { 37, 2, { 0, 19 }, { 19, 18 } },
-                  { 10, 3, { 0, 4, 7 }, { 4, 3, 3 } }, { 11, 4, { 0, 3, 6, 9 }, { 3, 3, 3, 2 } },
-                  { 2, 3, { 0, 1, 2 }, { 1, 1, 0 } },  { 5, 1, { 0 }, { 5 } } };
-    char figures[768] = "128 on 2, 37 on 2, 10 on 3, 11 on 4, 2 on 3, 5 on 1";
+    } cases[] = { { 128, 2, { 0, 64 }, { 64, 64 } },
+                  { 37, 2, { 0, 19 }, { 19, 18 } },
+                  { 10, 3, { 0, 4, 7 }, { 4, 3, 3 } },
+                  { 11, 4, { 0, 3, 6, 9 }, { 3, 3, 3, 2 } },
+                  { 2, 3, { 0, 1, 2 }, { 1, 1, 0 } },
+                  { 5, 1, { 0 }, { 5 } },
+                  { 0, 2, { 0, 0 }, { 0, 0 } },
+                  /* more rows than an int holds: a dataset sharded across the devices */
+                  { 5000000001, 2, { 0, 2500000001 }, { 2500000001, 2500000000 } } };
+    char figures[768] = "128 on 2, 37 on 2, 10 on 3, 11 on 4, 2 on 3, 5 on 1, 0 on 2, 5000000001 on 2";
     bool all = true;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0] && all; ++c)
         for (int i = 0; i < cases[c].n && all; ++i) {
@@ -290,7 +461,7 @@ static bool product_right(const product_work *w)
             for (int64_t p = 0; p < n; ++p) sum += (double)a[i * n + p] * b[p * n + j];
             right = fabs(c[i * n + j] - sum) <= (double)n * 1e-6 + 1e-5 * fabs(sum);
         }
-    free(a), free(b), free(c);
+    host_floats_free(a), host_floats_free(b), host_floats_free(c);
     return right;
 }
 
@@ -381,6 +552,35 @@ static void check_step3(device d)
     for (int i = 0; i < 2; ++i) product_work_free(&work[i]);
 }
 
+/* Every device's queue_products refused in turn (one on the CPU, whose
+ * products run at once; two GPUs of one kind): lab_run_at_once must return
+ * the failure, not STATUS_OK; with nothing refused it works. */
+static void check_step3_failure(device d)
+{
+    const bool pair = d.kind != DEVICE_CPU && device_count(d.kind) >= 2;
+    const int n = pair ? 2 : 1;
+    product_work work[2];
+    for (int i = 0; i < n; ++i) CHECK(product_work_create(&work[i], pair ? (device){ d.kind, i } : d, 32, 1));
+    char figures[512];
+    snprintf(figures, sizeof figures, "the products of %s%s%s refused in turn: each failure returned",
+             device_name(work[0].dev), pair ? " and of " : "", pair ? device_name(work[1].dev) : "");
+    bool passed_on = true;
+    for (int at = 1; at <= n + 1 && passed_on; ++at) {
+        refuse_at = at, calls_made = 0, refused = NULL;
+        const status s = CHECK_YOURS(lab_run_at_once(work, n));
+        refuse_at = 0;
+        for (int i = 0; i < n; ++i) CHECK(device_synchronize(work[i].dev));
+        passed_on = refused ? s != STATUS_OK : s == STATUS_OK;
+        if (!passed_on)
+            snprintf(figures, sizeof figures, "%s%s: returned %s (want %s)%s",
+                     refused ? device_name(work[at - 1].dev) : "nothing refused",
+                     refused ? "'s products refused" : "", status_name(s),
+                     refused ? "the failure" : "STATUS_OK", refused ? "" : check_failure_text(s));
+    }
+    check_that(passed_on, "lab_run_at_once returns a device's failure to queue its products", "%s", figures);
+    for (int i = 0; i < n; ++i) product_work_free(&work[i]);
+}
+
 /* ---- step 5: data-parallel training -------------------------------------------------- */
 
 enum { DP_ROWS = 37, DP_STEPS = 3 };
@@ -404,13 +604,51 @@ typedef struct dp_data {
     int32_t *labels[DP_STEPS];
 } dp_data;
 
+/* Each step's batch in host arrays of its own that end at a guard page
+ * (host_alloc): a slice that reads past the batch stops there. */
 static void dp_data_make(dp_data *x)
 {
     CHECK(dataset_synthetic(&x->data, DP_ROWS * DP_STEPS, 5));
+    const int64_t pixels = dataset_pixels(&x->data);
     for (int s = 0; s < DP_STEPS; ++s) {
-        x->images[s] = x->data.images + s * DP_ROWS * dataset_pixels(&x->data);
-        x->labels[s] = x->data.labels + s * DP_ROWS;
+        x->images[s] = host_floats(DP_ROWS * pixels);
+        x->labels[s] = host_alloc(DP_ROWS * sizeof *x->labels[s], 0);
+        if (!x->labels[s]) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for %d labels", DP_ROWS));
+        memcpy(x->images[s], x->data.images + s * DP_ROWS * pixels,
+               (size_t)(DP_ROWS * pixels) * sizeof(float));
+        memcpy(x->labels[s], x->data.labels + s * DP_ROWS, DP_ROWS * sizeof *x->labels[s]);
     }
+}
+
+static void dp_data_free(dp_data *x)
+{
+    for (int s = 0; s < DP_STEPS; ++s) host_floats_free(x->images[s]), host_free(x->labels[s], 0);
+    dataset_free(&x->data);
+}
+
+/* The device's bytes in use once its queue is done. */
+static size_t bytes_in_use(device d)
+{
+    device_counters c;
+    CHECK(device_synchronize(d));
+    CHECK(counters_read(d, &c));
+    return c.memory_current;
+}
+
+/* Whether every device's memory was back where it was once the replicas of
+ * each part of step 5 were freed, and what was left where it was not. */
+static bool dp_memory_back = true;
+static char dp_memory_figures[512];
+
+static void note_memory(const char *part, device d, size_t before)
+{
+    const size_t after = bytes_in_use(d);
+    if (after == before) return;
+    if (dp_memory_back)
+        snprintf(dp_memory_figures, sizeof dp_memory_figures,
+                 "%s: %lld bytes more in use on %s than before the replicas were made (want 0)", part,
+                 (long long)after - (long long)before, device_name(d));
+    dp_memory_back = false;
 }
 
 /* ||x - y|| / ||y|| over n floats (y - y0 and x - y0 when y0 is given). */
@@ -453,6 +691,7 @@ static void check_step5_one(device d, const dp_data *x)
         "on one device your data-parallel step is lab 05's step: the same losses and parameters, "
         "bit for bit";
     replica r, *all[1];
+    const size_t in_use = bytes_in_use(d);
     replicas_make(&r, all, &d, 1);
     const int64_t count = replica_parameter_count(&r);
     float want_loss[DP_STEPS], got_loss[DP_STEPS], *grads = host_floats(count), *want = host_floats(count),
@@ -471,7 +710,8 @@ static void check_step5_one(device d, const dp_data *x)
                device_name(d), DP_STEPS, DP_ROWS, got_loss[0], got_loss[1], got_loss[2], want_loss[0],
                want_loss[1], want_loss[2], relative_difference(got, want, NULL, count));
     replica_free(&r);
-    free(grads), free(want), free(got);
+    note_memory("3 steps on one device", d, in_use);
+    host_floats_free(grads), host_floats_free(want), host_floats_free(got);
 }
 
 static void check_step5_two(device d, const dp_data *x)
@@ -484,6 +724,7 @@ static void check_step5_two(device d, const dp_data *x)
     }
     const device devices[2] = { { d.kind, 0 }, { d.kind, 1 } };
     replica r[2], *all[2];
+    const size_t in_use[2] = { bytes_in_use(devices[0]), bytes_in_use(devices[1]) };
     replicas_make(r, all, devices, 2);
     const int64_t count = replica_parameter_count(&r[0]);
     float want_loss[DP_STEPS], *want_grads = host_floats(count), *want = host_floats(count),
@@ -493,14 +734,17 @@ static void check_step5_two(device d, const dp_data *x)
     CHECK(replica_read(&r[0], false, start, count));
     tensor *grads[REPLICA_MAX_GRADIENTS];
     const int ngrads = replica_gradients(&r[0], grads);
-    const bool nccl = all_reduce_uses_nccl((tensor *const[]){ r[0].layers[0].dW, r[1].layers[0].dW }, 2);
+    const bool nccl =
+        all_reduce_uses_nccl((tensor *const[]){ r[0].net.layers[0].dW, r[1].net.layers[0].dW }, 2);
     device_counters counted[2];
     for (int i = 0; i < 2; ++i) CHECK(counters_reset(devices[i]));
     double grad_error = INFINITY;
     double loss = 0.0, loss_error = 0.0;
     const char *claim =
         "after one step every device holds the whole batch's gradient (within float32 rounding)";
+    watch.devices = 2, watch.dev[0] = devices[0], watch.dev[1] = devices[1], watch.waits_between = 0;
     for (int s = 0; s < DP_STEPS; ++s) {
+        watch.passes = 0;
         MUST(lab_data_parallel_step(all, 2, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim);
         if (s == 0) {
             for (int i = 0; i < 2; ++i) CHECK(counters_read(devices[i], &counted[i]));
@@ -516,6 +760,7 @@ static void check_step5_two(device d, const dp_data *x)
             ((DP_ROWS + 1) / 2 * (double)part[0] + DP_ROWS / 2 * (double)part[1]) / DP_ROWS; /* 19 and 18 */
         loss_error = fmax(loss_error, fabs(loss - want_loss[s]) / want_loss[s]);
     }
+    watch.devices = 0;
     check_that(grad_error <= GRAD_RTOL, claim,
                "%s and %s, %d rows in slices of 19 and 18: %.2g of the gradient's norm (at most %g)",
                device_name(devices[0]), device_name(devices[1]), DP_ROWS, grad_error, GRAD_RTOL);
@@ -550,8 +795,99 @@ static void check_step5_two(device d, const dp_data *x)
         (unsigned long long)counted[0].h2d_copies, device_name(devices[1]),
         (unsigned long long)counted[1].d2h_copies, (unsigned long long)counted[1].h2d_copies,
         (unsigned long long)want_d2h, (unsigned long long)want_h2d, nccl ? "" : " and the sums");
-    for (int i = 0; i < 2; ++i) replica_free(&r[i]), free(got[i]);
-    free(want_grads), free(want), free(start);
+    /* The bytes of those copies: a device that trained on the whole batch
+     * instead of its slice gives the same losses and parameters, and the same
+     * number of copies, but uploads every row. */
+    const uint64_t row_bytes = (uint64_t)replica_inputs(&r[0]) * sizeof(float) + sizeof(int32_t),
+                   gradient_bytes = nccl ? 0 : (uint64_t)count * sizeof(float);
+    bool own_slice = true;
+    char bytes[2][96];
+    for (int i = 0; i < 2; ++i) {
+        const uint64_t rows = i == 0 ? (DP_ROWS + 1) / 2 : DP_ROWS / 2; /* 19 and 18 */
+        own_slice = own_slice && counted[i].h2d_bytes == rows * row_bytes + gradient_bytes &&
+                    counted[i].d2h_bytes == gradient_bytes;
+        snprintf(bytes[i], sizeof bytes[i], "%s %llu up (want %llu: %llu rows), %llu down (want %llu)",
+                 device_name(devices[i]), (unsigned long long)counted[i].h2d_bytes,
+                 (unsigned long long)(rows * row_bytes + gradient_bytes), (unsigned long long)rows,
+                 (unsigned long long)counted[i].d2h_bytes, (unsigned long long)gradient_bytes);
+    }
+    check_that(own_slice, "each device uploads its own slice of the batch, not the whole batch",
+               "one step, bytes copied: %s; %s (a row is %llu bytes of image and label%s)", bytes[0],
+               bytes[1], (unsigned long long)row_bytes,
+               nccl ? "" : "; the sums of the gradients add the network's gradient size to each upload");
+    check_that(
+        watch.waits_between == 0,
+        "the devices compute their slices at the same time: no device is waited for until every "
+        "device's slice is queued",
+        "%d steps on %s and %s: %llu waits between one device's forward and backward pass and the next "
+        "device's (want 0: each pass is queued and returns, and the next device starts at once)",
+        DP_STEPS, device_name(devices[0]), device_name(devices[1]), (unsigned long long)watch.waits_between);
+    for (int i = 0; i < 2; ++i) replica_free(&r[i]), host_floats_free(got[i]);
+    for (int i = 0; i < 2; ++i) note_memory("3 steps on two devices", devices[i], in_use[i]);
+    host_floats_free(want_grads), host_floats_free(want), host_floats_free(start);
+}
+
+/* Each device's forward and backward pass and each all-reduce refused in
+ * turn, on the device checked (one replica) or on two of its kind: the step
+ * must return a failure, and no replica may have stepped, since every
+ * replica steps only once every gradient is summed. With nothing refused
+ * the step works. */
+static void check_step5_failures(device d, const dp_data *x)
+{
+    const bool pair = d.kind != DEVICE_CPU && device_count(d.kind) >= 2;
+    const int n = pair ? 2 : 1;
+    const device devices[2] = { pair ? (device){ d.kind, 0 } : d, { d.kind, 1 } };
+    size_t in_use[2];
+    for (int i = 0; i < n; ++i) in_use[i] = bytes_in_use(devices[i]);
+    replica r[2], *all[2];
+    replicas_make(r, all, devices, n);
+    const int64_t count = replica_parameter_count(&r[0]);
+    float *before[2] = { host_floats(count), host_floats(count) }, *after = host_floats(count);
+    char figures[768];
+    bool right = true;
+    int tried = 0;
+    for (int at = 1; at <= 32 && right; ++at) {
+        for (int i = 0; i < n; ++i) CHECK(replica_read(&r[i], false, before[i], count));
+        refuse_at = at, calls_made = 0, refused = NULL;
+        const status s = CHECK_YOURS(
+            lab_data_parallel_step(all, n, x->images[0], x->labels[0], DP_ROWS, DP_LR, DP_MOMENTUM));
+        refuse_at = 0;
+        int stepped = -1; /* a replica whose parameters changed */
+        for (int i = 0; i < n; ++i) {
+            CHECK(device_synchronize(devices[i]));
+            CHECK(replica_read(&r[i], false, after, count));
+            if (memcmp(after, before[i], (size_t)count * sizeof *after) != 0) stepped = i;
+        }
+        if (!refused) { /* every call went through: the step as it runs */
+            right = s == STATUS_OK && stepped >= 0;
+            if (!right)
+                snprintf(figures, sizeof figures, "with nothing refused, the step returned %s and %s%s",
+                         status_name(s), stepped >= 0 ? "stepped" : "no replica stepped",
+                         check_failure_text(s));
+            break;
+        }
+        ++tried;
+        right = s != STATUS_OK && stepped < 0;
+        if (!right)
+            snprintf(figures, sizeof figures, "on %s%s, its call %d (%s) refused: the step returned %s%s%s%s",
+                     device_name(devices[0]), pair ? " and its pair" : "", at, refused, status_name(s),
+                     s == STATUS_OK ? " (the failure was not passed on)" : "",
+                     stepped >= 0 ? "; the replica on " : "",
+                     stepped >= 0 ? device_name(devices[stepped]) : "");
+        if (!right && stepped >= 0) check_append(figures, sizeof figures, " took a step all the same");
+    }
+    if (right)
+        snprintf(figures, sizeof figures,
+                 "on %s%s%s: %d refusals, each device's pass and each sum in turn; each returned, no replica "
+                 "stepped",
+                 device_name(devices[0]), pair ? " and " : "", pair ? device_name(devices[1]) : "", tried);
+    check_that(right,
+               "a data-parallel step that fails (a device's forward and backward pass, or a sum) returns the "
+               "failure, and no replica takes a step",
+               "%s", figures);
+    for (int i = 0; i < n; ++i) replica_free(&r[i]);
+    for (int i = 0; i < n; ++i) note_memory("the refused steps", devices[i], in_use[i]);
+    host_floats_free(before[0]), host_floats_free(before[1]), host_floats_free(after);
 }
 
 int main(int argc, char **argv)
@@ -560,11 +896,19 @@ int main(int argc, char **argv)
     check_step1(d);
     check_scaling();
     check_step3(d);
+    check_step3_failure(d);
     check_slices();
     dp_data x;
     dp_data_make(&x);
     check_step5_one(d, &x);
     check_step5_two(d, &x);
-    dataset_free(&x.data);
+    check_step5_failures(d, &x);
+    check_that(dp_memory_back,
+               "your data-parallel step leaves no memory behind: once the replicas are freed, every device's "
+               "bytes in use are back where they were",
+               "%s",
+               dp_memory_back ? "after the steps on one device, on two, and the refused ones"
+                              : dp_memory_figures);
+    dp_data_free(&x);
     return check_finish("08_parallel");
 }

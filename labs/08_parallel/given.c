@@ -10,17 +10,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Your lab 04's loop, not a copy of it: a copy would hand lab 04's step 3 to
+ * whoever opens lab 08 first. */
 void matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k)
 {
-    for (int64_t i = 0; i < m; ++i) {
-        float *c_row = c + i * n;
-        for (int64_t j = 0; j < n; ++j) c_row[j] = 0.0f;
-        for (int64_t p = 0; p < k; ++p) {
-            const float a_ip = a[i * k + p];
-            const float *b_row = b + p * n;
-            for (int64_t j = 0; j < n; ++j) c_row[j] += a_ip * b_row[j];
-        }
-    }
+    CHECK(lab_matmul_ikj(a, b, c, m, n, k));
 }
 
 static double seconds_of(clockid_t clock)

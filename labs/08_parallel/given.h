@@ -1,8 +1,9 @@
 /* given.h: lab 08's given code for the cores (given.c): you read it, you do
  * not write it.
  *
- * - matmul_ikj: lab 04's loop in the order i, p, j, on one core: the serial
- *   loop your step 1 shares out among threads, and the results it must equal;
+ * - matmul_ikj: your own loop of lab 04's step 3 (the order i, p, j), on one
+ *   core: the serial loop your step 1 shares out among threads, and the
+ *   results it must equal (so lab 04's step 3 comes first);
  * - the clocks that tell work from waiting: a thread's own CPU time, the
  *   process's, and what every thread of an OpenMP team has spent so far;
  * - OpenBLAS's threads: how many it uses, and a pause that lets them (and
@@ -24,8 +25,13 @@
 #include "labkit/labkit.h"
 
 /* Lab 04's i-k-j loop: c [m, n] = a [m, k] b [k, n], row by row, on the
- * calling thread alone. */
+ * calling thread alone: your lab_matmul_ikj of lab 04. Where that step is
+ * still a TODO (or fails), the program stops here and says so. */
 void matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k);
+
+/* Lab 04's step 3, in labs/04_matmul/lab.c (lab 04's lab.h says what it does):
+ * yours in your programs, the solution's in the solution's. */
+status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k);
 
 /* ---- clocks ---------------------------------------------------------------- */
 

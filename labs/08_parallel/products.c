@@ -9,6 +9,10 @@
 #include "labkit/cuda_emulation.h"
 #include "product_kernel.cuh"
 
+/* The largest n: n * n cells of c and the kernel's int64_t indices stay far
+ * from overflowing, and a[n * n] fits a device's memory many times over. */
+enum { PRODUCT_MAX_N = 65536 };
+
 /* On a simulated GPU: runs on the device's worker thread when its queue gets
  * here, and notes when and for how much CPU (on the CPU: at once, on the
  * host). */
@@ -16,7 +20,7 @@ static void product_on_sim(const void *args, void *stream)
 {
     const product_args *p = args;
     const double start = wall_seconds(), cpu = thread_cpu_seconds();
-    const dim3 grid = { p->grid, p->grid, 1 }, block = { PRODUCT_BLOCK_SIDE, PRODUCT_BLOCK_SIDE, 1 };
+    const dim3 grid = { p->blocks, 1, 1 }, block = { PRODUCT_BLOCK_THREADS, 1, 1 };
     LAUNCH(product_kernel, grid, block, stream, p->a, p->b, p->c, p->n);
     product_timing *t = p->timing;
     if (t->kernels++ == 0) t->start = start;
@@ -43,9 +47,9 @@ void product_work_free(product_work *w)
 
 status product_work_create(product_work *w, device d, int64_t n, int products)
 {
-    if (!w || n < 1 || n > 65535 * PRODUCT_BLOCK_SIDE || products < 1)
+    if (!w || n < 1 || n > PRODUCT_MAX_N || products < 1)
         return fail(STATUS_BAD_ARGUMENT, "product_work_create: n = %lld (1 to %d) and products = %d (>= 1)",
-                    (long long)n, 65535 * PRODUCT_BLOCK_SIDE, products);
+                    (long long)n, PRODUCT_MAX_N, products);
     memset(w, 0, sizeof *w);
     w->dev = d, w->n = n, w->products = products;
     w->timing = calloc(1, sizeof *w->timing);
@@ -57,6 +61,13 @@ status product_work_create(product_work *w, device d, int64_t n, int products)
     return s;
 }
 
+/* A block per PRODUCT_BLOCK_THREADS cells of c, at most PRODUCT_MAX_BLOCKS. */
+static unsigned blocks_for(int64_t n)
+{
+    const int64_t blocks = (n * n + PRODUCT_BLOCK_THREADS - 1) / PRODUCT_BLOCK_THREADS;
+    return (unsigned)(blocks < PRODUCT_MAX_BLOCKS ? blocks : PRODUCT_MAX_BLOCKS);
+}
+
 /* One launch of the kernel on w's device, into `into`'s c. */
 static status launch_one(const product_work *w, const product_work *into)
 {
@@ -64,7 +75,7 @@ static status launch_one(const product_work *w, const product_work *into)
                                 .b = tensor_data_const(into->b),
                                 .c = tensor_data(into->c),
                                 .n = into->n,
-                                .grid = (unsigned)((into->n + PRODUCT_BLOCK_SIDE - 1) / PRODUCT_BLOCK_SIDE),
+                                .blocks = blocks_for(into->n),
                                 .timing = into->timing };
     return device_launch(w->dev, &product_launchers, &args, sizeof args);
 }
@@ -79,9 +90,9 @@ static status check_work(const char *function, const product_work *w)
 
 status queue_products(const product_work *w)
 {
-    status s = check_work("queue_products", w);
-    for (int r = 0; s == STATUS_OK && r < w->products; ++r) s = launch_one(w, w);
-    return s;
+    TRY(check_work("queue_products", w));
+    for (int r = 0; r < w->products; ++r) TRY(launch_one(w, w));
+    return STATUS_OK;
 }
 
 status run_on_one(const product_work *work, int n)

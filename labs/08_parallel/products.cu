@@ -15,6 +15,6 @@
 void product_on_cuda(const void *args, void *stream)
 {
     const product_args *p = static_cast<const product_args *>(args);
-    const dim3 grid(p->grid, p->grid, 1), block(PRODUCT_BLOCK_SIDE, PRODUCT_BLOCK_SIDE, 1);
+    const dim3 grid(p->blocks, 1, 1), block(PRODUCT_BLOCK_THREADS, 1, 1);
     product_kernel<<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p->a, p->b, p->c, p->n);
 }

@@ -57,14 +57,17 @@ void product_timing_reset(product_work *w);
 
 /* One launch of the kernel, as device_launch hands it to the launcher of the
  * device's kind: products.c's for a simulated GPU (and the CPU), products.cu's
- * for a real one (only in a build with CUDA). Blocks of 16 x 16 threads, and
- * grid x grid of them, enough to cover c. */
-#define PRODUCT_BLOCK_SIDE 16
+ * for a real one (only in a build with CUDA). A 1-D grid of `blocks` blocks
+ * of PRODUCT_BLOCK_THREADS threads: one block per PRODUCT_BLOCK_THREADS cells
+ * of c, at most PRODUCT_MAX_BLOCKS (the kernel's grid-stride loop does the
+ * rest). */
+#define PRODUCT_BLOCK_THREADS 256
+#define PRODUCT_MAX_BLOCKS 1024
 typedef struct product_args {
     const float *a, *b;
     float *c;
     int64_t n;
-    unsigned grid;
+    unsigned blocks;
     product_timing *timing; /* written by the simulated GPU's worker */
 } product_args;
 

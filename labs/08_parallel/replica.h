@@ -3,52 +3,35 @@
  *
  *   x [B, n0] -> linear(W1, b1) -> ReLU -> ... -> linear(WL, bL) -> logits [B, nL]
  *
- * The network, its initialisation (the same seed gives the same parameters on
- * every device), its forward and backward passes and its SGD step with
- * momentum are lab 05's, operation for operation: one replica trained on
- * whole batches gives lab 05's losses. Data-parallel training keeps one
- * replica per device; every step, each computes the gradients of its own
- * slice of the batch (replica_forward_backward), the gradients are summed
- * across the devices, and every replica takes the same SGD step. */
+ * The network is lab 05's own (the labs' shared code, labs/common/mlp.h): the
+ * same parameters from the same seed on every device, the same forward pass
+ * and SGD step with momentum, and the backward pass of lab 05's step 1, your
+ * lab_layer_backward (labs/05_training_loop/lab.c): lab 08 trains with your
+ * lab 05, so one replica trained on whole batches gives lab 05's losses.
+ * Data-parallel training keeps one replica per device; every step, each
+ * computes the gradients of its own slice of the batch
+ * (replica_forward_backward), the gradients are summed across the devices,
+ * and every replica takes the same SGD step. */
 #ifndef LAB08_REPLICA_H
 #define LAB08_REPLICA_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../05_training_loop/data.h"
+#include "data.h"
 #include "labkit/labkit.h"
+#include "mlp.h"
 
 #define REPLICA_MAX_LAYERS 4
 #define REPLICA_MAX_GRADIENTS (2 * REPLICA_MAX_LAYERS) /* a weight and a bias per layer */
 #define REPLICA_SLICE_SIZES 6                          /* slice sizes a replica keeps buffers for */
 #define DP_MAX_DEVICES 8                               /* replicas in one data-parallel run */
 
-/* One layer: its parameters, the gradients of the loss, the momentum. */
-typedef struct replica_layer {
-    int64_t in, out;
-    bool relu;       /* a ReLU after the linear map (every layer but the last) */
-    tensor *W, *b;   /* [in, out], [out] */
-    tensor *dW, *db; /* gradients, same shapes */
-    tensor *vW, *vb; /* velocities, same shapes */
-} replica_layer;
-
-/* What a slice of `rows` rows needs on the device, made once per size. */
-typedef struct replica_buffers {
-    int64_t rows;
-    tensor *x, *labels;               /* [rows, n0], int32 [rows] */
-    tensor *out[REPLICA_MAX_LAYERS];  /* each layer's output */
-    tensor *grad[REPLICA_MAX_LAYERS]; /* the loss's gradient for it */
-    tensor *probs;                    /* softmax of the logits */
-} replica_buffers;
-
 typedef struct replica {
-    device dev;
-    int nlayers;
-    replica_layer layers[REPLICA_MAX_LAYERS];
-    replica_buffers buffers[REPLICA_SLICE_SIZES];
-    tensor *loss;     /* [1]: the mean loss over the last slice (0 for an empty one) */
-    tensor *loss_sum; /* [1]: the epoch's log, kept on the device (dp_epoch) */
+    mlp net;                               /* lab 05's network, on net.dev */
+    mlp_batch slices[REPLICA_SLICE_SIZES]; /* the tensors of a slice, one per size met so far */
+    tensor *loss;                          /* [1]: the mean loss over the last slice (0 for an empty one) */
+    tensor *loss_sum;                      /* [1]: the epoch's log, kept on the device (dp_epoch) */
 } replica;
 
 /* Lab 05's network on d: sizes[0] inputs, sizes[nsizes-1] classes, weights

@@ -24,6 +24,9 @@ cmd_deps() {
     missing+=(build-essential); plain+=(build-essential)
   fi
   pkg_installed cmake || { missing+=(cmake); plain+=(cmake); }
+  # Ninja builds the kit: ./lab configures with it wherever it is installed
+  # (make's own processes cost about as much again as its compilers here).
+  pkg_installed ninja-build || command -v ninja >/dev/null 2>&1 || { missing+=(ninja-build); plain+=(ninja-build); }
   pkg_installed libopenblas-dev || { missing+=(libopenblas-dev); plain+=(libopenblas-dev); }
   # cJSON parses the headers of safetensors files (saved network parameters).
   pkg_installed libcjson-dev || { missing+=(libcjson-dev); plain+=(libcjson-dev); }

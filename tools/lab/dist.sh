@@ -2,9 +2,10 @@
 #
 # Made from the last commit only, never from the working tree: an instructor's
 # finished lab.c, a plot drawn into the kit's root or a build directory cannot
-# leak into it. Left out: solutions/ (with the known-wrong versions), CI. The
-# README becomes the student's (tools/dist/README.md), which describes only what
-# a student has.
+# leak into it. Left out: solutions/ (with the known-wrong versions), tools/dist/
+# and what tools/dist/instructors-only lists (the authors' docs/, the CI, the
+# benches that hold a lab's answer). The README becomes the student's
+# (tools/dist/README.md), which describes only what a student has.
 
 # Files of the last commit that differ in the working tree, among the labs.
 edited_labs() {
@@ -39,13 +40,16 @@ cmd_dist() {
   edited=$(edited_labs)
   untracked=$(git ls-files --others --exclude-standard | grep -c -v -E '^(build|dist|plots)/' || true)
   mkdir -p "$dest"
-  git archive --format=tar HEAD | tar -C "$dest" -xf - \
-    --exclude='solutions' --exclude='.ci' --exclude='tools/dist'
+  local left_out=(solutions tools/dist) path
+  mapfile -t -O 2 left_out < <(git show "HEAD:tools/dist/instructors-only" | sed -e 's/#.*//' -e 's/[[:space:]]*$//' | grep -v '^$')
+  git archive --format=tar HEAD | tar -C "$dest" -xf - --anchored "${left_out[@]/#/--exclude=}"
   git show "HEAD:tools/dist/README.md" >"$dest/README.md"
-  [[ ! -e $dest/solutions ]] || die "dist: solutions/ ended up in $dest; this is a bug in ./lab."
+  for path in "${left_out[@]}"; do
+    [[ ! -e $dest/$path ]] || die "dist: $path ended up in $dest; this is a bug in ./lab."
+  done
   count=$(find "$dest" -type f | wc -l)
   tar -C "$parent" --owner=0 --group=0 --numeric-owner -czf "$dest.tar.gz" "$name"
-  say "student distribution: $dest ($count files of commit $(git rev-parse --short HEAD), no solutions/)"
+  say "student distribution: $dest ($count files of commit $(git rev-parse --short HEAD); left out: ${left_out[*]})"
   say "archive: $dest.tar.gz"
   if [[ -n $edited ]]; then
     say "left out: these files differ from the commit, and the student copy has the committed ones:"

@@ -87,7 +87,7 @@ cmd_run() {
   BUILD_VERDICT="lab $LAB_NN: it does not build (the first error is above)"
   build "$PRESET" "$target"
   exe=build/$PRESET/labs/$LAB/$target
-  [[ -x $exe ]] || die "target $target built, but $exe is not there."
+  need_program "$exe" "$target"
   # From the caller's directory, so that --csv and --plot paths mean what they say.
   cd "$CALLER_DIR"
   exec "$ROOT/$exe" "${args[@]}"
@@ -99,7 +99,7 @@ cmd_run() {
 # and the first real GPU where there is one.
 check_devices() {
   local devices=(cpu)
-  [[ ${LABKIT_SIM_GPUS:-0} != 0 ]] && devices+=(sim:0)
+  [[ $((10#${LABKIT_SIM_GPUS:-0})) != 0 ]] && devices+=(sim:0)
   (($(cuda_count "$PRESET") > 0)) && devices+=(cuda:0)
   printf '%s\n' "${devices[@]}"
 }
@@ -117,50 +117,9 @@ check_runs() {
   done <"$file"
 }
 
-# Runs check program $1 on device $2 into log $3, with the settings that follow
-# (VAR=value) in its environment; prints the outcome word.
-run_check_on() {
-  local exe=$1 device=$2 log=$3 rc=0
-  timeout --foreground 600 env "${@:4}" "$exe" --device "$device" </dev/null >"$log" 2>&1 || rc=$?
-  case $rc in
-    0) echo pass ;;
-    1) if grep -q 'TODO: ' "$log"; then echo todo; else echo fail; fi ;;
-    77) echo skipped ;;
-    124) echo timeout ;;
-    *) if grep -q '^crash: ' "$log"; then echo crash; else echo "error $rc"; fi ;;
-  esac
-}
-
-# One line saying what to do next, from the first device that did not pass.
-next_step_line() {
-  local device=$1 outcome=$2 log=$3 line
-  case $outcome in
-    todo) line=$(grep -m1 -o 'TODO:.*' "$log" | sed 's/^TODO:[[:space:]]*//')
-      echo "$line; ./lab hint $LAB_NN gives a nudge" ;;
-    fail) line=$(grep -m1 '^  FAIL' "$log" | sed -e 's/^  FAIL  //' -e 's/: .*//')
-      echo "on $device: \"$line\" does not hold (below)" ;;
-    crash) line=$(grep -m1 -A1 '^where' "$log" | tail -n1 | sed 's/^ *//')
-      echo "it crashed on $device, in $line (below; ./lab check $LAB_NN --asan finds every bad access)" ;;
-    timeout) echo "on $device it ran for 10 minutes without finishing (an endless loop?)" ;;
-    *) echo "on $device the check stopped with $outcome (below)" ;;
-  esac
-}
-
-# What a device's run came to, in a few words: "PASS (28 claims hold)".
-outcome_summary() {
-  local summary
-  summary=$(grep -m1 -E ': (PASS|FAIL) \(' "$2" | sed 's/.*: //' || true)
-  case $1 in
-    todo) echo "stopped at a TODO" ;;
-    crash) echo "crashed" ;;
-    skipped) echo "skipped ($(grep -m1 -o 'does not exist here' "$2" || echo absent))" ;;
-    *) echo "${summary:-$1}" ;;
-  esac
-}
-
 cmd_check() {
-  local lab_arg="" solution=0 verbose=0 who target exe device outcome logs=() outcomes=() devices=()
-  local i verdict="" dir
+  local lab_arg="" solution=0 verbose=0 who target exe device logs=() outcomes=() devices=()
+  local i verdict="" dir rc=0
   while (($# > 0)); do
     case $1 in
       --solution) solution=1 ;;
@@ -185,51 +144,47 @@ cmd_check() {
   LAB_SIM_DEFAULT=1
   if ! try_build "$PRESET" "$target"; then
     echo "$who: not yet — it does not build: $(first_error "$BUILD_LOG")"
-    ((verbose)) && show_failure "build" "$ROOT/$BUILD_LOG"
+    ((verbose)) && show_failure "build" "$BUILD_LOG"
     echo "  (the whole log: $BUILD_LOG)"
     return 1
   fi
   exe=build/$PRESET/labs/$LAB/$target
-  dir=build/$PRESET/lab-logs
-  mkdir -p "$dir"
+  need_program "$exe" "$target"
+  dir=$LOG_DIR/lab-logs
+  [[ -d $dir ]] || mkdir -p "$dir"
   local label settings environments=()
+  # Each run writes a log of this command's own (another ./lab may check the
+  # same lab at the same time), renamed to the lab's last log at the end.
   while read -r label device settings; do
     devices+=("$label")
     environments+=("${settings:+ (with $settings)}")
-    logs+=("$dir/check-$LAB-${label/:/}.log")
+    logs+=("$dir/check-$LAB-${label/:/}.log.$$")
     read -ra settings <<<"$settings"
     outcomes+=("$(run_check_on "$exe" "$device" "${logs[-1]}" "${settings[@]}")")
   done < <(check_runs)
-  for i in "${!devices[@]}"; do
-    case ${outcomes[i]} in pass|skipped) ;; *) verdict=$(next_step_line "${devices[i]}" "${outcomes[i]}" "${logs[i]}"); break ;; esac
-  done
-  if [[ -z $verdict ]]; then
-    echo "$who: done (every claim holds on $(printf '%s\n' "${devices[@]}" | paste -sd' ' - | sed 's/ /, /g'))"
-  else
-    echo "$who: not yet — $verdict"
-  fi
+  verdict=$(check_verdict "$(printf '%s\n' "${devices[@]}")" "$(printf '%s\n' "${outcomes[@]}")" \
+    "$(printf '%s\n' "${logs[@]}")") || rc=1
+  echo "$who: $verdict"
   for i in "${!devices[@]}"; do
     printf '\n%-7s %s%s\n' "${devices[i]}" "$(outcome_summary "${outcomes[i]}" "${logs[i]}")" "${environments[i]}"
     if ((verbose)); then
       sed 's/^/  /' "${logs[i]}"
     else
-      # The claims, and whatever a failure or a crash printed about itself.
-      grep -E '^  (ok|FAIL) |^        |^TODO: |^ *[a-z][a-z0-9_./]*\.c:[0-9]+: |^crash: |^where |^  [A-Za-z_].* at |^next: |^skipped: ' \
-        "${logs[i]}" | sed 's/^/  /' || true
+      log_highlights "${logs[i]}"
     fi
+    mv -f "${logs[i]}" "${logs[i]%.$$}"
   done
-  [[ -z $verdict ]]
+  return "$rc"
 }
 
 # ---- progress -------------------------------------------------------------------------
 cmd_progress() {
   (($# == 0)) || usage_error "progress takes no arguments"
   local labs=() lab total left written done_count=0 status next log outcome device label settings
+  local labels outcomes logs verdict
   mapfile -t labs < <(labs_present)
   if ((${#labs[@]} == 0)); then say "$(labs_sentence)"; return 0; fi
   LAB_SIM_DEFAULT=1
-  configure "$PRESET"
-  mkdir -p "build/$PRESET/lab-logs"
   printf '%-20s %-26s %s\n' "lab" "status" "next"
   for lab in "${labs[@]}"; do
     LAB=$lab
@@ -246,17 +201,26 @@ cmd_progress() {
       status="not started (0 of $total steps)"
       next="step $(steps_left | head -n1): ./lab hint $LAB_NN"
     else
-      status="done"
+      mkdir -p "$LOG_DIR/lab-logs"
+      labels="" outcomes="" logs=""
+      # The runs in order, up to the first that neither passed nor was skipped.
       while read -r label device settings; do
-        log=build/$PRESET/lab-logs/progress-$lab-${label/:/}.log
+        log=$LOG_DIR/lab-logs/progress-$lab-${label/:/}.log.$$
         read -ra settings <<<"$settings"
         outcome=$(run_check_on "build/$PRESET/labs/$lab/check$LAB_NN" "$device" "$log" "${settings[@]}")
-        case $outcome in
-          pass|skipped) ;;
-          *) status="$written of $total steps written"; next=$(next_step_line "$label" "$outcome" "$log"); break ;;
-        esac
+        labels+=$label$'\n' outcomes+=$outcome$'\n' logs+=$log$'\n'
+        [[ $outcome == pass || $outcome == skipped ]] || break
       done < <(check_runs)
-      [[ $status == done ]] && done_count=$((done_count + 1))
+      if verdict=$(check_verdict "${labels%$'\n'}" "${outcomes%$'\n'}" "${logs%$'\n'}"); then
+        status="done"
+        done_count=$((done_count + 1))
+      else
+        status="$written of $total steps written"
+        next=${verdict#not yet — }
+      fi
+      while read -r log; do
+        [[ -n $log ]] && mv -f "$log" "${log%.$$}"
+      done <<<"$logs"
     fi
     printf '%-20s %-26s %s\n' "$lab" "$status" "$next"
   done
@@ -297,8 +261,12 @@ cmd_hint() {
   count=$(hint_count "$step")
   ((count > 0)) || die "lab $LAB_NN has no hints for step $step (its steps: $(lab_steps | paste -sd' ' -))."
   # Each call shows one more: a nudge first, then the calls to look up, never the code.
-  mkdir -p build
-  state=build/.hints-$LAB-$step
+  if mkdir -p build 2>/dev/null && [[ -w build ]]; then
+    state=build/.hints-$LAB-$step
+  else
+    set_log_dir "$PRESET"
+    state=$LOG_DIR/.hints-$LAB-$step
+  fi
   level=$(($(cat "$state" 2>/dev/null || echo 0) + 1))
   ((level <= count)) || level=$count
   echo "$level" >"$state"

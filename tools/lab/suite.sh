@@ -1,8 +1,82 @@
 # suite.sh: the instructors' and developers' commands: the test suite, benches,
 # coverage, every slide plot, compute-sanitizer (sourced by ./lab).
 
+# ---- the test suite: build what the selected tests run, then run them ----------
+
+# Every test that `ctest --preset P -N ARGS` selects, one name a line.
+selected_tests() {
+  ctest --preset "$PRESET" -N "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p'
+}
+
+# The targets the selected tests ("$@": ctest's selection arguments) need:
+# the label targets (suite-unit, ...) when the selection is whole labels (the
+# whole suite: every label but lab, so not the student's own checks); else
+# the tests' own programs, when there are few; else the label targets of the
+# labels they come from. From suite-targets.txt, "<test> <labels>
+# <target>...", which CMake writes; without it, `suite` (every test's); for a
+# test it does not list, everything (kit.suite_complete finds such tests).
+suite_targets() {
+  local file=build/$PRESET/suite-targets.txt chosen
+  if [[ ! -f $file ]]; then echo suite; return; fi
+  chosen=$(selected_tests "$@")
+  [[ -n $chosen ]] || return 0
+  awk -v chosen="$chosen" '
+    BEGIN { n = split(chosen, names, "\n"); for (i = 1; i <= n; i++) wanted[names[i]] = 1 }
+    { labels[$1] = $2; tests_of[$2] = tests_of[$2] + 1
+      for (i = 3; i <= NF; i++) targets[$1] = targets[$1] " " $i }
+    END {
+      for (t in wanted) {
+        if (!(t in labels)) { print "all"; exit } # a test that says nothing: build everything
+        in_label[labels[t]]++
+        k = split(targets[t], list, " ")
+        for (i = 1; i <= k; i++) if (!(list[i] in program)) { program[list[i]] = 1; programs++ }
+      }
+      whole = 1
+      for (l in in_label) if (in_label[l] != tests_of[l]) whole = 0
+      if (!whole && programs <= 40) { for (p in program) print p; exit }
+      for (l in in_label) { m = split(l, parts, ","); for (i = 1; i <= m; i++) print "suite-" parts[i] }
+    }' "$file" | sort -u
+}
+
+# Standard input to standard output, with a line after every 30 s of silence
+# (CI logs and people both take a long silence for a hang): "$1" says what is
+# going on, and the lines matching "$2" are counted as done.
+with_heartbeat() {
+  local what=$1 done_pattern=$2 line="" part done=0 start=$SECONDS
+  while true; do
+    if IFS= read -r -t 30 part; then
+      line+=$part
+      printf '%s\n' "$line"
+      [[ $line =~ $done_pattern ]] && done=$((done + 1))
+      line=""
+    elif (($? > 128)); then
+      line+=$part
+      say "$what: $done done so far, $((SECONDS - start)) s in"
+    else
+      [[ -z $line$part ]] || printf '%s\n' "$line$part"
+      return 0
+    fi
+  done
+}
+
+# What a quiet build (build.sh's build, which writes its log to
+# build/<preset>/lab-build*.log) has done so far, every 20 s while it runs:
+# the compile, link and patch steps its log names (make's percentages are
+# not the build's when it makes some targets only).
+build_progress() {
+  local preset=$1 since=$2 start=$3 log steps
+  while sleep 20; do
+    log=$(find "build/$preset" -maxdepth 1 -name 'lab-build*.log' -newer "$since" 2>/dev/null | head -n1)
+    [[ -n $log ]] || continue
+    # Ninja numbers its steps ("[12/345] Building ..."); make does not.
+    steps=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n1 | tr -d '[]' | sed 's|/| of |')
+    [[ -n $steps ]] || steps=$(grep -c -E 'Building|Linking|wrong version' "$log" || true)
+    say "building: $steps steps done, $((SECONDS - start)) s in"
+  done
+}
+
 cmd_test() {
-  local rc=0 arg
+  local rc=0 arg targets=() start=$SECONDS stamp watcher
   # The preset already excludes the label lab, and ctest (3.25) excludes a test
   # only when it matches every -LE given: a second one would select nonsense.
   for arg in "$@"; do
@@ -11,9 +85,27 @@ cmd_test() {
         usage_error "test: $arg cannot be combined with the preset's own exclusion of the label lab (ctest excludes only what matches every -LE); choose labels with -L, e.g. ./lab test -L unit, or exclude tests by name with -E" ;;
     esac
   done
-  build "$PRESET"
-  ctest --preset "$PRESET" --no-tests=error "$@" || rc=$?
-  if ((rc == 0)); then say "test ($PRESET): PASS"; else say "test ($PRESET): FAIL (ctest exit status $rc)"; fi
+  configure_only "$PRESET"
+  mapfile -t targets < <(suite_targets "$@")
+  if ((${#targets[@]} == 0)); then
+    ctest --preset "$PRESET" --no-tests=error "$@" || rc=$?
+    say "test ($PRESET): no test matches these arguments"
+    return "$rc"
+  fi
+  say "building ${targets[*]:0:8}$( ((${#targets[@]} > 8)) && echo " and $((${#targets[@]} - 8)) more")"
+  stamp=build/$PRESET/.lab-test-start
+  : >"$stamp"
+  build_progress "$PRESET" "$stamp" "$start" &
+  watcher=$!
+  # build() exits on a failure: the watcher must not outlive it.
+  trap 'kill "$watcher" 2>/dev/null || true' EXIT
+  build "$PRESET" "${targets[@]}"
+  kill "$watcher" 2>/dev/null || true
+  wait "$watcher" 2>/dev/null || true
+  trap - EXIT
+  say "built in $((SECONDS - start)) s; testing"
+  ctest --preset "$PRESET" --no-tests=error "$@" | with_heartbeat "testing" '^ *[0-9]+/[0-9]+ Test' || rc=$?
+  if ((rc == 0)); then say "test ($PRESET): PASS ($((SECONDS - start)) s)"; else say "test ($PRESET): FAIL (ctest exit status $rc)"; fi
   return "$rc"
 }
 
@@ -175,4 +267,107 @@ cmd_sanitize() {
     say "memcheck: $cublas_leaks leaks allocated inside cublasCreate, which cuBLAS keeps after cublasDestroy, not counted"
   ((failed == 0)) || die "compute-sanitizer found errors in $failed runs (the logs say where)."
   say "sanitize: no error in any gpu test under ${tools[*]}"
+}
+
+# ---- fuzzing -----------------------------------------------------------------------
+
+# The fuzz targets (fuzz/targets.cmake), one a line.
+fuzz_targets() {
+  sed -n 's/^set(LABKIT_FUZZ_TARGETS \(.*\))$/\1/p' fuzz/targets.cmake | tr ' ' '\n'
+}
+
+# clang and its libFuzzer runtime, or why not. Debian: clang brings the
+# compiler; the runtime (libclang_rt.fuzzer) is libclang-rt-14-dev, which clang
+# only recommends (an install with --no-install-recommends lacks it).
+need_libfuzzer() {
+  local probe
+  command -v clang >/dev/null 2>&1 ||
+    die "fuzz: clang is not installed: sudo apt-get install clang libclang-rt-14-dev (libFuzzer is clang's; the kit's own compiler stays gcc)."
+  probe=$(mktemp -d)
+  printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }\n' >"$probe/p.c"
+  if ! clang -fsanitize=fuzzer,address -o "$probe/p" "$probe/p.c" >"$probe/log" 2>&1; then
+    warn "fuzz: clang cannot build a libFuzzer program here: $(head -n1 "$probe/log")"
+    rm -rf "$probe"
+    die "fuzz: its runtime is missing: sudo apt-get install libclang-rt-14-dev (Debian 12: clang's libFuzzer and AddressSanitizer runtimes; on Ubuntu, the libclang-rt-N-dev of your clang-N)."
+  fi
+  rm -rf "$probe"
+}
+
+# ./lab fuzz [TARGET|all] [SECONDS]: each target (or the one named) under
+# libFuzzer with AddressSanitizer for SECONDS (default 60), from its seeds, its
+# crashes ever found and the inputs of earlier runs (build/fuzz/corpus). A
+# crash, a leak or a timeout fails, and its input is kept: in
+# build/fuzz/artifacts/<target>/ and, as a regression input that the unit
+# tests replay from then on, in fuzz/<target>/crashes/ (commit it with the fix).
+cmd_fuzz() {
+  local target=all seconds=60 targets=() t dir=build/fuzz failed=0 log artifacts found new
+  (($# <= 2)) || usage_error "fuzz: ./lab fuzz [TARGET] [SECONDS] (targets: $(fuzz_targets | paste -sd' ' -))"
+  if (($# >= 1)); then
+    if [[ $1 =~ ^[0-9]+$ && $# == 1 ]]; then seconds=$1; else target=$1; fi
+  fi
+  (($# < 2)) || seconds=$2
+  [[ $seconds =~ ^[1-9][0-9]*$ ]] || usage_error "fuzz: SECONDS is a whole number of seconds, not '$seconds'"
+  if [[ $target == all ]]; then
+    mapfile -t targets < <(fuzz_targets)
+  else
+    fuzz_targets | grep -qxF -- "$target" ||
+      usage_error "fuzz: no target '$target'; the targets: $(fuzz_targets | paste -sd' ' -) (or all)"
+    targets=("$target")
+  fi
+  need_libfuzzer
+  need_cmake
+  mkdir -p "$dir"
+  set_log_dir fuzz
+  # A configuration of its own (fuzz/CMakeLists.txt), built with clang; the
+  # kit's presets never see clang.
+  lock_build fuzz
+  LAB_INTERRUPTED=""
+  trap 'LAB_INTERRUPTED=1' INT TERM
+  if [[ ! -f $dir/CMakeCache.txt || -e $dir/.lab-configuring ]]; then
+    say "configuring $dir (clang, libFuzzer, AddressSanitizer)"
+    : >"$dir/.lab-configuring"
+    if ! cmake -S fuzz -B "$dir" -DCMAKE_C_COMPILER=clang >"$LOG_DIR/lab-configure.log" 2>&1; then
+      stop_if_interrupted configuring fuzz
+      stop_if_disk_full "configure (fuzz)" "$dir" "$LOG_DIR/lab-configure.log"
+      show_failure "configure (cmake -S fuzz -B $dir)" "$LOG_DIR/lab-configure.log"
+      exit 1
+    fi
+    rm -f "$dir/.lab-configuring"
+  fi
+  if ! cmake --build "$dir" -j "$JOBS" --target "${targets[@]/#/fuzz_}" >"$LOG_DIR/lab-build.log" 2>&1; then
+    stop_if_interrupted building fuzz
+    stop_if_disk_full "build (fuzz)" "$dir" "$LOG_DIR/lab-build.log"
+    show_failure "build (fuzz targets)" "$LOG_DIR/lab-build.log"
+    exit 1
+  fi
+  stop_if_interrupted building fuzz
+  trap - INT TERM
+  unlock_build
+  for t in "${targets[@]}"; do
+    artifacts=$dir/artifacts/$t
+    mkdir -p "$dir/corpus/$t" "$artifacts" "fuzz/$t/crashes"
+    log=$LOG_DIR/fuzz-$t.log
+    say "fuzz_$t: $seconds s (log: $log)"
+    # -close_fd_mask=3: the library's own messages (a refusal says why) would
+    # slow every run down; libFuzzer's report and the sanitizer's still show.
+    if build/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
+      -dict="fuzz/$t/$t.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+      "$dir/corpus/$t" "fuzz/$t/seeds" "fuzz/$t/crashes" >"$log" 2>&1; then
+      say "fuzz_$t: nothing found ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo ?) inputs)"
+      continue
+    fi
+    failed=$((failed + 1))
+    found=$(grep -m1 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|SUMMARY: ' "$log" || echo "it stopped (see the log)")
+    found=${found#*ERROR: }
+    warn "fuzz_$t found a bug: ${found%% at pc *} (the whole report: $log)"
+    grep -A8 -m1 -E '==ERROR|ERROR: libFuzzer' "$log" | tail -n +2 | cut -c1-200 | sed 's/^/  /' >&2 || true
+    for new in "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/timeout-* "$artifacts"/oom-*; do
+      [[ -e $new ]] || continue
+      cp -n "$new" "fuzz/$t/crashes/" 2>/dev/null || true
+      warn "its input: $new, kept as fuzz/$t/crashes/$(basename "$new") (the unit test unit.fuzz.$t replays it;" \
+        "fix the bug, then commit it). Again: build/fuzz/fuzz_$t $new"
+    done
+  done
+  ((failed == 0)) || die "fuzz: $failed of ${#targets[@]} targets found a bug."
+  say "fuzz: ${#targets[@]} targets, $seconds s each: nothing found."
 }

@@ -81,9 +81,10 @@ static bool parse_bytes(const char *text, size_t *out)
 
 static void read_environment(void)
 {
+    /* Unset or empty: the default (no simulated GPUs, 4 GiB each). */
     const char *sims = getenv("LABKIT_SIM_GPUS");
     long count = 0;
-    if (sims && !parse_count(sims, LABKIT_MAX_SIM_DEVICES, &count)) {
+    if (sims && *sims && !parse_count(sims, LABKIT_MAX_SIM_DEVICES, &count)) {
         registry.init_status = STATUS_BAD_ARGUMENT;
         snprintf(registry.init_error, sizeof registry.init_error,
                  "LABKIT_SIM_GPUS=\"%s\" is not a number of simulated GPUs.\n"
@@ -93,7 +94,7 @@ static void read_environment(void)
     }
     const char *memory = getenv("LABKIT_SIM_MEMORY");
     size_t bytes = DEFAULT_SIM_MEMORY;
-    if (memory && !parse_bytes(memory, &bytes)) {
+    if (memory && *memory && !parse_bytes(memory, &bytes)) {
         registry.init_status = STATUS_BAD_ARGUMENT;
         snprintf(registry.init_error, sizeof registry.init_error,
                  "LABKIT_SIM_MEMORY=\"%s\" is not a size.\n"

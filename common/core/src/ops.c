@@ -93,10 +93,10 @@ static status require_distinct(const char *op, operand out, operand in)
 /* Presence, then the same-device rule, then float32 for every operand listed. */
 static status require_f32_on_one_device(const char *op, const operand *xs, int n)
 {
-    status s = require_present(op, xs, n);
-    if (s == STATUS_OK) s = require_one_device(op, xs, n);
-    for (int i = 0; s == STATUS_OK && i < n; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
-    return s;
+    TRY(require_present(op, xs, n));
+    TRY(require_one_device(op, xs, n));
+    for (int i = 0; i < n; ++i) TRY(require_dtype(op, xs[i], DTYPE_F32));
+    return STATUS_OK;
 }
 
 /* ---- element-wise -------------------------------------------------------- */
@@ -131,10 +131,9 @@ static status binary(const char *name, op_kind kind, const tensor *a, const tens
                      float alpha)
 {
     operand xs[] = { { "a", a }, { "b", b }, { "out", out } };
-    status s = require_f32_on_one_device(name, xs, 3);
-    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
-    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[2]);
-    if (s != STATUS_OK) return s;
+    TRY(require_f32_on_one_device(name, xs, 3));
+    TRY(require_same_shape(name, xs[0], xs[1]));
+    TRY(require_same_shape(name, xs[0], xs[2]));
     op_call c = call_of(kind, a, b, out, alpha);
     return launch_op(out, &c);
 }
@@ -143,9 +142,8 @@ static status unary(const char *name, op_kind kind, const char *in_name, const t
                     float alpha)
 {
     operand xs[] = { { in_name, a }, { "out", out } };
-    status s = require_f32_on_one_device(name, xs, 2);
-    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
-    if (s != STATUS_OK) return s;
+    TRY(require_f32_on_one_device(name, xs, 2));
+    TRY(require_same_shape(name, xs[0], xs[1]));
     op_call c = call_of(kind, a, NULL, out, alpha);
     return launch_op(out, &c);
 }
@@ -172,9 +170,8 @@ status op_sigmoid(const tensor *x, tensor *out) { return unary("op_sigmoid", OP_
 status op_axpy(float alpha, const tensor *x, tensor *y)
 {
     operand xs[] = { { "x", x }, { "y", y } };
-    status s = require_f32_on_one_device("op_axpy", xs, 2);
-    if (s == STATUS_OK) s = require_same_shape("op_axpy", xs[0], xs[1]);
-    if (s != STATUS_OK) return s;
+    TRY(require_f32_on_one_device("op_axpy", xs, 2));
+    TRY(require_same_shape("op_axpy", xs[0], xs[1]));
     op_call c = call_of(OP_AXPY, x, y, y, alpha);
     return launch_op(y, &c);
 }
@@ -183,10 +180,9 @@ static status backward(const char *name, op_kind kind, const char *saved_name, c
                        const tensor *grad_out, tensor *grad_in)
 {
     operand xs[] = { { saved_name, saved }, { "grad_out", grad_out }, { "grad_in", grad_in } };
-    status s = require_f32_on_one_device(name, xs, 3);
-    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[1]);
-    if (s == STATUS_OK) s = require_same_shape(name, xs[0], xs[2]);
-    if (s != STATUS_OK) return s;
+    TRY(require_f32_on_one_device(name, xs, 3));
+    TRY(require_same_shape(name, xs[0], xs[1]));
+    TRY(require_same_shape(name, xs[0], xs[2]));
     op_call c = call_of(kind, saved, grad_out, grad_in, 0);
     return launch_op(grad_in, &c);
 }
@@ -243,12 +239,11 @@ static status matmul(const char *op, const tensor *a, bool trans_a, const tensor
                      const tensor *bias, tensor *out, matmul_precision precision)
 {
     operand xs[] = { { "a", a }, { "b", b }, { "out", out }, { "bias", bias } };
-    status s = require_present(op, xs, bias ? 4 : 3);
-    if (s == STATUS_OK) s = require_one_device(op, xs, bias ? 4 : 3);
-    if (s == STATUS_OK) s = require_matmul_inputs(op, xs, precision);
-    for (int i = 2; s == STATUS_OK && i < (bias ? 4 : 3); ++i) s = require_f32_result(op, xs[i]);
-    for (int i = 0; s == STATUS_OK && i < 3; ++i) s = require_matrix(op, xs[i]);
-    if (s != STATUS_OK) return s;
+    TRY(require_present(op, xs, bias ? 4 : 3));
+    TRY(require_one_device(op, xs, bias ? 4 : 3));
+    TRY(require_matmul_inputs(op, xs, precision));
+    for (int i = 2; i < (bias ? 4 : 3); ++i) TRY(require_f32_result(op, xs[i]));
+    for (int i = 0; i < 3; ++i) TRY(require_matrix(op, xs[i]));
     int64_t m = a->shp.dims[trans_a ? 1 : 0], k = a->shp.dims[trans_a ? 0 : 1];
     int64_t kb = b->shp.dims[trans_b ? 1 : 0], n = b->shp.dims[trans_b ? 0 : 1];
     char sa[96], sb[96], so[96];
@@ -262,9 +257,9 @@ static status matmul(const char *op, const tensor *a, bool trans_a, const tensor
     if (out->shp.dims[0] != m || out->shp.dims[1] != n)
         return fail(STATUS_BAD_ARGUMENT, "%s: out is %s but the product is [%" PRId64 ", %" PRId64 "]", op,
                     shape_format(out->shp, so, sizeof so), m, n);
-    if (bias && (s = require_elements(op, xs[3], n, "one value per output column")) != STATUS_OK) return s;
-    if ((s = require_distinct(op, xs[2], xs[0])) != STATUS_OK) return s;
-    if ((s = require_distinct(op, xs[2], xs[1])) != STATUS_OK) return s;
+    if (bias) TRY(require_elements(op, xs[3], n, "one value per output column"));
+    TRY(require_distinct(op, xs[2], xs[0]));
+    TRY(require_distinct(op, xs[2], xs[1]));
     op_call c = call_of(OP_MATMUL, NULL, NULL, out, 1.0f);
     c.m = m, c.k = k, c.cols = n, c.rows = m;
     c.trans_a = trans_a, c.trans_b = trans_b;
@@ -296,23 +291,22 @@ status op_matmul_precision(const tensor *a, bool trans_a, const tensor *b, bool 
 static status require_labels(const char *op, const tensor *labels, int64_t rows)
 {
     operand l = { "labels", labels };
-    status s = require_dtype(op, l, DTYPE_I32);
-    if (s == STATUS_OK) s = require_elements(op, l, rows, "one label per row");
-    return s;
+    TRY(require_dtype(op, l, DTYPE_I32));
+    TRY(require_elements(op, l, rows, "one label per row"));
+    return STATUS_OK;
 }
 
 status op_softmax_cross_entropy(const tensor *logits, const tensor *labels, tensor *probs, tensor *loss)
 {
     const char *op = "op_softmax_cross_entropy";
     operand xs[] = { { "logits", logits }, { "probs", probs }, { "loss", loss }, { "labels", labels } };
-    status s = require_present(op, xs, 4);
-    if (s == STATUS_OK) s = require_one_device(op, xs, 4);
-    for (int i = 0; s == STATUS_OK && i < 3; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
-    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
-    if (s == STATUS_OK) s = require_same_shape(op, xs[0], xs[1]);
-    if (s == STATUS_OK) s = require_elements(op, xs[2], 1, "the mean loss");
-    if (s == STATUS_OK) s = require_labels(op, labels, logits->shp.dims[0]);
-    if (s != STATUS_OK) return s;
+    TRY(require_present(op, xs, 4));
+    TRY(require_one_device(op, xs, 4));
+    for (int i = 0; i < 3; ++i) TRY(require_dtype(op, xs[i], DTYPE_F32));
+    TRY(require_matrix(op, xs[0]));
+    TRY(require_same_shape(op, xs[0], xs[1]));
+    TRY(require_elements(op, xs[2], 1, "the mean loss"));
+    TRY(require_labels(op, labels, logits->shp.dims[0]));
     op_call c = call_of(OP_SOFTMAX_XENT, logits, NULL, probs, 0);
     c.rows = logits->shp.dims[0], c.cols = logits->shp.dims[1];
     c.labels = (const int32_t *)labels->data;
@@ -324,13 +318,12 @@ status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labe
 {
     const char *op = "op_softmax_cross_entropy_backward";
     operand xs[] = { { "probs", probs }, { "grad_logits", grad_logits }, { "labels", labels } };
-    status s = require_present(op, xs, 3);
-    if (s == STATUS_OK) s = require_one_device(op, xs, 3);
-    for (int i = 0; s == STATUS_OK && i < 2; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
-    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
-    if (s == STATUS_OK) s = require_same_shape(op, xs[0], xs[1]);
-    if (s == STATUS_OK) s = require_labels(op, labels, probs->shp.dims[0]);
-    if (s != STATUS_OK) return s;
+    TRY(require_present(op, xs, 3));
+    TRY(require_one_device(op, xs, 3));
+    for (int i = 0; i < 2; ++i) TRY(require_dtype(op, xs[i], DTYPE_F32));
+    TRY(require_matrix(op, xs[0]));
+    TRY(require_same_shape(op, xs[0], xs[1]));
+    TRY(require_labels(op, labels, probs->shp.dims[0]));
     op_call c = call_of(OP_SOFTMAX_XENT_BACKWARD, probs, NULL, grad_logits, 0);
     c.rows = probs->shp.dims[0], c.cols = probs->shp.dims[1];
     c.labels = (const int32_t *)labels->data;
@@ -342,9 +335,8 @@ status op_softmax_cross_entropy_backward(const tensor *probs, const tensor *labe
 static status reduce(const char *op, op_kind kind, const tensor *x, tensor *out)
 {
     operand xs[] = { { "x", x }, { "out", out } };
-    status s = require_f32_on_one_device(op, xs, 2);
-    if (s == STATUS_OK) s = require_elements(op, xs[1], 1, "a one-element result");
-    if (s != STATUS_OK) return s;
+    TRY(require_f32_on_one_device(op, xs, 2));
+    TRY(require_elements(op, xs[1], 1, "a one-element result"));
     op_call c = call_of(kind, x, NULL, out, 0);
     c.n = x->numel;
     return launch_op(out, &c);
@@ -358,11 +350,10 @@ status op_column_sum(const tensor *x, tensor *out)
 {
     const char *op = "op_column_sum";
     operand xs[] = { { "x", x }, { "out", out } };
-    status s = require_f32_on_one_device(op, xs, 2);
-    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
-    if (s == STATUS_OK) s = require_elements(op, xs[1], x->shp.dims[1], "one sum per column of x");
-    if (s == STATUS_OK) s = require_distinct(op, xs[1], xs[0]);
-    if (s != STATUS_OK) return s;
+    TRY(require_f32_on_one_device(op, xs, 2));
+    TRY(require_matrix(op, xs[0]));
+    TRY(require_elements(op, xs[1], x->shp.dims[1], "one sum per column of x"));
+    TRY(require_distinct(op, xs[1], xs[0]));
     op_call c = call_of(OP_COLUMN_SUM, x, NULL, out, 0);
     c.rows = x->shp.dims[0], c.cols = x->shp.dims[1];
     return launch_op(out, &c);
@@ -372,13 +363,12 @@ status op_argmax(const tensor *x, tensor *out)
 {
     const char *op = "op_argmax";
     operand xs[] = { { "x", x }, { "out", out } };
-    status s = require_present(op, xs, 2);
-    if (s == STATUS_OK) s = require_one_device(op, xs, 2);
-    if (s == STATUS_OK) s = require_dtype(op, xs[0], DTYPE_F32);
-    if (s == STATUS_OK) s = require_dtype(op, xs[1], DTYPE_I32);
-    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
-    if (s == STATUS_OK) s = require_elements(op, xs[1], x->shp.dims[0], "one index per row of x");
-    if (s != STATUS_OK) return s;
+    TRY(require_present(op, xs, 2));
+    TRY(require_one_device(op, xs, 2));
+    TRY(require_dtype(op, xs[0], DTYPE_F32));
+    TRY(require_dtype(op, xs[1], DTYPE_I32));
+    TRY(require_matrix(op, xs[0]));
+    TRY(require_elements(op, xs[1], x->shp.dims[0], "one index per row of x"));
     op_call c;
     memset(&c, 0, sizeof c);
     c.kind = OP_ARGMAX;
@@ -392,13 +382,12 @@ status op_accuracy(const tensor *logits, const tensor *labels, tensor *out)
 {
     const char *op = "op_accuracy";
     operand xs[] = { { "logits", logits }, { "out", out }, { "labels", labels } };
-    status s = require_present(op, xs, 3);
-    if (s == STATUS_OK) s = require_one_device(op, xs, 3);
-    for (int i = 0; s == STATUS_OK && i < 2; ++i) s = require_dtype(op, xs[i], DTYPE_F32);
-    if (s == STATUS_OK) s = require_matrix(op, xs[0]);
-    if (s == STATUS_OK) s = require_elements(op, xs[1], 1, "the fraction of correct rows");
-    if (s == STATUS_OK) s = require_labels(op, labels, logits->shp.dims[0]);
-    if (s != STATUS_OK) return s;
+    TRY(require_present(op, xs, 3));
+    TRY(require_one_device(op, xs, 3));
+    for (int i = 0; i < 2; ++i) TRY(require_dtype(op, xs[i], DTYPE_F32));
+    TRY(require_matrix(op, xs[0]));
+    TRY(require_elements(op, xs[1], 1, "the fraction of correct rows"));
+    TRY(require_labels(op, labels, logits->shp.dims[0]));
     op_call c = call_of(OP_ACCURACY, logits, NULL, out, 0);
     c.rows = logits->shp.dims[0], c.cols = logits->shp.dims[1], c.n = logits->numel;
     c.labels = (const int32_t *)labels->data;

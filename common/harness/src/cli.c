@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "labkit/crash.h"
+#include "labkit/environment.h"
 #include "labkit/figure.h"
 #include "labkit/files.h"
 #include "cli_internal.h"
@@ -399,6 +400,14 @@ int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out)
         /* The lab's own code is wrong: say so loudly, as for a bad flag. */
         fail(STATUS_BAD_ARGUMENT, "cli_parse: %s", mistake);
         fprintf(stderr, "cli_parse: %s (a mistake in the program, not in its flags)\n", mistake);
+        return CLI_EXIT_USAGE;
+    }
+
+    /* A setting that cannot be honoured (LABKIT_SIM_GPUS=two) stops the program
+     * before anything else, --help and --device included: a device list or a
+     * figure without what was asked for is a silent mistake. */
+    if (environment_check() != STATUS_OK) {
+        fprintf(stderr, "%s: %s\n", cli_program_name(program), last_error());
         return CLI_EXIT_USAGE;
     }
 

@@ -38,6 +38,9 @@
 #define ADDR2LINE_MS 10000    /* how long addr2line may take to answer */
 #define ALT_STACK_BYTES 65536 /* room for the handler after a stack overflow */
 
+/* AddressSanitizer reports crashes itself, better: the kit's report is left out. */
+#if !defined(__SANITIZE_ADDRESS__)
+
 static const struct {
     int number;
     const char *name, *meaning;
@@ -318,11 +321,11 @@ static void on_fatal_signal(int number, siginfo_t *info, void *context)
     raise(number);
 }
 
+#endif
+
 void crash_report_on_fatal_signals(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    (void)on_fatal_signal; /* AddressSanitizer has its own, better report */
-#else
+#if !defined(__SANITIZE_ADDRESS__)
     static bool installed;
     if (installed) return;
     installed = true;

@@ -219,10 +219,10 @@ static status parse_tensor(const cJSON *entry, const char *path, uint64_t data_b
     if (!cJSON_IsObject(entry))
         return bad_header(path, "tensor \"%.80s\" is not a JSON object with dtype, shape and data_offsets",
                           t->name);
-    status s = parse_dtype(entry, path, t);
-    if (s == STATUS_OK) s = parse_shape(entry, path, t);
-    if (s == STATUS_OK) s = parse_offsets(entry, path, data_bytes, t);
-    return s;
+    TRY(parse_dtype(entry, path, t));
+    TRY(parse_shape(entry, path, t));
+    TRY(parse_offsets(entry, path, data_bytes, t));
+    return STATUS_OK;
 }
 
 /* ---- the whole header -------------------------------------------------------- */

@@ -221,10 +221,10 @@ static status write_header(output *o, const char *text)
     unsigned char size[8];
     for (int i = 0; i < 8; ++i) size[i] = (unsigned char)(padded >> (8 * i));
     const char spaces[8] = "        ";
-    status s = write_all(o, size, 8);
-    if (s == STATUS_OK) s = write_all(o, text, length);
-    if (s == STATUS_OK) s = write_all(o, spaces, padded - length);
-    return s;
+    TRY(write_all(o, size, 8));
+    TRY(write_all(o, text, length));
+    TRY(write_all(o, spaces, padded - length));
+    return STATUS_OK;
 }
 
 /* Each tensor to the host once, then to the file, through one buffer as large

@@ -35,10 +35,12 @@ typedef struct device {
     int index; /* 0 for the CPU */
 } device;
 
-/* Reads the environment (LABKIT_SIM_GPUS, LABKIT_SIM_MEMORY) and counts the real
- * GPUs. Every other function calls it on first use; call it yourself to see a bad
- * setting as an error. After a failure the kit carries on without simulated GPUs
- * (the real ones stay). */
+/* Reads the environment (LABKIT_SIM_GPUS, LABKIT_SIM_MEMORY; unset or empty: the
+ * defaults) and counts the real GPUs. Every other function calls it on first
+ * use; call it yourself to see a bad setting as an error, as the kit's programs
+ * do before any work (they stop with exit status 2: labkit/environment.h).
+ * After a failure the library carries on without simulated GPUs (the real ones
+ * stay). */
 status devices_init(void);
 
 device device_cpu(void);

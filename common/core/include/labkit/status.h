@@ -37,6 +37,19 @@ status fail(status s, const char *format, ...)
 #endif
     ;
 
+/* TRY(call): the calling function returns the status of `call` when it is not
+ * STATUS_OK, with its message as it was recorded; else it goes on. For a
+ * chain of calls with nothing to undo when one fails:
+ *     TRY(tensor_zeros(&l->b, d, shape1(out)));
+ *     TRY(tensor_zeros(&l->db, d, shape1(out)));
+ *     return STATUS_OK;
+ * rather than `if (s == STATUS_OK) s = ...;` on every line. */
+#define TRY(call)                                         \
+    do {                                                  \
+        const status try_status_ = (call);                \
+        if (try_status_ != STATUS_OK) return try_status_; \
+    } while (0)
+
 /* What an unwritten lab step returns: STATUS_TODO with the message
  * "TODO: <what> is not written yet (<file>:<line>)", naming the place in lab.c
  * where the step is to be written. */

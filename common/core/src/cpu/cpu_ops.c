@@ -55,7 +55,19 @@ static void elementwise(const op_call *op)
     case OP_SIGMOID_BACKWARD:
         for (int64_t i = 0; i < n; ++i) out[i] = b[i] * a[i] * (1.0f - a[i]);
         break;
-    default: break;
+    /* Not element-wise: cpu_run_op runs them elsewhere. Listed, not left to a
+     * default, so that the compiler names an op added to op_kind but to
+     * neither switch (-Wswitch). */
+    case OP_MATMUL:
+    case OP_SOFTMAX_XENT:
+    case OP_SOFTMAX_XENT_BACKWARD:
+    case OP_SUM:
+    case OP_MEAN:
+    case OP_NORM:
+    case OP_COLUMN_SUM:
+    case OP_ARGMAX:
+    case OP_ACCURACY:
+    case OP_CONVERT: break;
     }
 }
 
@@ -223,9 +235,22 @@ static void reduction(const op_call *op)
     op->out[0] = (float)total;
 }
 
+/* Every op by name, without a default: an op added to op_kind and not here is
+ * a compile error (-Wswitch, with -Werror), as in the GPU's switch
+ * (kernels/gpu_ops.cuh), never an op that silently does nothing. */
 status cpu_run_op(const op_call *op)
 {
     switch (op->kind) {
+    case OP_FILL:
+    case OP_ADD:
+    case OP_SUB:
+    case OP_MUL:
+    case OP_SCALE:
+    case OP_AXPY:
+    case OP_RELU:
+    case OP_RELU_BACKWARD:
+    case OP_SIGMOID:
+    case OP_SIGMOID_BACKWARD: elementwise(op); break;
     case OP_MATMUL: return matmul(op);
     case OP_SOFTMAX_XENT: softmax_cross_entropy(op); break;
     case OP_SOFTMAX_XENT_BACKWARD: softmax_cross_entropy_backward(op); break;
@@ -236,7 +261,6 @@ status cpu_run_op(const op_call *op)
     case OP_ARGMAX:
     case OP_ACCURACY: argmax_and_accuracy(op); break;
     case OP_CONVERT: convert(op); break;
-    default: elementwise(op); break;
     }
     return STATUS_OK;
 }

@@ -46,7 +46,8 @@ void check_report_failure(const char *file, int line, const char *expression, st
  */
 
 /* The device of "--device D" (the CPU without it). Exits 77 (skipped) when D is
- * well formed but absent here, 2 when the arguments are malformed. */
+ * well formed but absent here, 2 when the arguments are malformed or a LABKIT_*
+ * setting cannot be honoured (labkit/environment.h). */
 device check_device(int argc, char **argv);
 
 /* Records one claim of the lesson: prints "  ok    <claim> (<figures>)" or

@@ -69,7 +69,8 @@ typedef struct cli_args {
 
 /* Parses argv. Returns -1 when the program should go on, otherwise the exit code
  * to return at once: 0 after --help, 2 after a bad flag or value (the usage has
- * been printed). */
+ * been printed) or a LABKIT_* setting that cannot be honoured
+ * (labkit/environment.h; checked first). */
 int cli_parse(const cli_program *program, int argc, char **argv, cli_args *out);
 
 void cli_print_usage(const cli_program *program, FILE *to);

@@ -4,8 +4,8 @@
 
 #include "labkit/check.h"
 #include "labkit/cli.h"
-#include "labkit/csv.h"
 #include "labkit/device.h"
+#include "labkit/environment.h"
 #include "labkit/event.h"
 #include "labkit/figure.h"
 #include "labkit/files.h"

@@ -1,0 +1,18 @@
+/* mlp_backward.c: the MLP's backward pass, layer by layer from the last, each
+ * layer through lab 05's step 1 (lab_layer_backward, the student's: in the
+ * programs of lab 05, and of lab 08, which trains lab 05's network with the
+ * student's lab 05). Apart from mlp.c, so that a lab that never runs it
+ * (lab 06, whose products are its own) links none of lab 05's code. */
+#include "mlp.h"
+
+status mlp_backward(mlp *net, mlp_batch *b)
+{
+    if (!net || !b) return fail(STATUS_BAD_ARGUMENT, "mlp_backward: give a network and its batch");
+    for (int i = net->nlayers - 1; i >= 0; --i) {
+        const tensor *input = i == 0 ? b->x : b->out[i - 1];
+        /* The first layer's input is the data: no gradient is needed for it. */
+        tensor *grad_input = i == 0 ? NULL : b->grad[i - 1];
+        TRY(lab_layer_backward(&net->layers[i], input, b->out[i], b->grad[i], grad_input));
+    }
+    return STATUS_OK;
+}

@@ -1,0 +1,251 @@
+# verdict.sh: what one run of a lab's check came to, and the one line that
+# says what to do next (sourced by ./lab; the kit's tests source it alone).
+# Uses LAB (NN_name) and LAB_NN, and ROOT to shorten paths.
+
+# Runs check program $1 on device $2 into log $3, with the settings that follow
+# (VAR=value) in its environment; prints the outcome word: pass, todo, fail,
+# sanitizer, crash, skipped, timeout, or "error N".
+run_check_on() {
+  local exe=$1 device=$2 log=$3 rc=0 settings=()
+  (($# <= 3)) || settings=(env "${@:4}")
+  timeout --foreground 600 "${settings[@]}" "$exe" --device "$device" </dev/null >"$log" 2>&1 || rc=$?
+  check_outcome "$rc" "$log"
+}
+
+# The outcome word of a check that exited with $1 and wrote log $2. (The
+# logs are read by bash itself here and below: these run for every device of
+# every check, and starting a program costs more than reading a short log.)
+check_outcome() {
+  local rc=$1 log=$2 line sanitizer=0 todo=0 crash=0
+  if ((rc != 0)); then
+    while IFS= read -r line; do
+      [[ $line =~ ^==[0-9]+==ERROR:\ [A-Za-z]+Sanitizer || $line == *": runtime error: "* ]] && sanitizer=1
+      [[ $line == *"TODO: "* ]] && todo=1
+      [[ $line == "crash: "* ]] && crash=1
+    done <"$log"
+  fi
+  # AddressSanitizer, LeakSanitizer and UBSan end the program with 1, as a
+  # failed claim would: what they found comes first.
+  if ((sanitizer && rc != 77)); then
+    echo sanitizer
+    return
+  fi
+  case $rc in
+    0) echo pass ;;
+    1) if ((todo)); then echo todo; else echo fail; fi ;;
+    77) echo skipped ;;
+    124) echo timeout ;;
+    *) if ((crash)); then echo crash; else echo "error $rc"; fi ;;
+  esac
+}
+
+# A path of the kit as the student sees it: labs/04_matmul/lab.c, not /home/.../labs/...
+kit_path() {
+  local p=$1
+  p=${p#"$ROOT"/}
+  printf '%s\n' "$p"
+}
+
+# awk: whether "path:line" is one of the student's files of the lab, lab.c or
+# a .cuh of labs/NN_name/, wherever the kit is (a path may keep its root).
+STUDENT_FILE_AWK='
+  function student(path,    at) {
+    at = index(path, lab)
+    if (at == 0 || (at > 1 && substr(path, at - 1, 1) != "/")) return 0
+    path = substr(path, at + length(lab))
+    return path ~ /^lab\.c:[0-9]/ || path ~ /^[^\/]*\.cuh:[0-9]/
+  }
+  function unroot(text,    at) {
+    while (root != "/" && (at = index(text, root)) > 0)
+      text = substr(text, 1, at - 1) substr(text, at + length(root))
+    return text
+  }
+'
+
+# The frame of a crash report (labkit/crash.h) to show: the first one in the
+# student's own files (labs/NN_name/lab.c or a .cuh of the lab), else the
+# first. The report: "crash: ...", "where ...", then "  <function> at <path>:<line>"
+# a line, innermost first (and maybe a "gpu thread: ..." line).
+crash_frame() {
+  awk -v lab="labs/$LAB/" -v root="$ROOT/" "$STUDENT_FILE_AWK"'
+    /^where/ { inside = 1; next }
+    inside && /^ *gpu thread:/ { next }
+    inside && /^  +[^ ].* at [^ ]+:[0-9]+/ {
+      line = $0
+      sub(/^ +/, "", line)
+      sub(/^\(inlined by\) /, "", line)
+      line = unroot(line)
+      sub(/ \(discriminator [0-9]+\)$/, "", line)
+      if (first == "") first = line
+      at = index(line, " at ")
+      path = substr(line, at + 4)
+      if (mine == "" && student(path)) mine = line
+      next
+    }
+    inside { inside = 0 }
+    END { print (mine != "" ? mine : first) }' "$1"
+}
+
+# The simulated GPU's thread of a crash in a kernel, when the report names it.
+crash_gpu_thread() {
+  grep -m1 -E '^ *gpu thread:' "$1" | sed -e 's/^ *//' || true
+}
+
+# What a sanitizer found, in one line: "AddressSanitizer: heap-buffer-overflow,
+# in lab_matmul_ikj at labs/04_matmul/lab.c:41" (its first report; the frame in
+# the student's files, else the first in the kit, else the first).
+sanitizer_line() {
+  local log=$1 ubsan
+  if grep -q -E '^==[0-9]+==ERROR: [A-Za-z]+Sanitizer' "$log"; then
+    awk -v lab="labs/$LAB/" -v root="$ROOT/" "$STUDENT_FILE_AWK"'
+      function frame_text(f) { return (leak ? "allocated in " : "in ") f }
+      !seen && /^==[0-9]+==ERROR: [A-Za-z]+Sanitizer/ {
+        seen = 1
+        what = $0
+        sub(/^==[0-9]+==ERROR: /, "", what)
+        sub(/ on (unknown )?address.*/, "", what)
+        sub(/ \(pc .*/, "", what)
+        leak = what ~ /LeakSanitizer/
+        next
+      }
+      seen && !done && /^ +#[0-9]+ 0x[0-9a-f]+ in / {
+        line = $0
+        sub(/^ +#[0-9]+ 0x[0-9a-f]+ in /, "", line)
+        n = split(line, part, " ")
+        function_name = part[1]
+        path = part[n]
+        if (path ~ /:[0-9]+:[0-9]+$/) sub(/:[0-9]+$/, "", path) # file:line:column
+        if (path !~ /:[0-9]+$/) next                            # no source: a library
+        in_kit = index(path, root) == 1
+        path = unroot(path)
+        f = function_name " at " path
+        if (first == "") first = f
+        if (kit == "" && in_kit) kit = f
+        if (mine == "" && student(path)) mine = f
+        next
+      }
+      seen && /^$/ && first != "" { done = 1 }
+      END {
+        f = mine != "" ? mine : (kit != "" ? kit : first)
+        print what (f != "" ? ", " frame_text(f) : "")
+      }' "$log"
+    return
+  fi
+  # UBSan: "path:line:column: runtime error: what"
+  ubsan=$(grep -m1 ': runtime error: ' "$log" || true)
+  local where=${ubsan%%: runtime error: *} what=${ubsan#*: runtime error: }
+  where=$(kit_path "$where")
+  printf 'UndefinedBehaviorSanitizer: %s, at %s\n' "$what" "${where%:*}"
+}
+
+# The line of a failed CHECK() in a check, when no claim was named:
+# "labs/02_copying/check.c:57: lab_x(...) failed (STATUS_BAD_ARGUMENT): <message>".
+failed_call_line() {
+  grep -m1 -E '^[^ ]+:[0-9]+: .* failed \(STATUS_[A-Z_]+\)' "$1" | cut -c1-300 || true
+}
+
+# One line saying what to do next, from the first device that did not pass.
+next_step_line() {
+  local device=$1 outcome=$2 log=$3 line where thread
+  case $outcome in
+    todo) line=$(grep -m1 -o 'TODO:.*' "$log" | sed 's/^TODO:[[:space:]]*//')
+      echo "$line; ./lab hint $LAB_NN gives a nudge" ;;
+    fail)
+      line=$(grep -m1 '^  FAIL' "$log" | sed -e 's/^  FAIL  //' -e 's/: .*//' || true)
+      if [[ -n $line ]]; then
+        echo "on $device: \"$line\" does not hold (below)"
+        return
+      fi
+      line=$(failed_call_line "$log")
+      if [[ -n $line ]]; then
+        echo "on $device: a call failed: $line"
+      else
+        echo "on $device: the check failed (exit status 1) without naming a claim; its output is below"
+      fi ;;
+    sanitizer) echo "on $device: $(sanitizer_line "$log") (below)" ;;
+    crash)
+      where=$(crash_frame "$log")
+      thread=$(crash_gpu_thread "$log")
+      echo "it crashed on $device, in ${where:-a place the report could not name}${thread:+ ($thread)}" \
+        "(below; ./lab check $LAB_NN --asan finds every bad access)" ;;
+    timeout) echo "on $device it ran for 10 minutes without finishing (an endless loop?)" ;;
+    *)
+      line=$(grep -m1 -v -E '^[[:space:]]*$' "$log" | cut -c1-300 || true)
+      echo "on $device the check stopped with ${outcome/error /exit status }${line:+: $line}" ;;
+  esac
+}
+
+# What a device's run came to, in a few words: "PASS (28 claims hold)".
+outcome_summary() {
+  local line summary="" reason="" sanitizer=""
+  while IFS= read -r line; do
+    [[ -z $summary && $line =~ :\ ((PASS|FAIL)\ \(.*)$ ]] && summary=${BASH_REMATCH[1]}
+    [[ -z $reason && $line == "skipped: "* ]] && reason=${line#skipped: }
+    [[ -z $sanitizer && $line =~ ([A-Za-z]+Sanitizer) ]] && sanitizer=${BASH_REMATCH[1]}
+  done <"$2"
+  case $1 in
+    todo) echo "stopped at a TODO" ;;
+    crash) echo "crashed" ;;
+    sanitizer) echo "stopped by ${sanitizer:-a sanitizer}" ;;
+    skipped) echo "skipped, not checked (${reason:-its device is absent})" ;;
+    *) echo "${summary:-$1}" ;;
+  esac
+}
+
+# The lines of a check's log worth showing without -v: the claims, and
+# whatever a failure, a crash or a sanitizer printed about itself (60 at most).
+log_highlights() {
+  local line n=0
+  while IFS= read -r line && ((n < 60)); do
+    if [[ $line =~ ^\ \ (ok|FAIL)\  || $line == "        "* || $line == "TODO: "* ||
+      $line =~ ^\ *[a-z][a-z0-9_./]*\.c:[0-9]+:\  || $line == "crash: "* || $line == "where "* ||
+      $line =~ ^\ \ [A-Za-z_].*\ at\  || $line =~ ^\ *gpu\ thread: || $line == "next: "* ||
+      $line == "skipped: "* || $line =~ ERROR:\ [A-Za-z]+Sanitizer || $line =~ ^\ +#[0-9]+\ 0x ||
+      $line == *": runtime error: "* || $line == "SUMMARY: "* ]]; then
+      printf '  %s\n' "$line"
+      n=$((n + 1))
+    fi
+  done <"$1"
+}
+
+# "a, b, c" from the arguments.
+joined() {
+  local IFS=,
+  local text="$*"
+  echo "${text//,/, }"
+}
+
+# The verdict of a check's runs: labels "$1" (newline-separated, as in
+# check_runs: cpu, sim:0, cuda:0, cpu.<environment>), outcomes "$2" and logs "$3"
+# in the same order. "done (...)" only when every run that was not skipped
+# passed, the cpu's among them, and at least one GPU's (real or simulated):
+# a skipped device is never counted as a pass. Otherwise the next step.
+check_verdict() {
+  local labels=() outcomes=() logs=() i cpu=0 gpu=0 passed=() skipped=()
+  mapfile -t labels <<<"$1"
+  mapfile -t outcomes <<<"$2"
+  mapfile -t logs <<<"$3"
+  for i in "${!labels[@]}"; do
+    case ${outcomes[i]} in
+      pass)
+        passed+=("${labels[i]}")
+        [[ ${labels[i]} == cpu ]] && cpu=1
+        [[ ${labels[i]} == sim:* || ${labels[i]} == cuda:* ]] && gpu=1 ;;
+      skipped) skipped+=("${labels[i]}") ;;
+      *) echo "not yet — $(next_step_line "${labels[i]}" "${outcomes[i]}" "${logs[i]}")"; return 1 ;;
+    esac
+  done
+  if ((cpu && gpu)); then
+    echo "done (every claim holds on $(joined "${passed[@]}"))"
+    return 0
+  fi
+  local missing
+  if ((!cpu)); then missing="the cpu was not checked"; else missing="no GPU, real or simulated, was checked"; fi
+  if ((${#skipped[@]} > 0)); then
+    missing+=" (skipped: $(joined "${skipped[@]}"))"
+  elif ((!gpu)); then
+    missing+=" (LABKIT_SIM_GPUS=${LABKIT_SIM_GPUS:-0} and no NVIDIA GPU here)"
+  fi
+  echo "not yet — $missing, and done needs the cpu and a GPU: unset LABKIT_SIM_GPUS (./lab then simulates two) or give it 1 or more"
+  return 1
+}
