@@ -49,8 +49,8 @@ static void bandwidth(device gpu, const device_properties *p)
     }
     static const char *const names[] = { "lab 09 copy", "lab 09 scale" };
     for (int kernel = 0; kernel < 2; ++kernel) {
-        const double s = bench_memory_stream_seconds(gpu.index, kernel, tensor_data_const(in), tensor_data(out), n,
-                                                     1, REPS);
+        const double s = bench_memory_stream_seconds(gpu.index, kernel, tensor_data_const(in),
+                                                     tensor_data(out), n, 1, REPS);
         printf("  %-28s %9.0f %9.0f%% %7.0f%%\n", names[kernel], bytes / s / 1e9, 100.0 * memcpy_s / s,
                100.0 * bytes / s / 1e9 / p->memory_bandwidth_gbs);
     }
@@ -78,8 +78,9 @@ static void products(device gpu)
         CHECK(tensor_uniform(&b, gpu, shape2(n, n), -1.0f, 1.0f, 3));
         CHECK(tensor_zeros(&c, gpu, shape2(n, n)));
         CHECK(device_synchronize(gpu));
-        const double cublas = flop / bench_cuda_sgemm_seconds(gpu.index, tensor_data_const(a),
-                                                              tensor_data_const(b), tensor_data(c), n, REPS) /
+        const double cublas = flop /
+                              bench_cuda_sgemm_seconds(gpu.index, tensor_data_const(a), tensor_data_const(b),
+                                                       tensor_data(c), n, REPS) /
                               1e9;
         if (bench_memory_has_lab09()) {
             const double naive = flop /
@@ -110,8 +111,8 @@ static void sums(device gpu)
     printf("\n%s, 2^26 floats summed (256 MiB read):\n", device_name(gpu));
     printf("  %-28s %9s %9s\n", "", "ms", "GB/s");
     for (int kernel = 0; kernel < 3; ++kernel) {
-        const double s = bench_memory_sum_seconds(gpu.index, kernel, tensor_data_const(x), n, tensor_data(total),
-                                                  REPS);
+        const double s =
+            bench_memory_sum_seconds(gpu.index, kernel, tensor_data_const(x), n, tensor_data(total), REPS);
         printf("  %-28s %9.3f %9.0f\n", names[kernel], s * 1e3, 4.0 * (double)n / s / 1e9);
     }
     tensor_free(x), tensor_free(total);
@@ -136,9 +137,10 @@ int main(void)
     bandwidth(gpu, &p);
     products(gpu);
     sums(gpu);
-    printf("\ntakeaway: cudaMemcpy sets the bandwidth a kernel can hope for; a coalesced copy comes near it, a "
-           "strided one falls with the sectors it wastes, and a tiled product gains on the naive one without "
-           "reaching cuBLAS.\n");
+    printf(
+        "\ntakeaway: cudaMemcpy sets the bandwidth a kernel can hope for; a coalesced copy comes near it, a "
+        "strided one falls with the sectors it wastes, and a tiled product gains on the naive one without "
+        "reaching cuBLAS.\n");
 #endif
     return 0;
 }

@@ -20,12 +20,12 @@ int bench_memory_has_lab09(void);
 double bench_memory_d2d_seconds(int index, void *dst, const void *src, size_t bytes, int reps);
 
 /* Lab 09's copy (0), scale (1) or strided copy (2) of n floats. */
-double bench_memory_stream_seconds(int index, int kernel, const float *in, float *out, int64_t n, int64_t stride,
-                                   int reps);
+double bench_memory_stream_seconds(int index, int kernel, const float *in, float *out, int64_t n,
+                                   int64_t stride, int reps);
 
 /* Lab 09's naive (0) or tiled (1) product of n x n matrices. */
-double bench_memory_product_seconds(int index, int kernel, const float *a, const float *b, float *c, int64_t n,
-                                    int reps);
+double bench_memory_product_seconds(int index, int kernel, const float *a, const float *b, float *c,
+                                    int64_t n, int reps);
 
 /* Lab 09's sum of n floats, one atomic per element (0), a shared-memory tree
  * (1) or a tree and warp shuffles (2), into the device float *total. */

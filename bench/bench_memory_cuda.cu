@@ -79,8 +79,8 @@ double bench_memory_d2d_seconds(int index, void *dst, const void *src, size_t by
 #ifdef BENCH_WITH_LAB09
 
 // The grids of labs/09_memory/launch.c.
-double bench_memory_stream_seconds(int index, int kernel, const float *in, float *out, int64_t n, int64_t stride,
-                                   int reps)
+double bench_memory_stream_seconds(int index, int kernel, const float *in, float *out, int64_t n,
+                                   int64_t stride, int reps)
 {
     const int64_t threads = kernel == 2 ? (n + stride - 1) / stride * stride : n;
     const unsigned blocks = blocks_for(threads, LAUNCH_BLOCK);
@@ -94,8 +94,8 @@ double bench_memory_stream_seconds(int index, int kernel, const float *in, float
     });
 }
 
-double bench_memory_product_seconds(int index, int kernel, const float *a, const float *b, float *c, int64_t n,
-                                    int reps)
+double bench_memory_product_seconds(int index, int kernel, const float *a, const float *b, float *c,
+                                    int64_t n, int reps)
 {
     const dim3 grid(blocks_for(n, TILE), blocks_for(n, TILE)), block(TILE, TILE);
     return fastest_seconds(index, reps, [&] {
@@ -123,7 +123,10 @@ double bench_memory_sum_seconds(int index, int kernel, const float *x, int64_t n
 #else
 
 double bench_memory_stream_seconds(int, int, const float *, float *, int64_t, int64_t, int) { return -1.0; }
-double bench_memory_product_seconds(int, int, const float *, const float *, float *, int64_t, int) { return -1.0; }
+double bench_memory_product_seconds(int, int, const float *, const float *, float *, int64_t, int)
+{
+    return -1.0;
+}
 double bench_memory_sum_seconds(int, int, const float *, int64_t, float *, int) { return -1.0; }
 
 #endif
