@@ -724,7 +724,15 @@ static void show_roofs(device d)
  *   - a padded shared tile ([TILE][TILE + 1]) without bank conflicts, beside
  *     an unpadded transpose with them.
  * Until then it says so; the claims above count what can be counted without
- * it: loads by the formula, atomics by a counter in the kernels' arguments. */
+ * it: loads by the formula, atomics by a counter in the kernels' arguments.
+ * How it plugs in (labkit/kernel_profile.h, issue 22's branch): the check
+ * built for the kernel tools (cmake/kernel_tools.cmake, as lab 04's), on a
+ * simulated GPU only, kernel_profile_start() around one untimed run of each
+ * kernel at the check's odd sizes, kernel_profile_last("copy_kernel") and
+ * kernel_profile_sectors_per_load(): 4, and 32 for strided_copy_kernel at
+ * stride 32; global_load_requests of naive_matmul_kernel over
+ * tiled_matmul_kernel's: 16 at k a multiple of 16; the bank conflicts need a
+ * given transpose through a [TILE][TILE] tile and a [TILE][TILE + 1] one. */
 static void check_profiler_counts(device d)
 {
     (void)d;
