@@ -267,6 +267,9 @@ static void print_takeaway(device d, const summary *s)
         "by your formula)\n",
         device_name(d), s->p.memory_bandwidth_gbs, d.kind == DEVICE_SIM ? ", a modelled card's" : "",
         s->p.peak_gflops);
+    if (d.kind == DEVICE_CPU && s->copy_gbs > s->p.memory_bandwidth_gbs)
+        printf("(the copy beat cpu's peak: that peak is a copy the library measured once, when this program "
+               "started, and other programs competing for the memory then can make it low)\n");
     printf("(the atomic sum, run twice on the same floats: %.9g and %.9g, %s)\n", (double)s->atomic_runs[0],
            (double)s->atomic_runs[1],
            s->atomic_runs[0] == s->atomic_runs[1]
