@@ -50,6 +50,8 @@ typedef struct probed {
     status (*inner)(workload *); /* the workload's own run() */
     event *before, *after;       /* recorded just before and just after the work */
     double hold_seconds;         /* device time queued in front of the work (simulated GPUs) */
+    uint64_t syncs_at_run;       /* the device's blocking waits counted when run() began */
+    bool fails;                  /* run() queues its work, then fails (an error path) */
 } probed;
 
 /* A kernel that occupies the device's queue for a given time. On a simulated
@@ -65,14 +67,27 @@ static void hold_device(const void *args, void *stream)
     while (wall_seconds() < until) nanosleep(&tick, NULL);
 }
 
+/* The status a failing run() returns: what an allocation on a full device
+ * gives, the most common failure inside real work. */
+#define RUN_FAILURE STATUS_OUT_OF_MEMORY
+
 static status probed_run(workload *w)
 {
     probed *p = (probed *)w;
+    device_counters c;
+    /* Where a timing waits matters, not only how often: a wait counted before
+     * run() began is one that no clock around run() can need. */
+    p->syncs_at_run = counters_read(w->dev, &c) == STATUS_OK ? c.syncs : UINT64_MAX;
     status s = event_record(p->before);
     if (s == STATUS_OK && p->hold_seconds > 0)
         s = device_enqueue(w->dev, hold_device, &p->hold_seconds, sizeof p->hold_seconds);
     if (s == STATUS_OK) s = p->inner(w);
     if (s == STATUS_OK) s = event_record(p->after);
+    if (s == STATUS_OK && p->fails)
+        s = fail(RUN_FAILURE,
+                 "%s: run() failed on purpose after queueing its work (the check's error path, as "
+                 "an allocation on a full device would)",
+                 w->name);
     return s;
 }
 
@@ -110,6 +125,7 @@ static void check_naive(device d, probed *p)
     double t = NAN;
     CHECK(counters_reset(d));
     CHECK(lab_time_naive(&p->w, &t));
+    const bool idle = event_done(p->after); /* asks; never waits */
     CHECK(counters_read(d, &c));
     const double work = probed_seconds(p);
     if (device_is_gpu(d)) {
@@ -119,11 +135,18 @@ static void check_naive(device d, probed *p)
             "%s: the clock says %.3f ms, the device worked %.1f ms between the events around run() "
             "(needs less: %.0fx)",
             p->w.name, 1e3 * t, 1e3 * work, work / t);
+        /* A wait before run() leaves this run's work queued behind the call: the
+         * next timing would start on a busy device and count it too. */
+        const uint64_t before_run = p->syncs_at_run <= c.syncs ? p->syncs_at_run : c.syncs;
         check_that(
-            c.syncs == 1,
-            "the naive timing then waits for the device once, so that the next one starts on an idle device",
-            "%llu blocking waits (expected 1: device_synchronize after the clock stopped)",
-            (unsigned long long)c.syncs);
+            c.syncs == 1 && before_run == 0 && idle,
+            "the naive timing then waits for the device once, after run(), so that the next one starts "
+            "on an idle device",
+            "%llu blocking waits before run() began and %llu after it (expected 0 and 1: "
+            "device_synchronize once the clock has stopped); when lab_time_naive returned, the device "
+            "had %s the work run() queued",
+            (unsigned long long)before_run, (unsigned long long)(c.syncs - before_run),
+            idle ? "done" : "not yet done");
     } else {
         check_that(
             t + SLACK_SECONDS >= work,
@@ -287,40 +310,181 @@ static void check_host_work(device d, probed *p)
                device_name(d), (unsigned long long)after.events);
 }
 
+/* ---- error paths: a run() that fails ------------------------------------------- */
+
+/* Every step once more, with a run() that queues its work and then fails (an
+ * allocation on a full device, say): lab.h promises the status of the first
+ * call that failed, never STATUS_OK over a run that did not happen, and the
+ * events a step made are destroyed on this path too. */
+static void check_failed_run(device d, probed *p)
+{
+    static const char *const names[] = { "lab_time_naive", "lab_time_synchronized", "lab_time_read_one",
+                                         "lab_benchmark", "lab_count_host_work" };
+    enum { STEPS = sizeof names / sizeof names[0] };
+    device_counters before, after;
+    double seconds = NAN;
+    float value = NAN;
+    measurement m;
+    int64_t chunks = -1;
+    status got[STEPS];
+    CHECK(device_synchronize(d));
+    CHECK(counters_read(d, &before));
+    p->fails = true;
+    for (int i = 0; i < STEPS; ++i) {
+        switch (i) {
+        case 0: got[i] = CHECK_YOURS(lab_time_naive(&p->w, &seconds)); break;
+        case 1: got[i] = CHECK_YOURS(lab_time_synchronized(&p->w, &seconds)); break;
+        case 2: got[i] = CHECK_YOURS(lab_time_read_one(&p->w, &seconds, &value)); break;
+        case 3: got[i] = CHECK_YOURS(lab_benchmark(&p->w, &m)); break;
+        default: got[i] = CHECK_YOURS(lab_count_host_work(&p->w, &chunks)); break;
+        }
+        CHECK(device_synchronize(d)); /* the failed run's work, before the next step */
+    }
+    p->fails = false;
+    CHECK(counters_read(d, &after));
+    bool reported = true;
+    char figures[400] = "";
+    for (int i = 0; i < STEPS; ++i) {
+        reported = reported && got[i] == RUN_FAILURE;
+        check_append(figures, sizeof figures, "%s%s %s", i ? ", " : "", names[i], status_name(got[i]));
+    }
+    check_that(reported, "a run() that fails is reported: every step returns run()'s status, never STATUS_OK",
+               "run() failed with %s after queueing its work: %s", status_name(RUN_FAILURE), figures);
+    check_that(
+        after.events == before.events && after.memory_current == before.memory_current,
+        "after a failed run() no event is left behind, and the device's bytes in use are back where they "
+        "were",
+        "%llu events alive on %s before the five steps, %llu after; %zu bytes in use before, %zu after",
+        (unsigned long long)before.events, device_name(d), (unsigned long long)after.events,
+        before.memory_current, after.memory_current);
+}
+
+/* ---- the workload's own device, when it is not the first GPU ------------------- */
+
+/* A PyTorch habit, torch.cuda.synchronize() with no device, becomes
+ * device_synchronize(try_gpu(0)) in C: right on the first GPU, and a wait for
+ * nothing on the second, where the work is. So the steps run once more on
+ * another GPU of the same kind (sim:1 beside sim:0), on smaller products: the
+ * probe's hold keeps that device busy long enough by itself. */
+static void check_second_gpu(device d)
+{
+    const device other = { d.kind, d.index == 0 ? 1 : 0 };
+    if (!device_is_gpu(d) || !device_exists(other)) return;
+    probed q = { 0 };
+    device_counters c;
+    measurement m;
+    double naive = NAN, synced = NAN;
+    int64_t chunks = -1;
+    CHECK(workload_matmuls(&q.w, other, d.kind == DEVICE_CUDA ? N_REAL : 128, MATMULS));
+    CHECK(q.w.run(&q.w)); /* a warm-up */
+    CHECK(device_synchronize(other));
+    probe_attach(&q);
+
+    CHECK(counters_reset(other));
+    CHECK(lab_time_naive(&q.w, &naive));
+    const bool naive_idle = event_done(q.after);
+    CHECK(counters_read(other, &c));
+    const uint64_t naive_waits = c.syncs;
+    probed_seconds(&q);
+
+    CHECK(lab_time_synchronized(&q.w, &synced));
+    const double synced_work = probed_seconds(&q);
+
+    const bool measured = benchmark(&q.w, &m, false);
+    const double benchmark_work = probed_seconds(&q);
+
+    CHECK(lab_count_host_work(&q.w, &chunks));
+    const bool worked_until_done = event_done(q.after);
+    probed_seconds(&q);
+
+    const bool holds = naive_waits == 1 && naive_idle && synced + SLACK_SECONDS >= synced_work && measured &&
+                       m.device_seconds + SLACK_SECONDS >= benchmark_work &&
+                       m.host_seconds + SLACK_SECONDS >= benchmark_work && worked_until_done;
+    check_that(holds, "every step waits for the workload's own device (w->dev), not for the first GPU",
+               "%s on %s: the naive timing waited %llu times there (want 1) and left it %s; the synchronised "
+               "clock %.1f ms for %.1f ms of work; the benchmark's events %.1f ms and host clock %.1f ms for "
+               "%.1f ms; the host work stopped with the work %s",
+               q.w.name, device_name(other), (unsigned long long)naive_waits, naive_idle ? "idle" : "busy",
+               1e3 * synced, 1e3 * synced_work, measured ? 1e3 * m.device_seconds : NAN,
+               measured ? 1e3 * m.host_seconds : NAN, 1e3 * benchmark_work,
+               worked_until_done ? "done" : "not yet done");
+    probe_detach(&q);
+    workload_free(&q.w);
+}
+
 /* ---- step 6: the utilisation illusion ----------------------------------------------- */
 
 static bool near(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
 
-/* The arithmetic, on a made-up measurement whose answers are exact. */
+/* A device of the other kind, for what must follow the workload's own device:
+ * the CPU beside a GPU, the first GPU beside the CPU (the CPU itself when
+ * there is none). Their peaks differ (a simulated GPU models a card of its own). */
+static device other_kind(device d) { return device_is_gpu(d) ? device_cpu() : try_gpu(0); }
+
+/* The arithmetic, on a made-up measurement whose answers are exact: on the
+ * checked device, and on one of the other kind, whose peak differs. */
 static void check_utilisation_arithmetic(device d)
 {
-    device_properties props;
-    CHECK(device_get_properties(d, &props));
-    const workload w = { .name = "made up: 4 GFLOP", .dev = d, .flops = 4e9 };
     const measurement counted = {
         .launch_seconds = 0.001, .host_seconds = 2.0, .device_seconds = 1.5, .busy_seconds = 0.5
     };
-    measurement uncounted = counted, unmeasured = counted;
+    measurement uncounted = counted;
     uncounted.busy_seconds = 0.0;
-    unmeasured.host_seconds = 0.0;
-    utilisation a, b, c;
+    const workload w = { .name = "made up: 4 GFLOP", .dev = d, .flops = 4e9 };
+    utilisation a, b;
     status s = lab_utilisation(&w, &counted, &a);
     if (s == STATUS_TODO) CHECK(s);
     if (s == STATUS_OK) s = lab_utilisation(&w, &uncounted, &b);
-    const status refused = s == STATUS_OK ? lab_utilisation(&w, &unmeasured, &c) : STATUS_OK;
-    const double fraction = props.peak_gflops > 0 ? 2.0 / props.peak_gflops : 0.0;
+    const bool ok = s == STATUS_OK;
+    /* The fraction from the peak the function reports: whichever device that
+     * is, it must be GFLOP/s over it, not a percentage. */
     check_that(
-        s == STATUS_OK && refused == STATUS_BAD_ARGUMENT && near(a.busy_fraction, 0.25) &&
-            near(b.busy_fraction, 0.75) && near(a.achieved_gflops, 2.0) &&
-            a.peak_gflops == props.peak_gflops && near(a.peak_fraction, fraction),
+        ok && near(a.busy_fraction, 0.25) && near(b.busy_fraction, 0.75) && near(a.achieved_gflops, 2.0) &&
+            a.peak_gflops > 0 && near(a.peak_fraction, 2.0 / a.peak_gflops),
         "busy fraction = busy time (else the events' time) over the host's time; GFLOP/s over the host's "
         "time; the peak as a fraction",
         "4 GFLOP, host 2 s, events 1.5 s, busy 0.5 s: busy %.4g (want 0.25), without a busy time %.4g "
-        "(want 0.75), %.4g GFLOP/s (want 2), %.4g of the peak (want %.4g); host 0 s: %s (want "
-        "STATUS_BAD_ARGUMENT)",
-        s == STATUS_OK ? a.busy_fraction : NAN, s == STATUS_OK ? b.busy_fraction : NAN,
-        s == STATUS_OK ? a.achieved_gflops : NAN, s == STATUS_OK ? a.peak_fraction : NAN, fraction,
-        status_name(refused));
+        "(want 0.75), %.4g GFLOP/s (want 2), %.4g of a %.4g GFLOP/s peak (want %.4g)%s",
+        ok ? a.busy_fraction : NAN, ok ? b.busy_fraction : NAN, ok ? a.achieved_gflops : NAN,
+        ok ? a.peak_fraction : NAN, ok ? a.peak_gflops : NAN, ok ? 2.0 / a.peak_gflops : NAN,
+        check_failure_text(s));
+
+    /* The same measurement of a workload on each device: the peak is w->dev's. */
+    const device devices[2] = { d, other_kind(d) };
+    const int count = device_equal(devices[0], devices[1]) ? 1 : 2;
+    bool own = true;
+    char figures[400] = "";
+    for (int i = 0; i < count; ++i) {
+        device_properties props;
+        utilisation u = { 0 };
+        CHECK(device_get_properties(devices[i], &props));
+        const workload on = { .name = "made up: 4 GFLOP", .dev = devices[i], .flops = 4e9 };
+        const status si = CHECK_YOURS(lab_utilisation(&on, &counted, &u));
+        const double want = props.peak_gflops > 0 ? 2.0 / props.peak_gflops : 0.0;
+        const bool holds =
+            si == STATUS_OK && u.peak_gflops == props.peak_gflops && near(u.peak_fraction, want);
+        own = own && holds;
+        check_append(figures, sizeof figures, "%s%s's %.1f GFLOP/s: peak %.1f, %.4g of it (want %.4g)%s",
+                     i ? "; " : "", device_name(devices[i]), props.peak_gflops, u.peak_gflops,
+                     u.peak_fraction, want, check_failure_text(si));
+    }
+    check_that(own, "the peak is that of the workload's own device (w->dev), not another's",
+               "2 GFLOP/s on %s", figures);
+
+    /* A time that is not above 0 is no measurement: 0 and a negative one. */
+    const double bad_times[] = { 0.0, -2.0 };
+    bool refused = true;
+    char said[160] = "";
+    for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; ++i) {
+        measurement unmeasured = counted;
+        utilisation u;
+        unmeasured.host_seconds = bad_times[i];
+        const status si = lab_utilisation(&w, &unmeasured, &u);
+        refused = refused && si == STATUS_BAD_ARGUMENT;
+        check_append(said, sizeof said, "%shost %g s: %s", i ? ", " : "", bad_times[i], status_name(si));
+    }
+    check_that(refused, "a host time that is not above 0 is refused: no utilisation without a measurement",
+               "%s (want STATUS_BAD_ARGUMENT for each)", said);
 }
 
 /* The lesson's x = x + 1 loop, measured. The busy time (counted on a simulated
@@ -366,9 +530,11 @@ int main(int argc, char **argv)
     check_benchmark(d, &p);
     check_reading_loop(d, n);
     check_host_work(d, &p);
+    check_failed_run(d, &p);
     probe_detach(&p);
     workload_free(&p.w);
     check_utilisation_arithmetic(d);
     check_illusion(d);
+    check_second_gpu(d);
     return check_finish("03_async_timing");
 }

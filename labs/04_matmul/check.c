@@ -14,8 +14,17 @@
  *     (and, in an optimised build, the i-k-j order beats i-j-k);
  *   - on a GPU, small products are dominated by launch overhead: GFLOP/s at
  *     N = 16 is a small fraction of GFLOP/s at N = 1024.
+ *   - what lab.h promises to refuse is refused: a time that is not positive,
+ *     sizes over cblas_sgemm's int, the naive GPU product on the CPU; a layer
+ *     whose product fails says so and leaves no tensor behind;
+ *   - the loops and the launch are the student's own work: the check is
+ *     linked with the library's products wrapped (lab.cmake), and counts the
+ *     calls to cblas_sgemm and op_matmul made inside them.
+ * The arrays handed to the student's loops end at a guard page (host_alloc):
+ * an index past the end stops at its own line, and the crash report names it.
  * Timing claims are ratios with wide margins, each the best of several runs:
  * this runs on shared machines, and noise only ever adds time. */
+#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,17 +49,64 @@
 #define ATOL 5e-4
 #define RTOL 1e-4
 
-/* ---- float64 references ------------------------------------------------------- */
+/* ---- the library's own answer, counted ------------------------------------------
+ *
+ * lab.cmake links the check with -Wl,--wrap=op_matmul,--wrap=cblas_sgemm: every
+ * call to either, the student's included, comes here first and is counted on
+ * the calling thread (a simulated GPU's worker calls cblas_sgemm for its own
+ * queued products at any moment). A step that must be the student's own loop
+ * or kernel makes none. */
+static _Thread_local long op_matmul_calls, sgemm_calls;
+
+status __real_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                        tensor *out);
+status __wrap_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                        tensor *out);
+status __wrap_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
+                        tensor *out)
+{
+    ++op_matmul_calls;
+    return __real_op_matmul(a, trans_a, b, trans_b, bias, out);
+}
+
+void __real_cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
+                        blasint m, blasint n, blasint k, float alpha, const float *a, blasint lda,
+                        const float *b, blasint ldb, float beta, float *c, blasint ldc);
+void __wrap_cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
+                        blasint m, blasint n, blasint k, float alpha, const float *a, blasint lda,
+                        const float *b, blasint ldb, float beta, float *c, blasint ldc);
+void __wrap_cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, enum CBLAS_TRANSPOSE trans_b,
+                        blasint m, blasint n, blasint k, float alpha, const float *a, blasint lda,
+                        const float *b, blasint ldb, float beta, float *c, blasint ldc)
+{
+    ++sgemm_calls;
+    __real_cblas_sgemm(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+/* The library's products called on this thread so far. */
+static long library_products(void) { return op_matmul_calls + sgemm_calls; }
+
+/* ---- host arrays and float64 references -------------------------------------------- */
+
+/* `count` floats from host_alloc, each NaN (a cell never written stays NaN).
+ * They end at a guard page: a loop that indexes one past the end stops at its
+ * own line, and the crash report says where. Free with host_free(p, 0). */
+static float *host_floats(int64_t count)
+{
+    float *p = host_alloc((size_t)count * sizeof *p, 0);
+    if (!p)
+        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for %lld floats for the check", (long long)count));
+    for (int64_t i = 0; i < count; ++i) p[i] = NAN;
+    return p;
+}
 
 /* A [rows, cols] matrix of uniform values in [-1, 1) on the host, drawn by the
- * library from `seed` (the same values on every device). The caller frees it. */
+ * library from `seed` (the same values on every device), in a host_floats
+ * array: host_free(p, 0) it. */
 static float *random_matrix(int64_t rows, int64_t cols, uint64_t seed)
 {
     tensor *t;
-    float *host = malloc((size_t)(rows * cols) * sizeof *host);
-    if (!host)
-        CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for a %lldx%lld matrix", (long long)rows,
-                   (long long)cols));
+    float *host = host_floats(rows * cols);
     CHECK(tensor_uniform(&t, device_cpu(), shape2(rows, cols), -1.0f, 1.0f, seed));
     CHECK(tensor_to_host(t, host, rows * cols));
     tensor_free(t);
@@ -98,6 +154,14 @@ enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
 
 /* ---- step 1: a layer ------------------------------------------------------------------ */
 
+/* The bytes of device memory in use on d now. */
+static size_t bytes_in_use(device d)
+{
+    device_counters c;
+    CHECK(counters_read(d, &c));
+    return c.memory_current;
+}
+
 static void check_layer(device d)
 {
     const float w[9] = { 1.0f, -2.0f, 2.0f, 2.0f, 1.0f, -4.0f, 1.0f, -1.0f, 0.0f };
@@ -108,36 +172,70 @@ static void check_layer(device d)
     CHECK(tensor_from_host(&tw, d, shape2(3, 3), w));
     CHECK(tensor_from_host(&tx, d, shape2(3, 1), x));
     CHECK(tensor_full(&ty, d, shape2(3, 1), NAN));
+    const size_t before = bytes_in_use(d);
     CHECK(lab_layer_forward(tw, tx, ty));
     CHECK(tensor_to_host(ty, y, 3));
+    const size_t after = bytes_in_use(d);
     bool same = true;
     for (int i = 0; i < 3; ++i) same = same && lround(100.0 * y[i]) == lesson[i];
     check_that(same, "a layer is a matrix product: sigmoid(W x) gives lesson 002's numbers to two decimals",
                "%.4f %.4f %.4f; the lesson: 0.13 0.96 0.40", y[0], y[1], y[2]);
-    tensor_free(tw), tensor_free(tx), tensor_free(ty);
+    check_that(
+        after == before,
+        "the layer leaves no tensor behind: the device's bytes in use are back where they were",
+        "%s: %zu bytes in use before lab_layer_forward, %zu after (out exists already: nothing to make)",
+        device_name(d), before, after);
+
+    /* The error path: an x of 2 rows for a W of 3 columns. op_matmul refuses
+     * it, and the layer must say so rather than return a sigmoid of whatever
+     * out held; what it made on the way is freed on this path too. */
+    tensor *short_x;
+    CHECK(tensor_from_host(&short_x, d, shape2(2, 1), x));
+    const size_t ready = bytes_in_use(d);
+    const status s = CHECK_YOURS(lab_layer_forward(tw, short_x, ty));
+    const size_t left = bytes_in_use(d);
+    CHECK(device_synchronize(d)); /* the device is still usable */
+    check_that(
+        s != STATUS_OK && left == ready,
+        "a layer whose product fails returns the failure, and leaves no tensor behind",
+        "W [3, 3] times x [2, 1] on %s: %s (want a failure: op_matmul refuses these shapes); %zu bytes in "
+        "use before, %zu after (want the same)",
+        device_name(d), status_name(s), ready, left);
+    tensor_free(tw), tensor_free(tx), tensor_free(ty), tensor_free(short_x);
 }
 
 /* ---- steps 2 to 4: the CPU's products ------------------------------------------------ */
 
 typedef status (*host_matmul)(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k);
 
-static void check_loop(const char *concept, host_matmul matmul)
+/* A float64 array for a reference: the check's own, never handed to lab.c. */
+static double *reference_array(int64_t count)
+{
+    double *p = malloc((size_t)count * sizeof *p);
+    if (!p) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check's reference"));
+    return p;
+}
+
+/* One of the loops of steps 2 and 3 at every shape; returns how many times it
+ * called the library's products (cblas_sgemm, op_matmul) itself. */
+static long check_loop(const char *concept, host_matmul matmul)
 {
     bool all = true;
+    long calls = 0;
     for (int s = 0; s < NSHAPES; ++s) {
         const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
-        float *a = random_matrix(m, k, 11), *b = random_matrix(k, n, 12),
-              *c = malloc((size_t)(m * n) * sizeof *c);
-        double *ref = malloc((size_t)(m * n) * sizeof *ref);
-        if (!c || !ref) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
-        for (int64_t i = 0; i < m * n; ++i) c[i] = NAN; /* a cell never written stays NaN */
+        float *a = random_matrix(m, k, 11), *b = random_matrix(k, n, 12), *c = host_floats(m * n);
+        double *ref = reference_array(m * n);
         reference(a, false, b, false, ref, m, n, k);
+        const long before = library_products();
         CHECK(matmul(a, b, c, m, n, k));
+        calls += library_products() - before;
         all = matches(concept, c, ref, m, n) && all;
-        free(a), free(b), free(c), free(ref);
+        host_free(a, 0), host_free(b, 0), host_free(c, 0), free(ref);
     }
     check_that(all, concept, "[64x64]x[64x64] and [37x53]x[53x29] against float64, |error| <= %g + %g |ref|",
                ATOL, RTOL);
+    return calls;
 }
 
 /* OpenBLAS with each of the four transpose settings, and the library's
@@ -152,12 +250,10 @@ static void check_transposes(device d, bool openblas)
             /* Stored as op() expects them: a is [k, m] when transposed, b [n, k]. */
             const int64_t a_rows = ta ? k : m, a_cols = ta ? m : k, b_rows = tb ? n : k, b_cols = tb ? k : n;
             float *a = random_matrix(a_rows, a_cols, 21), *b = random_matrix(b_rows, b_cols, 22);
-            float *c = malloc((size_t)(m * n) * sizeof *c);
-            double *ref = malloc((size_t)(m * n) * sizeof *ref);
-            if (!c || !ref) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
+            float *c = host_floats(m * n);
+            double *ref = reference_array(m * n);
             reference(a, ta, b, tb, ref, m, n, k);
             if (openblas) {
-                for (int64_t i = 0; i < m * n; ++i) c[i] = NAN;
                 CHECK(lab_matmul_openblas(a, ta, b, tb, c, m, n, k));
             } else {
                 tensor *tA, *tB, *tC;
@@ -172,7 +268,7 @@ static void check_transposes(device d, bool openblas)
             snprintf(what, sizeof what, "%s%s%s", openblas ? "OpenBLAS" : "op_matmul", ta ? " a^T" : "",
                      tb ? " b^T" : "");
             all = matches(what, c, ref, m, n) && all;
-            free(a), free(b), free(c), free(ref);
+            host_free(a, 0), host_free(b, 0), host_free(c, 0), free(ref);
         }
     if (openblas)
         check_that(all, "your cblas_sgemm call (row-major) matches float64, with and without transposes",
@@ -184,24 +280,74 @@ static void check_transposes(device d, bool openblas)
 
 /* ---- step 5: counting ---------------------------------------------------------------- */
 
+/* A device of the other kind, whose peak differs: the CPU beside a GPU, the
+ * first GPU beside the CPU (the CPU itself when there is none). */
+static device other_kind(device d) { return device_is_gpu(d) ? device_cpu() : try_gpu(0); }
+
 static void check_counting(device d)
 {
-    double gflops = 0.0, fraction = -1.0;
-    device_properties p;
+    double gflops = 0.0;
     CHECK(lab_gflops(100, 200, 300, 0.5, &gflops));
     const double want = 2.0 * 100 * 200 * 300 / 0.5 / 1e9; /* a multiply and an add per term */
-    const status refused = lab_gflops(100, 200, 300, 0.0, &(double){ 0 });
-    check_that(fabs(gflops - want) < 1e-12 && refused == STATUS_BAD_ARGUMENT,
-               "GFLOP/s counts 2 m n k operations per product, and refuses a time of 0",
-               "[100x300]x[300x200] in 0.5 s: %g GFLOP/s (want %g); seconds = 0: %s", gflops, want,
-               status_name(refused));
-    CHECK(device_get_properties(d, &p));
-    CHECK(lab_fraction_of_peak(p.peak_gflops / 4.0, d, &fraction));
-    const double want_fraction = p.peak_gflops > 0 ? 0.25 : 0.0;
-    check_that(fabs(fraction - want_fraction) < 1e-9,
-               "the fraction of peak divides by the device's own FP32 peak",
-               "a quarter of %s's %.1f GFLOP/s gives %g (want %g)", device_name(d), p.peak_gflops, fraction,
-               want_fraction);
+    check_that(fabs(gflops - want) < 1e-12, "GFLOP/s counts 2 m n k operations per product",
+               "[100x300]x[300x200] in 0.5 s: %g GFLOP/s (want %g)", gflops, want);
+    const double bad_times[] = { 0.0, -0.5 };
+    bool refused = true;
+    char said[120] = "";
+    for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; ++i) {
+        const status s = lab_gflops(100, 200, 300, bad_times[i], &(double){ 0 });
+        refused = refused && s == STATUS_BAD_ARGUMENT;
+        check_append(said, sizeof said, "%sseconds = %g: %s", i ? ", " : "", bad_times[i], status_name(s));
+    }
+    check_that(refused, "a time that is not positive is refused: there is no speed without a time",
+               "%s (want STATUS_BAD_ARGUMENT for each)", said);
+
+    /* A quarter of each device's peak, on this device and one of the other
+     * kind: the peak must be the device's own, whichever it is. */
+    const device devices[2] = { d, other_kind(d) };
+    const int count = device_equal(devices[0], devices[1]) ? 1 : 2;
+    bool own = true;
+    char figures[320] = "";
+    for (int i = 0; i < count; ++i) {
+        device_properties p;
+        double fraction = -1.0;
+        CHECK(device_get_properties(devices[i], &p));
+        CHECK(lab_fraction_of_peak(p.peak_gflops / 4.0, devices[i], &fraction));
+        const double want_fraction = p.peak_gflops > 0 ? 0.25 : 0.0;
+        own = own && fabs(fraction - want_fraction) < 1e-9;
+        check_append(figures, sizeof figures, "%sa quarter of %s's %.1f GFLOP/s gives %g (want %g)",
+                     i ? "; " : "", device_name(devices[i]), p.peak_gflops, fraction, want_fraction);
+    }
+    check_that(own, "the fraction of peak divides by the device's own FP32 peak", "%s", figures);
+}
+
+/* lab.h: on the CPU the naive GPU product is refused (STATUS_WRONG_DEVICE),
+ * before anything runs: c keeps what it held. Checked on every device, since
+ * the CPU is always there. */
+static void check_naive_refuses_cpu(void)
+{
+    const device cpu = device_cpu();
+    tensor *a, *b, *c;
+    float held[6];
+    device_counters counted;
+    CHECK(tensor_full(&a, cpu, shape2(2, 3), 1.0f));
+    CHECK(tensor_full(&b, cpu, shape2(3, 3), 1.0f));
+    CHECK(tensor_full(&c, cpu, shape2(2, 3), NAN));
+    CHECK(counters_reset(cpu));
+    const long before = library_products();
+    const status s = CHECK_YOURS(lab_matmul_naive_gpu(a, b, c));
+    const long products = library_products() - before;
+    CHECK(counters_read(cpu, &counted));
+    CHECK(tensor_to_host(c, held, 6));
+    int written = 0;
+    for (int i = 0; i < 6; ++i) written += !isnan(held[i]);
+    check_that(
+        s == STATUS_WRONG_DEVICE && written == 0 && counted.launches == 0 && products == 0,
+        "the naive GPU product refuses tensors on the CPU (STATUS_WRONG_DEVICE) and computes nothing",
+        "[2x3]x[3x3] on cpu: %s (want STATUS_WRONG_DEVICE), %d of 6 cells of c written, %llu launches, "
+        "%ld library products (want 0, 0, 0)",
+        status_name(s), written, (unsigned long long)counted.launches, products);
+    tensor_free(a), tensor_free(b), tensor_free(c);
 }
 
 /* ---- step 6: the naive kernel ------------------------------------------------------- */
@@ -220,6 +366,9 @@ typedef struct kernel_trial {
     bool inside[KM][KN]; /* written cells of c */
     int written;         /* how many cells of c were written */
     int outside;         /* how many guard cells were written */
+    int wrong;           /* written cells of c that do not hold their dot product */
+    int wrong_row, wrong_col;
+    float got, want; /* the first such cell's value, and its dot product */
 } kernel_trial;
 
 static kernel_trial run_kernel(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned block_y)
@@ -242,10 +391,17 @@ static kernel_trial run_kernel(unsigned grid_x, unsigned grid_y, unsigned block_
     kernel_trial t = { .grid_x = grid_x, .grid_y = grid_y, .block_x = block_x, .block_y = block_y };
     for (int i = 0; i < GUARD + KM * KN + GUARD; ++i) {
         const bool in_c = i >= GUARD && i < GUARD + KM * KN, written = !isnan(arena[i]);
-        if (in_c)
-            t.inside[(i - GUARD) / KN][(i - GUARD) % KN] = written, t.written += written;
-        else
+        if (!in_c) {
             t.outside += written;
+            continue;
+        }
+        const int row = (i - GUARD) / KN, col = (i - GUARD) % KN;
+        t.inside[row][col] = written, t.written += written;
+        /* Small integers: the dot product is exact in float, whatever the order. */
+        float want = 0.0f;
+        for (int p = 0; p < KK; ++p) want += a[row * KK + p] * b[p * KN + col];
+        if (written && arena[i] != want && t.wrong++ == 0)
+            t.wrong_row = row, t.wrong_col = col, t.got = arena[i], t.want = want;
     }
     return t;
 }
@@ -318,7 +474,17 @@ static bool check_kernel_threads(void)
         "[3x2]x[2x5] on 2x2 blocks of 3x2 threads (6x4 threads for 5x3 cells): %d of %d cells written, "
         "%d writes outside c",
         t.written, KM * KN, t.outside);
-    return own && t.outside == 0 && t.written == KM * KN;
+    /* What each thread writes: a and b are followed by spare values, so a dot
+     * product that runs one term too far, or strides by the wrong size, reads
+     * numbers that change the sum. */
+    char value[96] = "every written cell holds its dot product";
+    if (t.wrong > 0)
+        snprintf(value, sizeof value, "%d cells are off, the first c[%d,%d] = %g (want %g)", t.wrong,
+                 t.wrong_row, t.wrong_col, (double)t.got, (double)t.want);
+    check_that(t.wrong == 0,
+               "each thread writes the dot product of row y of a and column x of b, over k terms exactly",
+               "[3x2]x[2x5] of small integers, exact in float: %s", value);
+    return own && t.outside == 0 && t.written == KM * KN && t.wrong == 0;
 }
 
 /* A kernel that writes nothing cannot harm anything: launch it, so that an
@@ -339,26 +505,27 @@ static void check_naive_kernel(device d)
 {
     bool all = true;
     device_counters counted, during = { 0 };
+    long products = 0;
     for (int s = 0; s < NSHAPES; ++s) {
         const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
-        float *a = random_matrix(m, k, 31), *b = random_matrix(k, n, 32),
-              *c = malloc((size_t)(m * n) * sizeof *c);
-        double *ref = malloc((size_t)(m * n) * sizeof *ref);
-        if (!c || !ref) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
+        float *a = random_matrix(m, k, 31), *b = random_matrix(k, n, 32), *c = host_floats(m * n);
+        double *ref = reference_array(m * n);
         reference(a, false, b, false, ref, m, n, k);
         tensor *tA, *tB, *tC;
         CHECK(tensor_from_host(&tA, d, shape2(m, k), a));
         CHECK(tensor_from_host(&tB, d, shape2(k, n), b));
         CHECK(tensor_full(&tC, d, shape2(m, n), NAN)); /* a cell no thread writes stays NaN */
         CHECK(counters_reset(d));
+        const long before = library_products();
         CHECK(lab_matmul_naive_gpu(tA, tB, tC));
+        products += library_products() - before;
         CHECK(counters_read(d, &counted));
         during.launches += counted.launches, during.syncs += counted.syncs;
         during.h2d_copies += counted.h2d_copies + counted.d2h_copies + counted.d2d_copies;
         CHECK(tensor_to_host(tC, c, m * n));
         all = matches("naive kernel", c, ref, m, n) && all;
         tensor_free(tA), tensor_free(tB), tensor_free(tC);
-        free(a), free(b), free(c), free(ref);
+        host_free(a, 0), host_free(b, 0), host_free(c, 0), free(ref);
     }
     check_that(during.launches == NSHAPES && during.syncs == 0 && during.h2d_copies == 0,
                "lab_matmul_naive_gpu queues one launch and returns without waiting or copying",
@@ -367,6 +534,10 @@ static void check_naive_kernel(device d)
                (unsigned long long)during.h2d_copies, NSHAPES);
     check_that(all, "your naive kernel, one thread per cell of c, matches float64 on this GPU",
                "%s: [64x64]x[64x64] and [37x53]x[53x29], grids that do not divide evenly", device_name(d));
+    check_that(
+        products == 0, "step 6 launches your kernel, not the library's product",
+        "%s, %d calls of lab_matmul_naive_gpu: %ld calls to op_matmul or cblas_sgemm inside them (want 0)",
+        device_name(d), NSHAPES, products);
 }
 
 /* Step 6 on a GPU: the threads first, on the host; the device only with a
@@ -381,6 +552,35 @@ static void check_step6(device d)
     else
         printf("  (your kernel is not run on %s until each thread writes its own cell and no other)\n",
                device_name(d));
+}
+
+/* ---- refusals --------------------------------------------------------------------- */
+
+/* lab.h: sizes that do not fit cblas_sgemm's int are refused. 2^32 + 1 is 1 once
+ * cast to int, so a call that is not refused computes a 1 x 1 product quietly
+ * into c, a float of host memory like a and b. */
+static void check_openblas_refuses_large(void)
+{
+    const int64_t large = ((int64_t)1 << 32) + 1;
+    const char *names[3] = { "m", "n", "k" };
+    bool refused = true;
+    char figures[300] = "";
+    for (int which = 0; which < 3; ++which) {
+        float *a = host_floats(1), *b = host_floats(1), *c = host_floats(1);
+        a[0] = b[0] = 1.0f;
+        const int64_t m = which == 0 ? large : 1, n = which == 1 ? large : 1, k = which == 2 ? large : 1;
+        const long before = library_products();
+        const status s = CHECK_YOURS(lab_matmul_openblas(a, false, b, false, c, m, n, k));
+        const long calls = library_products() - before;
+        refused = refused && s == STATUS_BAD_ARGUMENT && calls == 0 && isnan(c[0]);
+        check_append(figures, sizeof figures, "%s%s = 2^32 + 1: %s, %ld calls to cblas_sgemm%s",
+                     which ? "; " : "", names[which], status_name(s), calls,
+                     isnan(c[0]) ? "" : ", c written");
+        host_free(a, 0), host_free(b, 0), host_free(c, 0);
+    }
+    check_that(refused,
+               "sizes that do not fit cblas_sgemm's int are refused (STATUS_BAD_ARGUMENT), each of m, n, k",
+               "%s (want STATUS_BAD_ARGUMENT and 0 calls each)", figures);
 }
 
 /* ---- timing claims ------------------------------------------------------------------ */
@@ -410,9 +610,7 @@ static status openblas_plain(const float *a, const float *b, float *c, int64_t m
 static void check_cpu_speed(void)
 {
     const int64_t n = 512;
-    float *a = random_matrix(n, n, 41), *b = random_matrix(n, n, 42),
-          *c = malloc((size_t)(n * n) * sizeof *c);
-    if (!c) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
+    float *a = random_matrix(n, n, 41), *b = random_matrix(n, n, 42), *c = host_floats(n * n);
     double blas, ijk, ikj;
     CHECK(openblas_plain(a, b, c, n, n, n)); /* wakes OpenBLAS's threads up */
     CHECK(lab_gflops(n, n, n, best_seconds(lab_matmul_ijk, a, b, c, n, 3), &ijk));
@@ -427,7 +625,7 @@ static void check_cpu_speed(void)
 #else
     printf("  (loop order not claimed: in an unoptimised or sanitized build neither loop is vectorised)\n");
 #endif
-    free(a), free(b), free(c);
+    host_free(a, 0), host_free(b, 0), host_free(c, 0);
 }
 
 /* Seconds that one N x N op_matmul on d costs a program that launches it and
@@ -472,16 +670,22 @@ int main(int argc, char **argv)
     const device d = check_device(argc, argv);
     check_layer(d);
     if (d.kind == DEVICE_CPU) {
-        check_loop("your naive loop (i-j-k) matches float64", lab_matmul_ijk);
-        check_loop("your loop in the order i-k-j matches float64", lab_matmul_ikj);
+        const long ijk = check_loop("your naive loop (i-j-k) matches float64", lab_matmul_ijk);
+        const long ikj = check_loop("your loop in the order i-k-j matches float64", lab_matmul_ikj);
+        check_that(ijk == 0 && ikj == 0,
+                   "steps 2 and 3 are your own loops: no call to cblas_sgemm or op_matmul inside them",
+                   "calls to the library's products: %ld from i-j-k, %ld from i-k-j (want 0)", ijk, ikj);
         check_transposes(d, true);
+        check_openblas_refuses_large();
     }
     check_transposes(d, false);
     check_counting(d);
     if (d.kind == DEVICE_CPU) {
         check_cpu_speed();
+        check_naive_refuses_cpu();
         printf("  (the naive kernel runs on GPUs: check it with --device sim:0 or cuda:0)\n");
     } else {
+        check_naive_refuses_cpu();
         check_step6(d);
         check_launch_overhead(d);
     }

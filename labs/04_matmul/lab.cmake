@@ -15,3 +15,8 @@ if(LABKIT_HAVE_CUDA)
   set_source_files_properties(${dir}/naive_launch.cu PROPERTIES COMPILE_OPTIONS
                               "-Xcompiler=-Wall,-Wextra;--Werror=all-warnings")
 endif()
+
+# The check counts the calls to the library's products made inside your loops
+# and your launch (they must be your own work): every call to op_matmul and
+# cblas_sgemm in a check program goes through the check's counting wrapper.
+set(LAB_CHECK_LINK_OPTIONS "-Wl,--wrap=op_matmul,--wrap=cblas_sgemm")

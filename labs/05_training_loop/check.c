@@ -3,19 +3,29 @@
  *   1. backward: every parameter's gradient matches float64 finite differences;
  *   2. the log: 1.5 + 0.25 + 0.25 is exactly 2 on the device, read by nobody;
  *   3. the upload: a batch arrives whole, by two copies that wait for nothing;
- *   4. the step: the cpu's loss and gradients within float32 rounding, SGD with
- *      momentum to the rounding, learning, and the reads and waits of an epoch
- *      in each logging style, counted (on a GPU, nothing in a step may wait);
+ *   4. the step: the mean loss's own gradients (float64 finite differences),
+ *      the cpu's loss and gradients within float32 rounding, SGD with momentum
+ *      to the rounding, learning (loss and accuracy), and the reads and waits
+ *      of an epoch in each logging style, counted (on a GPU, nothing in a step
+ *      may wait);
  *   5. the captured step: the eager step's losses, one host launch per step;
+ *      a step that fails inside the capture, and a capture refused, leave no
+ *      device capturing and no graph; a network on another device (sim:1
+ *      beside sim:0) is captured there;
  *   6. saved and loaded: one copy per tensor each way, the names and shapes of
  *      the file, bit-identical logits on the same device, the same accuracy on
- *      the cpu, and another network's file refused without touching this one.
+ *      the cpu, the tensors found by name in any order, and files of other
+ *      networks, shapes or dtypes refused without touching this one; every
+ *      load closes its file and leaves no tensor behind.
+ * At the end, with every network freed, the bytes in use on the device and on
+ * the cpu are those of the start.
  *
  * Every claim is a count, an exact value or a tolerance of float32 rounding:
  * none depends on how fast the device is, so they hold on the cpu, on a
  * simulated GPU and on a real one, also with other programs on the cores. The
  * given code (the IDX reader, the sizing of a network) is tested by test05_inputs. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,17 +37,23 @@
 #include "train.h"
 
 /* Small enough for a loaded 2-core machine: 125 steps of 32 images per epoch.
- * Measured: about 80% held-out after 4 epochs, 77% after 3, 68% after 2. A
- * sanitizer build (10 times slower on the simulated GPU) trains 2 epochs. */
+ * Measured: 79.8% held-out after 4 epochs, 77% after 3, 68% after 2, with a
+ * training loss of 0.24 in the fourth epoch and 0.79 in the second. A step
+ * that is nearly right learns too, only worse (the loss's gradient taken from
+ * the logits instead of the probabilities: 74.9% and a loss of 1.76), so the
+ * loss is held near its figure as well as the accuracy. A sanitizer build (10
+ * times slower on the simulated GPU) trains 2 epochs. */
 #define TRAIN_SAMPLES 4000
 #define HELDOUT_SAMPLES 1000
 #define BATCH 32
 #if defined(__SANITIZE_ADDRESS__)
 #define EPOCHS 2
 #define ACCURACY_THRESHOLD 0.60
+#define LOSS_THRESHOLD 1.0
 #else
 #define EPOCHS 4
-#define ACCURACY_THRESHOLD 0.70
+#define ACCURACY_THRESHOLD 0.75
+#define LOSS_THRESHOLD 0.35
 #endif
 #define EVERY_STEP_SAMPLES 1000 /* the item-every-step epoch: 32 steps */
 #define CAPTURE_SAMPLES 200     /* 6 full batches and one of 8 rows: two graphs */
@@ -62,6 +78,25 @@ static const train_settings settings = { BATCH, LR, MOMENTUM, 1 };
     do {                                                                      \
         if (!CHECK_CALL(call, claim)) exit(check_finish("05_training_loop")); \
     } while (0)
+
+/* Bytes in use on d: the memory of the tensors alive there. */
+static size_t bytes_in_use(device d)
+{
+    device_counters c;
+    CHECK(counters_read(d, &c));
+    return c.memory_current;
+}
+
+/* The device beside d of its kind (sim:1 for sim:0), else the cpu for a GPU,
+ * and the cpu for the cpu: a second device on which a mix-up of devices shows
+ * (try_gpu(0) where the network's own device was meant). */
+static device neighbour(device d)
+{
+    if (!device_is_gpu(d)) return d;
+    device e = d;
+    e.index = d.index + 1 < device_count(d.kind) ? d.index + 1 : d.index - 1;
+    return e.index >= 0 && e.index != d.index ? e : device_cpu();
+}
 
 static double *to_host_f64(const tensor *t)
 {
@@ -99,8 +134,8 @@ static double worst_layer_difference(const mlp *a, const mlp *b, bool gradients)
 
 /* ==== Step 1: gradients against finite differences =========================== */
 
-enum { G_BATCH = 6, G_LAYERS = 3 };
-static const int64_t g_sizes[G_LAYERS + 1] = { 12, 7, 5, 4 };
+enum { G_BATCH = 6, G_LAYERS = 3, G_INPUTS = 12 };
+static const int64_t g_sizes[G_LAYERS + 1] = { G_INPUTS, 7, 5, 4 };
 
 /* The tiny network's parameters on the host, in float64. */
 typedef struct host_net {
@@ -151,44 +186,86 @@ static double compare_param(const host_net *h, double *param, const double *grad
     return worst;
 }
 
+/* The tiny network on d, seed 5, with a batch of G_BATCH rows already on d. */
+typedef struct tiny {
+    mlp net;
+    mlp_batch b;
+    double x[G_BATCH * G_INPUTS]; /* the batch's inputs, on the host */
+} tiny;
+
+static const int32_t tiny_labels[G_BATCH] = { 0, 3, 1, 2, 3, 0 };
+
+static void tiny_create(tiny *t, device d)
+{
+    tensor *xt;
+    CHECK(mlp_create(&t->net, d, g_sizes, G_LAYERS + 1, 5));
+    CHECK(mlp_batch_create(&t->net, G_BATCH, &t->b));
+    CHECK(tensor_uniform(&xt, d, shape2(G_BATCH, g_sizes[0]), -1.0f, 1.0f, 11));
+    CHECK(tensor_copy(t->b.x, xt));
+    CHECK(tensor_copy_from_host_i32(t->b.labels, tiny_labels, G_BATCH));
+    double *x = to_host_f64(xt);
+    memcpy(t->x, x, sizeof t->x);
+    free(x);
+    tensor_free(xt);
+}
+
+static void tiny_free(tiny *t)
+{
+    mlp_batch_free(&t->b);
+    mlp_free(&t->net);
+}
+
+static void host_net_of(const mlp *net, host_net *h)
+{
+    for (int l = 0; l < G_LAYERS; ++l)
+        h->W[l] = to_host_f64(net->layers[l].W), h->b[l] = to_host_f64(net->layers[l].b);
+}
+
+static void host_net_free(host_net *h)
+{
+    for (int l = 0; l < G_LAYERS; ++l) free(h->W[l]), free(h->b[l]);
+}
+
+/* Every gradient the tiny network holds (dW, db) against central differences
+ * of the float64 loss at the parameters h: the worst error, and how many
+ * parameters were looked at and were out of tolerance. */
+static double compare_gradients(const tiny *t, host_net *h, int64_t *checked, int64_t *bad)
+{
+    double worst = 0.0;
+    *checked = *bad = 0;
+    for (int l = 0; l < G_LAYERS; ++l) {
+        const layer *L = &t->net.layers[l];
+        double *dW = to_host_f64(L->dW), *db = to_host_f64(L->db);
+        worst =
+            fmax(worst, compare_param(h, h->W[l], dW, tensor_numel(L->W), t->x, tiny_labels, checked, bad));
+        worst =
+            fmax(worst, compare_param(h, h->b[l], db, tensor_numel(L->b), t->x, tiny_labels, checked, bad));
+        free(dW), free(db);
+    }
+    return worst;
+}
+
 static void check_gradients(device d)
 {
     const char *claim = "backward: every parameter's gradient matches float64 central differences";
-    mlp net;
-    mlp_batch b;
-    tensor *xt;
-    const int32_t y[G_BATCH] = { 0, 3, 1, 2, 3, 0 };
-    CHECK(mlp_create(&net, d, g_sizes, G_LAYERS + 1, 5));
-    CHECK(mlp_batch_create(&net, G_BATCH, &b));
-    CHECK(tensor_uniform(&xt, d, shape2(G_BATCH, g_sizes[0]), -1.0f, 1.0f, 11));
-    CHECK(tensor_copy(b.x, xt));
-    CHECK(tensor_copy_from_host_i32(b.labels, y, G_BATCH));
-    CHECK(mlp_forward(&net, &b));
-    CHECK(op_softmax_cross_entropy(b.out[G_LAYERS - 1], b.labels, b.probs, b.loss));
-    CHECK(op_softmax_cross_entropy_backward(b.probs, b.labels, b.grad[G_LAYERS - 1]));
-    if (CHECK_CALL(mlp_backward(&net, &b), claim)) { /* the student's step 1, layer by layer */
+    tiny t;
+    tiny_create(&t, d);
+    mlp_batch *b = &t.b;
+    CHECK(mlp_forward(&t.net, b));
+    CHECK(op_softmax_cross_entropy(b->out[G_LAYERS - 1], b->labels, b->probs, b->loss));
+    CHECK(op_softmax_cross_entropy_backward(b->probs, b->labels, b->grad[G_LAYERS - 1]));
+    if (CHECK_CALL(mlp_backward(&t.net, b), claim)) { /* the student's step 1, layer by layer */
         host_net h;
-        double *x = to_host_f64(xt), worst = 0.0;
         int64_t checked = 0, bad = 0;
-        for (int l = 0; l < G_LAYERS; ++l)
-            h.W[l] = to_host_f64(net.layers[l].W), h.b[l] = to_host_f64(net.layers[l].b);
-        for (int l = 0; l < G_LAYERS; ++l) {
-            const layer *L = &net.layers[l];
-            double *dW = to_host_f64(L->dW), *db = to_host_f64(L->db);
-            worst = fmax(worst, compare_param(&h, h.W[l], dW, tensor_numel(L->W), x, y, &checked, &bad));
-            worst = fmax(worst, compare_param(&h, h.b[l], db, tensor_numel(L->b), x, y, &checked, &bad));
-            free(dW), free(db);
-        }
+        host_net_of(&t.net, &h);
+        const double worst = compare_gradients(&t, &h, &checked, &bad);
         check_that(
             bad == 0 && checked > 0, claim,
             "MLP 12-7-5-4, batch %d: %lld of %lld parameters within %.0e + %.0e |fd|; worst error %.2e",
             G_BATCH, (long long)(checked - bad), (long long)checked, GRAD_ATOL, GRAD_RTOL, worst);
-        for (int l = 0; l < G_LAYERS; ++l) free(h.W[l]), free(h.b[l]);
-        free(x);
+        host_net_free(&h);
     }
-    tensor_free(xt);
-    mlp_batch_free(&b);
-    mlp_free(&net);
+    tiny_free(&t);
 }
 
 /* ==== Step 2: the log on the device ============================================= */
@@ -257,7 +334,7 @@ static void check_upload(device d)
 
 #define FIRST_STEP \
     "the step: the loss and every gradient of a first step agree with the cpu's within float32 rounding"
-#define LEARNING "learning: held-out accuracy on synthetic digits passes the threshold"
+#define LEARNING "learning: the training loss and the held-out accuracy on synthetic digits reach their marks"
 
 /* A network of the default sizes on d with its batch, seed 1, and a log. */
 typedef struct stepper {
@@ -321,6 +398,39 @@ static int64_t sgd_misses(const double *before, const double *after, const doubl
     return misses;
 }
 
+#define STEP_GRADIENTS \
+    "the step: its loss and gradients are the mean softmax cross-entropy's (float64 central differences)"
+
+/* One step of the tiny network with lr 0, which changes no parameter: its
+ * loss and the gradients it leaves in dW and db are those of the mean loss of
+ * the batch, whatever the step computed them from. The first-step claim below
+ * compares two devices running the same code, which a wrong step passes. */
+static void check_step_gradients(device d)
+{
+    tiny t;
+    tensor *log;
+    tiny_create(&t, d);
+    CHECK(tensor_zeros(&log, d, shape1(1)));
+    host_net h;
+    host_net_of(&t.net, &h);
+    if (CHECK_CALL(lab_train_step(&t.net, &t.b, 0.0f, 0.0f, log), STEP_GRADIENTS)) {
+        float loss = 0.0f;
+        int64_t checked = 0, bad = 0;
+        CHECK(tensor_item(t.b.loss, &loss));
+        const double want = host_loss(&h, t.x, tiny_labels),
+                     worst = compare_gradients(&t, &h, &checked, &bad);
+        const bool loss_right = fabs(loss - want) <= 1e-5 * fabs(want);
+        check_that(loss_right && bad == 0 && checked > 0, STEP_GRADIENTS,
+                   "MLP 12-7-5-4, batch %d, lr 0: loss %.7f (float64 %.7f); %lld of %lld gradients within "
+                   "%.0e + %.0e |fd|; worst error %.2e",
+                   G_BATCH, (double)loss, want, (long long)(checked - bad), (long long)checked, GRAD_ATOL,
+                   GRAD_RTOL, worst);
+    }
+    host_net_free(&h);
+    tensor_free(log);
+    tiny_free(&t);
+}
+
 /* Two steps on d, one on the cpu, from the same network and batches. */
 static void check_step(device d, const dataset *data)
 {
@@ -380,11 +490,12 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
 
 static void check_learning(device d, const training *run)
 {
-    check_that(run->accuracy[EPOCHS - 1] >= ACCURACY_THRESHOLD, LEARNING,
-               "%.1f%% after %d epochs of %d images, batch %d (threshold %.0f%%; after epoch 1: %.1f%%; loss "
-               "%.3f -> %.3f) on %s",
-               100 * run->accuracy[EPOCHS - 1], EPOCHS, TRAIN_SAMPLES, BATCH, 100 * ACCURACY_THRESHOLD,
-               100 * run->accuracy[0], run->epochs[0].loss, run->epochs[EPOCHS - 1].loss, device_name(d));
+    const double loss = run->epochs[EPOCHS - 1].loss, accuracy = run->accuracy[EPOCHS - 1];
+    check_that(loss <= LOSS_THRESHOLD && accuracy >= ACCURACY_THRESHOLD, LEARNING,
+               "after %d epochs of %d images, batch %d, on %s: loss %.3f (at most %.2f; epoch 1: %.3f), "
+               "held-out %.1f%% (at least %.0f%%; epoch 1: %.1f%%)",
+               EPOCHS, TRAIN_SAMPLES, BATCH, device_name(d), loss, LOSS_THRESHOLD, run->epochs[0].loss,
+               100 * accuracy, 100 * ACCURACY_THRESHOLD, 100 * run->accuracy[0]);
 }
 
 /* On a GPU a host read is a blocking device-to-host copy, and so the count of
@@ -462,6 +573,140 @@ static void check_captured(device d, const dataset *data)
     trainer_free(&captured);
 }
 
+/* Ends every capture left going, on any device (its graph freed), so that the
+ * check can go on: the names of those devices in `names`. */
+static int end_stray_captures(char *names, size_t size)
+{
+    device all[LABKIT_MAX_DEVICES];
+    const int n = device_list(all, LABKIT_MAX_DEVICES);
+    int stray = 0;
+    names[0] = '\0';
+    for (int i = 0; i < n; ++i)
+        if (graph_capturing(all[i])) {
+            graph *g = NULL;
+            graph_end_capture(all[i], &g);
+            graph_free(g);
+            check_append(names, size, "%s%s", stray++ ? ", " : "", device_name(all[i]));
+        }
+    return stray;
+}
+
+/* Whether d still runs what is queued on it and reads it back. */
+static bool device_usable(device d)
+{
+    tensor *t = NULL;
+    float value = 0.0f;
+    const bool usable = tensor_full(&t, d, shape1(1), 3.0f) == STATUS_OK &&
+                        tensor_item(t, &value) == STATUS_OK && value == 3.0f;
+    tensor_free(t);
+    return usable;
+}
+
+#define CAPTURE_FAILS \
+    "a step that fails inside the capture: its failure returned, the capture ended, no graph"
+#define CAPTURE_REFUSED \
+    "a device already capturing: lab_capture_step returns the refusal and leaves that capture alone"
+
+/* The paths a correct epoch never takes: a recorded step that fails (the log
+ * given has two elements, so the step's last operation, the log's addition,
+ * is refused inside the capture), and a capture that cannot begin. */
+static void check_capture_failures(device d)
+{
+    tiny t;
+    tensor *wrong_log, *log;
+    tiny_create(&t, d);
+    CHECK(tensor_zeros(&wrong_log, d, shape1(2)));
+    CHECK(tensor_zeros(&log, d, shape1(1)));
+    int64_t n = 0;
+    double *before = parameters(&t.net, &n);
+    const size_t bytes = bytes_in_use(d);
+    graph *g = NULL;
+    status s = CHECK_YOURS(lab_capture_step(&t.net, &t.b, LR, MOMENTUM, wrong_log, &g));
+    char stray[128];
+    const int left = end_stray_captures(stray, sizeof stray);
+    double *after = parameters(&t.net, &n);
+    const bool unchanged = memcmp(before, after, (size_t)n * sizeof *before) == 0, usable = device_usable(d);
+    graph_free(g);
+    const size_t bytes_after = bytes_in_use(d);
+    check_that(
+        s != STATUS_OK && left == 0 && !g && unchanged && usable && bytes_after == bytes, CAPTURE_FAILS,
+        "a log of 2 elements, so the step's addition to it is refused: %s returned%s; %s; *out %s; the "
+        "network %s; %s %s; %zu bytes in use before, %zu after",
+        status_name(s), s == STATUS_OK ? " (the step's failure expected)" : "",
+        left ? "the device was LEFT CAPTURING (" : "no device left capturing", g ? "NOT NULL" : "NULL",
+        unchanged ? "unchanged (nothing ran)" : "CHANGED", device_name(d),
+        usable ? "usable afterwards" : "NOT USABLE afterwards", bytes, bytes_after);
+    if (left) printf("        (left capturing: %s)\n", stray);
+
+    /* Someone else's capture is going on d: graph_begin_capture refuses. */
+    CHECK(graph_begin_capture(d));
+    g = NULL;
+    s = CHECK_YOURS(lab_capture_step(&t.net, &t.b, LR, MOMENTUM, log, &g));
+    const bool still = graph_capturing(d);
+    graph *outer = NULL;
+    if (still) CHECK(graph_end_capture(d, &outer));
+    const int64_t recorded = graph_operations(outer);
+    end_stray_captures(stray, sizeof stray);
+    check_that(
+        s != STATUS_OK && !g && still && recorded == 0, CAPTURE_REFUSED,
+        "lab_capture_step returned %s; *out %s; the other capture %s, %lld operations recorded into it "
+        "(0 expected)",
+        status_name(s), g ? "NOT NULL" : "NULL", still ? "still going" : "ENDED", (long long)recorded);
+    graph_free(outer);
+    if (g && g != outer) graph_free(g);
+    free(before), free(after);
+    tensor_free(wrong_log), tensor_free(log);
+    tiny_free(&t);
+}
+
+#define CAPTURE_DEVICE \
+    "the capture is the network's own device's: recording runs nothing, one launch makes one step"
+
+/* A network on the device beside d (sim:1 beside sim:0): captured there, not
+ * on try_gpu(0) or on d. Recording runs nothing, on that device or any other;
+ * one launch then takes the eager step of a twin network. */
+static void check_capture_device(device d)
+{
+    const device e = neighbour(d);
+    tiny eager, captured;
+    tensor *eager_log, *captured_log;
+    tiny_create(&eager, e);
+    tiny_create(&captured, e);
+    CHECK(tensor_zeros(&eager_log, e, shape1(1)));
+    CHECK(tensor_zeros(&captured_log, e, shape1(1)));
+    int64_t n = 0;
+    double *before = parameters(&captured.net, &n);
+    MUST(lab_train_step(&eager.net, &eager.b, LR, MOMENTUM, eager_log), CAPTURE_DEVICE);
+    graph *g = NULL;
+    const status s =
+        CHECK_YOURS(lab_capture_step(&captured.net, &captured.b, LR, MOMENTUM, captured_log, &g));
+    char stray[128];
+    const int left = end_stray_captures(stray, sizeof stray);
+    double *recorded = parameters(&captured.net, &n);
+    const bool ran = memcmp(before, recorded, (size_t)n * sizeof *before) != 0;
+    const bool on_e = g && device_equal(graph_device(g), e);
+    const status launched = s == STATUS_OK && g ? graph_launch(g) : STATUS_OK;
+    const double difference = s == STATUS_OK && g && launched == STATUS_OK
+                                  ? worst_layer_difference(&captured.net, &eager.net, false)
+                                  : INFINITY;
+    check_that(
+        s == STATUS_OK && on_e && left == 0 && !ran && launched == STATUS_OK && difference <= CAPTURED_RTOL,
+        CAPTURE_DEVICE,
+        "a network on %s: lab_capture_step returned %s, its graph %s%s; %s; the network %s while recording; "
+        "after one launch, |a - b| / |b| %.1e from the eager step's parameters (tolerance %.0e)",
+        device_name(e), status_name(s),
+        !g     ? "NULL"
+        : on_e ? "on "
+               : "on ANOTHER DEVICE, ",
+        g ? device_name(graph_device(g)) : "", left ? "a device LEFT CAPTURING" : "no device left capturing",
+        ran ? "TRAINED" : "unchanged", difference, CAPTURED_RTOL);
+    if (left) printf("        (left capturing: %s)\n", stray);
+    graph_free(g);
+    free(before), free(recorded);
+    tensor_free(eager_log), tensor_free(captured_log);
+    tiny_free(&eager), tiny_free(&captured);
+}
+
 /* ==== Step 6: saved and loaded =============================================================== */
 
 #define SAVED "saved: the file holds layers.<i>.weight [in, out] and layers.<i>.bias [out], nothing else"
@@ -474,6 +719,52 @@ static bool same_parameters(const double *a, const double *b, int64_t n)
     return memcmp(a, b, (size_t)n * sizeof *a) == 0;
 }
 
+/* How many of this process's file descriptors have `path` open (Linux's
+ * /proc/self/fd): a file that a refusal forgot to close is among them. */
+static int descriptors_on(const char *path)
+{
+    char real[PATH_MAX], link[64], target[PATH_MAX];
+    if (!realpath(path, real)) return 0;
+    int open = 0;
+    for (int fd = 0; fd < 1024; ++fd) {
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        const ssize_t n = readlink(link, target, sizeof target - 1);
+        if (n <= 0) continue;
+        target[n] = '\0';
+        open += strcmp(target, real) == 0;
+    }
+    return open;
+}
+
+/* What every call of lab_load_parameters left behind, loaded or refused: the
+ * file still open, and bytes in use on the network's device beyond those
+ * before the call (a tensor made and never freed). */
+static struct {
+    int loads, files_left, leaks;
+    char first_file[200], first_leak[200];
+    char message[512]; /* the last load's message */
+} loads;
+
+static status load_counted(mlp *net, const char *path, const char *what)
+{
+    const size_t bytes = bytes_in_use(net->dev);
+    clear_error();
+    const status s = lab_load_parameters(net, path);
+    if (s == STATUS_TODO) CHECK(s);
+    snprintf(loads.message, sizeof loads.message, "%s", last_error());
+    const int open = descriptors_on(path);
+    const size_t after = bytes_in_use(net->dev);
+    ++loads.loads;
+    if (open > 0 && loads.files_left++ == 0)
+        snprintf(loads.first_file, sizeof loads.first_file, "%s (%s): %d descriptor(s) still open on it",
+                 what, s == STATUS_OK ? "loaded" : "refused", open);
+    if (after != bytes && loads.leaks++ == 0)
+        snprintf(loads.first_leak, sizeof loads.first_leak,
+                 "%s (%s): %zu bytes in use on %s before, %zu after", what,
+                 s == STATUS_OK ? "loaded" : "refused", bytes, device_name(net->dev), after);
+    return s;
+}
+
 /* Writes a network of other sizes to `path`. */
 static void save_other(const char *path, const int64_t *sizes, int nsizes)
 {
@@ -483,24 +774,63 @@ static void save_other(const char *path, const int64_t *sizes, int nsizes)
     mlp_free(&other);
 }
 
+/* Writes to `path` a file of the default network's names, in their order,
+ * made on the cpu: each weight [in, out], each bias [out] of f32, but for the
+ * last layer's weight, [out, in] when `last_weight_transposed` (PyTorch's
+ * nn.Linear layout: the same number of elements), and its bias, int32 when
+ * `last_bias_int32`. Values 0.5 (the int32 bias: 0). */
+static void save_altered(const char *path, bool last_weight_transposed, bool last_bias_int32)
+{
+    tensor *t[6] = { 0 };
+    char names[6][32];
+    safetensors_entry entries[6];
+    for (int i = 0; i < 6; ++i) {
+        const int l = i / 2;
+        const bool bias = i % 2, last = l == 2;
+        const int64_t in = default_sizes[l], out = default_sizes[l + 1];
+        const shape shp = bias                             ? shape1(out)
+                          : last && last_weight_transposed ? shape2(out, in)
+                                                           : shape2(in, out);
+        const bool int32 = bias && last && last_bias_int32;
+        CHECK(tensor_empty(&t[i], device_cpu(), int32 ? DTYPE_I32 : DTYPE_F32, shp));
+        CHECK(op_fill(t[i], int32 ? 0.0f : 0.5f));
+        snprintf(names[i], sizeof names[i], "layers.%d.%s", l, bias ? "bias" : "weight");
+        entries[i] = (safetensors_entry){ names[i], t[i] };
+    }
+    CHECK(safetensors_save(path, entries, 6, NULL));
+    for (int i = 0; i < 6; ++i) tensor_free(t[i]);
+}
+
 /* Loads `path` into net, which must refuse it naming the file and leave the network as it was. */
 static void check_refused(mlp *net, const char *path, const char *claim, const char *what)
 {
     int64_t n = 0;
     double *before = parameters(net, &n);
-    clear_error();
-    const status s = lab_load_parameters(net, path);
-    if (s == STATUS_TODO) CHECK(s);
-    char message[512];
-    snprintf(message, sizeof message, "%s", last_error());
+    const status s = load_counted(net, path, what);
     double *after = parameters(net, &n);
-    check_that(s != STATUS_OK && strstr(message, path), claim, "%s: %s", what,
-               s == STATUS_OK ? "loaded without a word" : message);
+    check_that(s != STATUS_OK && strstr(loads.message, path), claim, "%s: %s", what,
+               s == STATUS_OK ? "loaded without a word" : loads.message);
     check_that(same_parameters(before, after, n), "a refused file leaves the network as it was",
                "%s: the network's parameters %s", what,
                same_parameters(before, after, n) ? "unchanged" : "CHANGED");
     free(before), free(after);
 }
+
+/* The logits of net and of other on the first BATCH held-out images, on
+ * their device: bit-identical? */
+static bool same_logits(mlp *net, mlp_batch *b, mlp *other, mlp_batch *b2, const dataset *test)
+{
+    CHECK(tensor_copy_from_host(b->x, test->images, BATCH * 784));
+    CHECK(tensor_copy_from_host(b2->x, test->images, BATCH * 784));
+    CHECK(mlp_forward(net, b));
+    CHECK(mlp_forward(other, b2));
+    return relative_difference(b2->out[2], b->out[2]) == 0.0;
+}
+
+#define REORDERED "a file holding the tensors in another order (biases first) loads the same network"
+#define FILES_CLOSED "lab_load_parameters closes the file on every path, loaded or refused"
+#define LOAD_LEAVES_NOTHING \
+    "lab_load_parameters leaves no tensor behind: the device's bytes in use are back where they were"
 
 static void check_saved(device d, training *run, const dataset *test, const char *dir)
 {
@@ -534,39 +864,73 @@ static void check_saved(device d, training *run, const dataset *test, const char
     check_that(right == 6 && count == 6,
                "saved: the file holds layers.<i>.weight [in, out] and layers.<i>.bias [out], nothing else",
                "%d of 6 tensors with the right name, dtype and shape; %d tensors in the file", right, count);
-    /* Loaded on the same device: the same network, bit for bit. */
+    /* Loaded on the same device: the same network, bit for bit, and no copy
+     * but the one of each tensor across the bus (on the cpu, within it). */
     trainer copy;
     CHECK(trainer_create(&copy, d, default_sizes, 4, &(train_settings){ BATCH, LR, MOMENTUM, 77 }));
     CHECK(counters_reset(d));
-    MUST(lab_load_parameters(&copy.net, path), COPIES);
+    if (!CHECK_CALL(load_counted(&copy.net, path, "the saved file"), COPIES))
+        exit(check_finish("05_training_loop"));
     CHECK(counters_read(d, &loading));
-    const ull per_save = device_is_gpu(d) ? saving.d2h_copies : saving.d2d_copies;
-    const ull per_load = device_is_gpu(d) ? loading.h2d_copies : loading.d2d_copies;
-    check_that(per_save == 6 && per_load == 6, COPIES,
-               "%llu %s copies to save, %llu %s copies to load the network's 6 tensors", per_save,
-               device_is_gpu(d) ? "device-to-host" : "(cpu)", per_load,
-               device_is_gpu(d) ? "host-to-device" : "(cpu)");
+    const bool gpu = device_is_gpu(d);
+    const ull save_all = saving.d2h_copies + saving.h2d_copies + saving.d2d_copies,
+              load_all = loading.d2h_copies + loading.h2d_copies + loading.d2d_copies;
+    const ull per_save = gpu ? saving.d2h_copies : saving.d2d_copies;
+    const ull per_load = gpu ? loading.h2d_copies : loading.d2d_copies;
+    check_that(
+        per_save == 6 && per_load == 6 && save_all == 6 && load_all == 6, COPIES,
+        "%llu %s copies to save (%llu copies in all), %llu %s copies to load (%llu in all) the network's "
+        "6 tensors",
+        per_save, gpu ? "device-to-host" : "(cpu)", save_all, per_load, gpu ? "host-to-device" : "(cpu)",
+        load_all);
     mlp_batch *b = &run->t.batches[0], *b2 = &copy.batches[0];
     CHECK(mlp_batch_create(&copy.net, BATCH, b2));
-    CHECK(tensor_copy_from_host(b->x, test->images, BATCH * 784));
-    CHECK(tensor_copy_from_host(b2->x, test->images, BATCH * 784));
-    CHECK(mlp_forward(net, b));
-    CHECK(mlp_forward(&copy.net, b2));
-    const bool identical = relative_difference(b2->out[2], b->out[2]) == 0.0;
+    const bool identical = same_logits(net, b, &copy.net, b2, test);
     check_that(identical, "loaded on the same device: bit-identical logits", "%d images' logits on %s: %s",
                BATCH, device_name(d), identical ? "identical" : "DIFFER");
     /* Loaded on the cpu: the same predictions, to float32 rounding. */
     trainer cpu;
     double accuracy = 0.0;
     CHECK(trainer_create(&cpu, device_cpu(), default_sizes, 4, &settings));
-    MUST(lab_load_parameters(&cpu.net, path), ON_CPU);
+    if (!CHECK_CALL(load_counted(&cpu.net, path, "the saved file, on the cpu"), ON_CPU))
+        exit(check_finish("05_training_loop"));
     CHECK(evaluate(&cpu, test, &accuracy));
     const double trained = run->accuracy[EPOCHS - 1];
     check_that(fabs(accuracy - trained) <= 0.01,
                "loaded on the cpu: the held-out accuracy of the trained network",
                "%.2f%% on the cpu, %.2f%% on %s (within 1 point: rounding may flip a borderline image)",
                100 * accuracy, 100 * trained, device_name(d));
-    /* Another network's file: refused, and nothing loaded. */
+    /* The same tensors in another order: the format fixes none, and a file
+     * written elsewhere may list the biases first. */
+    const tensor *order[6];
+    char names[6][32];
+    safetensors_entry entries[6];
+    for (int i = 0; i < 6; ++i) {
+        const int l = i % 3;
+        const bool bias = i < 3;
+        order[i] = bias ? net->layers[l].b : net->layers[l].W;
+        snprintf(names[i], sizeof names[i], "layers.%d.%s", l, bias ? "bias" : "weight");
+        entries[i] = (safetensors_entry){ names[i], order[i] };
+    }
+    CHECK(safetensors_save(other, entries, 6, NULL));
+    trainer reordered;
+    CHECK(trainer_create(&reordered, d, default_sizes, 4, &(train_settings){ BATCH, LR, MOMENTUM, 78 }));
+    const status s = load_counted(&reordered.net, other, "the biases first");
+    if (s == STATUS_OK) {
+        mlp_batch *b3 = &reordered.batches[0];
+        CHECK(mlp_batch_create(&reordered.net, BATCH, b3));
+        const bool same = same_logits(net, b, &reordered.net, b3, test);
+        check_that(same, REORDERED,
+                   "layers.0.bias, layers.1.bias, layers.2.bias, then the weights: %s logits",
+                   same ? "bit-identical" : "OTHER");
+    } else {
+        check_that(false, REORDERED,
+                   "layers.0.bias, layers.1.bias, layers.2.bias, then the weights: refused: %s",
+                   loads.message);
+    }
+    trainer_free(&reordered);
+    /* Files of other networks, and of this one's sizes but not its layout or
+     * dtype: refused, and nothing loaded. */
     const int64_t smaller[] = { 784, 256, 128, 10 }, deeper[] = { 784, 256, 256, 10, 10 };
     save_other(other, smaller, 4);
     check_refused(&copy.net, other, "another network's file is refused, naming the file",
@@ -574,14 +938,29 @@ static void check_saved(device d, training *run, const dataset *test, const char
     save_other(other, deeper, 5);
     check_refused(&copy.net, other, "a file with a layer more is refused, naming the file",
                   "784-256-256-10-10 into 784-256-256-10 (the first three layers alike)");
+    save_altered(other, true, false);
+    check_refused(&copy.net, other, "a weight in PyTorch's layout, [out, in], is refused, naming the file",
+                  "layers.2.weight [10, 256] (as nn.Linear holds it: as many elements as [256, 10])");
+    save_altered(other, false, true);
+    check_refused(&copy.net, other, "a tensor of another dtype is refused, naming the file",
+                  "layers.2.bias int32 [10], the rest f32");
+    check_that(loads.files_left == 0, FILES_CLOSED, "%d loads: %s", loads.loads,
+               loads.files_left ? loads.first_file : "every file closed");
+    check_that(loads.leaks == 0, LOAD_LEAVES_NOTHING, "%d loads: %s", loads.loads,
+               loads.leaks ? loads.first_leak : "no byte left behind");
     remove(other), remove(path);
     trainer_free(&cpu);
     trainer_free(&copy);
 }
 
+#define NOTHING_LEFT \
+    "nothing is left behind: with the check's networks freed, the bytes in use are back where they were"
+
 int main(int argc, char **argv)
 {
     device d = check_device(argc, argv);
+    const device cpu = device_cpu();
+    const size_t start = bytes_in_use(d), start_cpu = bytes_in_use(cpu);
     check_gradients(d);
     check_accumulate(d);
     check_upload(d);
@@ -589,6 +968,7 @@ int main(int argc, char **argv)
     dataset train, test, head;
     CHECK(dataset_synthetic(&train, TRAIN_SAMPLES, 1));
     CHECK(dataset_synthetic(&test, HELDOUT_SAMPLES, 1001));
+    check_step_gradients(d);
     check_step(d, &train);
     static training run, every_step;
     train_on(d, &train, &test, STYLE_ON_DEVICE, EPOCHS, &run);
@@ -602,6 +982,8 @@ int main(int argc, char **argv)
     CHECK(dataset_head(&train, CAPTURE_SAMPLES, &head));
     check_captured(d, &head);
     dataset_free(&head);
+    check_capture_failures(d);
+    check_capture_device(d);
 
     char dir[] = "/tmp/check05-XXXXXX";
     if (!mkdtemp(dir)) CHECK(fail(STATUS_IO_FAILED, "check: no scratch directory in /tmp"));
@@ -610,5 +992,15 @@ int main(int argc, char **argv)
     trainer_free(&run.t);
     dataset_free(&train);
     dataset_free(&test);
+    /* A tensor made by your functions and never freed, or a reference to one
+     * kept (tensor_to on its own device), outlives the networks. */
+    const size_t end = bytes_in_use(d), end_cpu = bytes_in_use(cpu);
+    if (device_equal(d, cpu))
+        check_that(end == start, NOTHING_LEFT, "%zu bytes in use on the cpu at the start, %zu at the end",
+                   start, end);
+    else
+        check_that(end == start && end_cpu == start_cpu, NOTHING_LEFT,
+                   "%zu bytes in use on %s at the start, %zu at the end; on the cpu %zu, then %zu", start,
+                   device_name(d), end, start_cpu, end_cpu);
     return check_finish("05_training_loop");
 }

@@ -4,10 +4,12 @@
  *
  * 1. your rounding to bf16 gives the library's bits on every kind of edge
  *    case: halfway values, carries, subnormals, the largest floats,
- *    infinities and NaNs, and on a million patterns of every exponent;
- * 2. a BF16 or F16 operand is x rounded, on x's device, made without
- *    crossing the bus, in half the bytes; FP32 and TF32 operands are x
- *    itself; on a GPU a bf16 matrix copies in about half the time;
+ *    infinities and NaNs, and on a million patterns of every exponent,
+ *    without calling the library's conversions (counted through wrappers);
+ * 2. a BF16 or F16 operand is x rounded, on x's device (on a second device
+ *    too), made without crossing the bus, in half the bytes; FP32 and TF32
+ *    operands are x itself, with a reference of their own; an x that is not
+ *    float32 is refused; on a GPU a bf16 matrix copies in about half the time;
  * 3. each product stays within the error bound its inputs' bits predict,
  *    errs at least 100 times more than FP32's (its inputs were rounded), and
  *    operands of the wrong dtype are refused; on a GPU with tensor cores the
@@ -16,7 +18,10 @@
  *    and a bf16 or f16 product errs by about its unit roundoff, whatever k;
  * 5. the peak that applies is the tensor cores' where they handle the format;
  * 6. a mixed product keeps its float32 operands and leaves nothing behind,
- *    and an MLP trained with bf16 products learns like one trained in FP32.
+ *    also when it fails half way, and an MLP trained with bf16 products
+ *    learns like one trained in FP32;
+ * and at the end the bytes in use on the device and the cpu are those of the
+ * start.
  *
  * Speed is claimed only as ratios with wide margins, on work sized to
  * dominate noise; everything else is exact or bounded. A call of yours that
@@ -44,6 +49,66 @@ static const char *article(lab_precision p) { return p == LAB_F16 || p == LAB_FP
 
 /* ==== 1. rounding to bf16 ================================================= */
 
+/* The library's conversions are the answer to step 1 (lab.h: "do not call
+ * it"), and they give the right bits, so no value can tell them from the
+ * student's own rounding. The check is linked with -Wl,--wrap for each
+ * (LAB_CHECK_LINK_OPTIONS in lab.cmake): every call goes through a wrapper
+ * below, which counts those made while lab_float_to_bf16 runs. */
+uint16_t __real_float_to_bf16(float x);
+uint16_t __real_float_to_f16(float x);
+float __real_float_to_tf32(float x);
+status __real_tensor_convert(const tensor *src, tensor *dst);
+uint16_t __wrap_float_to_bf16(float x);
+uint16_t __wrap_float_to_f16(float x);
+float __wrap_float_to_tf32(float x);
+status __wrap_tensor_convert(const tensor *src, tensor *dst);
+
+static struct {
+    bool counting;     /* lab_float_to_bf16 is running */
+    long calls;        /* of the library's conversions while it ran */
+    const char *first; /* the first one called */
+    long roundings;    /* calls of lab_float_to_bf16 */
+} library;
+
+static void library_called(const char *name)
+{
+    if (library.counting && library.calls++ == 0) library.first = name;
+}
+
+uint16_t __wrap_float_to_bf16(float x)
+{
+    library_called("float_to_bf16");
+    return __real_float_to_bf16(x);
+}
+
+uint16_t __wrap_float_to_f16(float x)
+{
+    library_called("float_to_f16");
+    return __real_float_to_f16(x);
+}
+
+float __wrap_float_to_tf32(float x)
+{
+    library_called("float_to_tf32");
+    return __real_float_to_tf32(x);
+}
+
+status __wrap_tensor_convert(const tensor *src, tensor *dst)
+{
+    library_called("tensor_convert");
+    return __real_tensor_convert(src, dst);
+}
+
+/* lab_float_to_bf16, with the library's conversions counted while it runs. */
+static status your_rounding(float x, uint16_t *bits)
+{
+    library.counting = true;
+    const status s = lab_float_to_bf16(x, bits);
+    library.counting = false;
+    ++library.roundings;
+    return s;
+}
+
 static bool bf16_is_nan(uint16_t b) { return (b & 0x7F80) == 0x7F80 && (b & 0x7F) != 0; }
 
 /* Your bits for the float32 pattern `bits`, against the library's; for a NaN,
@@ -60,7 +125,7 @@ static void check_rounding_cases(const char *claim, const uint32_t *cases, size_
     int bad = 0;
     for (size_t i = 0; i < n; ++i) {
         uint16_t mine = 0xDEAD;
-        if (!CHECK_CALL(lab_float_to_bf16(float_of(cases[i]), &mine), claim)) return;
+        if (!CHECK_CALL(your_rounding(float_of(cases[i]), &mine), claim)) return;
         if (i < 3)
             check_append(seen, sizeof seen, "%s0x%08X -> 0x%04X", i ? ", " : "", (unsigned)cases[i], mine);
         if (!rounds_right(cases[i], mine) && bad++ < 3)
@@ -115,7 +180,7 @@ static void check_rounding(void)
         state ^= state << 13, state ^= state >> 7, state ^= state << 17; /* xorshift64 */
         const uint32_t bits = (uint32_t)(state >> 32);
         uint16_t mine = 0;
-        if (!CHECK_CALL(lab_float_to_bf16(float_of(bits), &mine), claim)) return;
+        if (!CHECK_CALL(your_rounding(float_of(bits), &mine), claim)) return;
         if (!rounds_right(bits, mine) && bad++ == 0) first = bits, first_mine = mine;
     }
     if (bad)
@@ -123,6 +188,15 @@ static void check_rounding(void)
                    bad, (unsigned)first, (double)float_of(first), first_mine, float_to_bf16(float_of(first)));
     else
         check_that(true, claim, "all %d agree", 1 << 20);
+
+    check_that(library.calls == 0,
+               "the rounding is your own: lab_float_to_bf16 calls none of the library's conversions",
+               library.calls
+                   ? "%ld calls during your %ld roundings, the first of %s: it is the answer, which "
+                     "lab.h asks you not to call; round the bits yourself"
+                   : "%ld calls of float_to_bf16, float_to_f16, float_to_tf32 or tensor_convert "
+                     "during your %ld roundings%s",
+               library.calls, library.roundings, library.calls ? library.first : "");
 }
 
 /* ==== 2. operands: bytes and bits ============================================ */
@@ -166,11 +240,11 @@ static bool make_operand(tensor *x, lab_precision p, const char *claim, operand_
 
 /* The operand holds x rounded by `round`, as `type`, with x's shape, on x's device. */
 static void check_rounded_operand(tensor *x, const float *values, lab_precision p, dtype type,
-                                  uint16_t (*round)(float), operand_made *m)
+                                  uint16_t (*round)(float), const char *also, operand_made *m)
 {
-    char claim[96];
-    snprintf(claim, sizeof claim, "%s %s operand is x rounded to %s, with x's shape, on x's device",
-             article(p), precision_name(p), dtype_name(type));
+    char claim[160];
+    snprintf(claim, sizeof claim, "%s %s operand is x rounded to %s, with x's shape, on x's device%s",
+             article(p), precision_name(p), dtype_name(type), also ? also : "");
     if (!make_operand(x, p, claim, m)) return;
     const int64_t n = tensor_numel(x);
     char where[64];
@@ -196,6 +270,22 @@ static void check_rounded_operand(tensor *x, const float *values, lab_precision 
     free(bits);
 }
 
+static size_t memory_in_use(device d);
+
+/* The device beside d of its kind (sim:1 for sim:0), else the cpu for a GPU:
+ * where an operand made on try_gpu(0), or on d, instead of on x's own device
+ * shows. The cpu has none. */
+static bool neighbour(device d, device *e)
+{
+    if (!device_is_gpu(d)) return false;
+    *e = d;
+    e->index = d.index + 1 < device_count(d.kind) ? d.index + 1 : d.index - 1;
+    if (e->index < 0 || e->index == d.index) *e = device_cpu();
+    return true;
+}
+
+#define FP32_REFERENCE "FP32 and TF32 operands are x with one more reference: freeing them leaves x alive"
+
 static void check_operands(device d)
 {
     enum { SIDE = 64 };
@@ -204,8 +294,18 @@ static void check_operands(device d)
     tensor *x = NULL;
     CHECK(tensor_from_host(&x, d, shape2(SIDE, SIDE), values));
     operand_made bf16 = { 0 }, f16 = { 0 }, same[2] = { { 0 } };
-    check_rounded_operand(x, values, LAB_BF16, DTYPE_BF16, float_to_bf16, &bf16);
-    check_rounded_operand(x, values, LAB_F16, DTYPE_F16, float_to_f16, &f16);
+    check_rounded_operand(x, values, LAB_BF16, DTYPE_BF16, float_to_bf16, NULL, &bf16);
+    check_rounded_operand(x, values, LAB_F16, DTYPE_F16, float_to_f16, NULL, &f16);
+    device e;
+    if (neighbour(d, &e)) { /* x on another device than d: the operand is made there */
+        tensor *x_e = NULL;
+        operand_made there = { 0 };
+        char also[64];
+        snprintf(also, sizeof also, ": x on %s, beside %s", device_name(e), device_name(d));
+        CHECK(tensor_from_host(&x_e, e, shape2(SIDE, SIDE), values));
+        check_rounded_operand(x_e, values, LAB_BF16, DTYPE_BF16, float_to_bf16, also, &there);
+        tensor_free(there.out), tensor_free(x_e);
+    }
 
     const char *claim = "FP32 and TF32 operands are x itself, nothing allocated: TF32 is float32 in memory";
     if (make_operand(x, LAB_FP32, claim, &same[0]) && make_operand(x, LAB_TF32, claim, &same[1]))
@@ -213,6 +313,27 @@ static void check_operands(device d)
                    claim, "FP32: %s, TF32: %s, %zu bytes allocated",
                    same[0].out == x ? "x" : "another tensor", same[1].out == x ? "x" : "another tensor",
                    same[0].bytes_added + same[1].bytes_added);
+    /* The caller frees the operand, as it frees a rounded one: an FP32 operand
+     * handed back without a reference of its own (*out = x) frees x with it,
+     * and every product would then free x twice. */
+    for (int i = 0; i < 2; ++i) {
+        if (!same[i].out) continue;
+        const size_t before = memory_in_use(d);
+        tensor_free(same[i].out);
+        const size_t after = memory_in_use(d);
+        if (after != before && same[i].out == x) {
+            check_that(
+                false, FP32_REFERENCE,
+                "lab_operand(x, LAB_%s, &out) gave out == x with no reference of its own: tensor_free(out) "
+                "freed x (%zu bytes in use on %s, then %zu); hand x back with tensor_to(x, "
+                "tensor_device(x), &out)",
+                precision_name(i == 0 ? LAB_FP32 : LAB_TF32), before, device_name(d), after);
+            exit(check_finish("06_precision")); /* x is gone: what follows would free it again */
+        }
+    }
+    if (same[0].out && same[1].out)
+        check_that(true, FP32_REFERENCE, "x still in use on %s after both operands were freed",
+                   device_name(d));
 
     if (bf16.out && f16.out) {
         check_that(bf16.copies + f16.copies == 0, "the conversion runs on x's device: nothing is copied",
@@ -224,9 +345,46 @@ static void check_operands(device d)
                    "x %zu bytes; BF16 %zu bytes (%zu more in use on %s), F16 %zu more", tensor_bytes(x),
                    tensor_bytes(bf16.out), bf16.bytes_added, device_name(d), f16.bytes_added);
     }
-    tensor_free(bf16.out), tensor_free(f16.out), tensor_free(same[0].out), tensor_free(same[1].out);
+    tensor_free(bf16.out), tensor_free(f16.out);
     tensor_free(x);
     free(values);
+}
+
+#define OPERAND_REFUSES "lab_operand refuses an x that is not float32, making nothing"
+
+/* lab.h: "x must be f32". An operand made of a bf16 or int32 x would hand
+ * a product operands of the wrong dtype, or, for FP32, x itself. */
+static void check_operand_refusals(device d)
+{
+    tensor *x16 = NULL, *xi = NULL, *x = NULL;
+    CHECK(tensor_uniform(&x, d, shape2(8, 8), -1.0f, 1.0f, 3));
+    CHECK(tensor_empty(&x16, d, DTYPE_BF16, shape2(8, 8)));
+    CHECK(tensor_convert(x, x16));
+    CHECK(tensor_empty(&xi, d, DTYPE_I32, shape2(8, 8)));
+    CHECK(op_fill(xi, 0.0f));
+    tensor *const xs[2] = { x16, xi };
+    char wrong[320] = "";
+    int bad = 0;
+    for (int k = 0; k < 2; ++k)
+        for (int i = 0; i < LAB_PRECISIONS; ++i) {
+            const size_t before = memory_in_use(d);
+            tensor *out = NULL;
+            const status s = CHECK_YOURS(lab_operand(xs[k], (lab_precision)i, &out));
+            /* out == x: handed back, maybe without a reference of its own; left alone */
+            if (out != xs[k]) tensor_free(out);
+            const size_t after = memory_in_use(d);
+            if ((s != STATUS_BAD_ARGUMENT || out || after != before) && bad++ < 3)
+                check_append(wrong, sizeof wrong, " %s x at %s: %s, out %s, %lld bytes left;",
+                             dtype_name(tensor_dtype(xs[k])), precision_name(i), status_name(s),
+                             out == xs[k] ? "= x"
+                             : out        ? "a tensor"
+                                          : "NULL",
+                             (long long)after - (long long)before);
+        }
+    check_that(bad == 0, OPERAND_REFUSES, "%s",
+               bad ? wrong
+                   : "bf16 and int32 x at every precision: STATUS_BAD_ARGUMENT, out NULL, no byte left");
+    tensor_free(x), tensor_free(x16), tensor_free(xi);
 }
 
 /* On a GPU: a 64 MiB float32 matrix and its bf16 operand, made on the CPU,
@@ -443,37 +601,54 @@ static void check_unit_roundoff(void)
 
 static bool close_to(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
 
+/* lab_relative_error on copies of got and ref in arrays of exactly n values
+ * that end at a guard page (host_alloc): a loop that reads one past the end
+ * stops at its line. */
+static status relative_error_of(const float *got, const double *ref, int64_t n, double *error)
+{
+    const size_t count = n > 0 ? (size_t)n : 0;
+    float *g = host_alloc((count ? count : 1) * sizeof *g, 0);
+    double *r = host_alloc((count ? count : 1) * sizeof *r, 0);
+    if (!g || !r) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
+    if (count) memcpy(g, got, count * sizeof *g), memcpy(r, ref, count * sizeof *r);
+    const status s = lab_relative_error(g, r, n, error);
+    host_free(g, 0), host_free(r, 0);
+    return s;
+}
+
 static void check_relative_error(void)
 {
     const char *claim = "the relative error is ||got - ref|| / ||ref||, and NaN when got holds a NaN";
     const float got1[] = { 0.0f, 4.0f }, got2[] = { 1, 1, 1, 3 }, got3[] = { 3 }, got_nan[] = { NAN, 4 };
     const double ref1[] = { 3, 4 }, ref2[] = { 1, 1, 1, 1 }, ref3[] = { 2 }, zeros[] = { 0, 0 };
-    double e1 = -1, e2 = -1, e3 = -1, e_nan = -1, e_zero = -1;
-    if (!CHECK_CALL(lab_relative_error(got1, ref1, 2, &e1), claim) ||
-        !CHECK_CALL(lab_relative_error(got2, ref2, 4, &e2), claim) ||
-        !CHECK_CALL(lab_relative_error(got3, ref3, 1, &e3), claim) ||
-        !CHECK_CALL(lab_relative_error(got_nan, ref1, 2, &e_nan), claim))
+    double e1 = -1, e2 = -1, e3 = -1, e_nan = -1, e_zero = -1, e_none = -1;
+    if (!CHECK_CALL(relative_error_of(got1, ref1, 2, &e1), claim) ||
+        !CHECK_CALL(relative_error_of(got2, ref2, 4, &e2), claim) ||
+        !CHECK_CALL(relative_error_of(got3, ref3, 1, &e3), claim) ||
+        !CHECK_CALL(relative_error_of(got_nan, ref1, 2, &e_nan), claim))
         return;
-    const status refused = lab_relative_error(got1, zeros, 2, &e_zero);
+    const status refused = CHECK_YOURS(relative_error_of(got1, zeros, 2, &e_zero));
+    const status none =
+        CHECK_YOURS(relative_error_of(got1, ref1, 0, &e_none)); /* lab.h: refused when n < 1 */
     check_that(close_to(e1, 0.6) && close_to(e2, 1.0) && close_to(e3, 0.5) && isnan(e_nan) &&
-                   refused == STATUS_BAD_ARGUMENT,
+                   refused == STATUS_BAD_ARGUMENT && none == STATUS_BAD_ARGUMENT,
                claim,
                "(0, 4) vs (3, 4): %g (want 0.6); (1, 1, 1, 3) vs 1s: %g (want 1); 3 vs 2: %g (want 0.5); "
-               "with a NaN: %g; against zeros: %s",
-               e1, e2, e3, e_nan, status_name(refused));
+               "with a NaN: %g; against zeros: %s; of no values: %s",
+               e1, e2, e3, e_nan, status_name(refused), status_name(none));
 
     /* 2^22 equal errors: float32 sums of their squares drift by percents. */
     claim = "the relative error sums in double: 2^22 values all off by 1e-3 give 1e-3";
     const int64_t n = 1 << 22;
-    float *got = malloc((size_t)n * sizeof *got);
-    double *ref = malloc((size_t)n * sizeof *ref), e = -1;
+    float *got = host_alloc((size_t)n * sizeof *got, 0);
+    double *ref = host_alloc((size_t)n * sizeof *ref, 0), e = -1;
     if (!got || !ref) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
     for (int64_t i = 0; i < n; ++i) got[i] = 1.001f, ref[i] = 1.0;
     const double want = (double)1.001f - 1.0;
     if (CHECK_CALL(lab_relative_error(got, ref, n, &e), claim))
         check_that(fabs(e - want) <= 1e-9 * want, claim, "%.9g (want %.9g, off by %.2g%%)", e, want,
                    100 * (e / want - 1));
-    free(got), free(ref);
+    host_free(got, 0), host_free(ref, 0);
 }
 
 /* A bf16 or f16 product errs by about its unit roundoff whatever k: the
@@ -497,7 +672,7 @@ static void check_error_against_k(device d)
             double e = NAN;
             CHECK(product_case_make(&c, M, N, k, false, false, false, 100 + (uint64_t)k));
             const bool ran = CHECK_CALL(product_case_run(&c, d, p, got), claim) &&
-                             CHECK_CALL(lab_relative_error(got, c.ref, M * N, &e), claim);
+                             CHECK_CALL(relative_error_of(got, c.ref, M * N, &e), claim);
             product_case_free(&c);
             if (!ran) return;
             within = within && e >= u / 10 && e <= u;
@@ -513,15 +688,21 @@ static void check_peaks(device d, const device_properties *here)
 {
     const char *claim =
         "the peak that applies: the tensor cores' for the format where they have one, else FP32's";
-    device_properties cards[4];
-    const char *names[4] = { device_name(d), "H100 SXM", "T4 (no bf16 or TF32 tensor cores)",
-                             "GTX 1660 SUPER (no tensor cores)" };
+    enum { CARDS = 5 };
+    device_properties cards[CARDS];
+    const char *names[CARDS] = { device_name(d), "H100 SXM", "T4 (no bf16 or TF32 tensor cores)",
+                                 "GTX 1660 SUPER (no tensor cores)",
+                                 "a GPU of compute capability 13.0 (unknown: 0)" };
     cards[0] = *here;
     CHECK(h100_properties(&cards[1]));
     CHECK(card_properties("Tesla T4", 7, 5, 40, 64, 1.59, &cards[2]));
     CHECK(card_properties("NVIDIA GeForce GTX 1660 SUPER", 7, 5, 22, 64, 1.785, &cards[3]));
-    char wrong[320] = "", seen[320] = "";
-    for (int c = 0; c < 4; ++c) {
+    /* An architecture the kit does not know: no FP32 cores per SM, so no
+     * peak at all (lab.h: "0 where that is unknown too"). */
+    CHECK(card_properties("NVIDIA future GPU", 13, 0, 100, fp32_cores_per_multiprocessor(13, 0), 2.0,
+                          &cards[4]));
+    char wrong[320] = "", seen[400] = "";
+    for (int c = 0; c < CARDS; ++c) {
         const device_properties *p = &cards[c];
         const double tensor[LAB_PRECISIONS] = { 0, p->peak_tf32_gflops, p->peak_bf16_gflops,
                                                 p->peak_fp16_gflops };
@@ -600,6 +781,66 @@ static void check_mixed_product(device d)
     free(a_host), free(b_host);
 }
 
+#define MIXED_FAILS "a mixed product that fails returns its failure and leaves nothing behind"
+
+/* One failing mixed product: its status and the bytes it left on d. */
+static void mixed_failure(device d, tensor *a, tensor *b, tensor *out, const char *what, int *bad,
+                          char *figures, size_t size)
+{
+    const size_t before = memory_in_use(d);
+    const status s = CHECK_YOURS(lab_mixed_product(a, false, b, false, NULL, out, LAB_BF16));
+    const size_t after = memory_in_use(d);
+    *bad += s == STATUS_OK || after != before;
+    check_append(figures, size, "%s%s: %s%s, %lld bytes left", figures[0] ? "; " : "", what, status_name(s),
+                 s == STATUS_OK ? " (a failure expected)" : "", (long long)after - (long long)before);
+}
+
+/* The paths a correct training never takes: b that lab_operand refuses, a
+ * product that lab_matmul_at refuses, and, on a simulated GPU (whose memory
+ * the kit counts to the byte), a device with room for a's operand and not for
+ * b's. Each time a's operand has been made: it must be freed all the same. */
+static void check_mixed_failures(device d)
+{
+    enum { M = 8, K = 16, N = 4096 };
+    tensor *a = NULL, *b = NULL, *b16 = NULL, *out = NULL, *wrong_out = NULL;
+    CHECK(tensor_uniform(&a, d, shape2(M, K), -1.0f, 1.0f, 91));
+    CHECK(tensor_uniform(&b, d, shape2(K, N), -1.0f, 1.0f, 92));
+    CHECK(tensor_empty(&b16, d, DTYPE_BF16, shape2(K, N)));
+    CHECK(tensor_convert(b, b16));
+    CHECK(tensor_empty(&out, d, DTYPE_F32, shape2(M, N)));
+    CHECK(tensor_empty(&wrong_out, d, DTYPE_F32, shape2(M, N + 1)));
+    char figures[400] = "";
+    int bad = 0;
+    mixed_failure(d, a, b16, out, "b bf16, not float32", &bad, figures, sizeof figures);
+    mixed_failure(d, a, b, wrong_out, "out [8, 4097] for [8, 16] x [16, 4096]", &bad, figures,
+                  sizeof figures);
+    if (d.kind == DEVICE_SIM) {
+        /* Room for a's bf16 operand (256 bytes) and 1 KiB more, not for b's (128 KiB). */
+        size_t free_bytes = 0, total = 0;
+        CHECK(device_memory_info(d, &free_bytes, &total));
+        const size_t room = (size_t)M * K * 2 + 1024;
+        tensor *ballast = NULL; /* host memory never touched: the pages are not even mapped in */
+        if (free_bytes > room &&
+            tensor_empty(&ballast, d, DTYPE_F32, shape1((int64_t)((free_bytes - room) / 4))) == STATUS_OK) {
+            char what[96];
+            snprintf(what, sizeof what, "%s full but for %zu bytes", device_name(d), room);
+            mixed_failure(d, a, b, out, what, &bad, figures, sizeof figures);
+        } else {
+            check_append(figures, sizeof figures, "; (no host memory to fill %s's %zu free bytes: not tried)",
+                         device_name(d), free_bytes);
+        }
+        tensor_free(ballast);
+    }
+    tensor *c = NULL;
+    float value = 0.0f;
+    const bool usable = tensor_full(&c, d, shape1(1), 2.0f) == STATUS_OK &&
+                        tensor_item(c, &value) == STATUS_OK && value == 2.0f;
+    tensor_free(c);
+    check_that(bad == 0 && usable, MIXED_FAILS, "%s%s", figures,
+               usable ? "" : "; the device NOT USABLE afterwards");
+    tensor_free(a), tensor_free(b), tensor_free(b16), tensor_free(out), tensor_free(wrong_out);
+}
+
 /* One MLP per precision from the same seed, trained on the same data. */
 static void check_training(device d)
 {
@@ -640,15 +881,20 @@ static void check_training(device d)
         EPOCHS, bf16, fp32, start, 100 * accuracy[1], 100 * accuracy[0]);
 }
 
+#define NOTHING_LEFT "nothing is left behind: the bytes in use are back where they were at the start"
+
 int main(int argc, char **argv)
 {
     const device d = check_device(argc, argv);
     device_properties props;
     CHECK(device_get_properties(d, &props));
+    const device cpu = device_cpu();
+    const size_t start = memory_in_use(d), start_cpu = memory_in_use(cpu);
 
     check_rounding();
 
     check_operands(d);
+    check_operand_refusals(d);
     check_copy_time(d);
 
     check_products_with(d, product_case_run, "your");
@@ -662,6 +908,17 @@ int main(int argc, char **argv)
     check_peaks(d, &props);
 
     check_mixed_product(d);
+    check_mixed_failures(d);
     check_training(d);
+
+    /* An operand never freed, or a reference to x kept, outlives every claim. */
+    const size_t end = memory_in_use(d), end_cpu = memory_in_use(cpu);
+    if (device_equal(d, cpu))
+        check_that(end == start, NOTHING_LEFT, "%zu bytes in use on the cpu at the start, %zu at the end",
+                   start, end);
+    else
+        check_that(end == start && end_cpu == start_cpu, NOTHING_LEFT,
+                   "%zu bytes in use on %s at the start, %zu at the end; on the cpu %zu, then %zu", start,
+                   device_name(d), end, start_cpu, end_cpu);
     return check_finish("06_precision");
 }
