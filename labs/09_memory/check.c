@@ -1,0 +1,780 @@
+/* check.c: lab 09's claims, on the device given with --device (default: cpu).
+ *
+ *   - step 1: GB/s from the bytes read and written, on exact inputs; your
+ *     copy, scale and strided copy exact at sizes that fill no whole block,
+ *     nothing written past the end; which element each thread copies (a few
+ *     threads run alone, on the host); on a real GPU, the coalesced copy at
+ *     60% of the peak bandwidth or more, and stride 32 at least 4x slower than
+ *     stride 1;
+ *   - step 2: the loads per output on exact inputs; the naive and the tiled
+ *     products against float64 on shapes that are multiples of nothing, their
+ *     operands followed by NaN, nothing written outside c; on a real GPU, the
+ *     tiled product at least 1.5x faster than the naive one at N = 2048;
+ *   - step 3: the error bound on exact inputs; each sum exact on inputs whose
+ *     float32 sums are exact in any order, within the bound on random ones,
+ *     its atomics counted (one per element, or one per block);
+ *   - step 4: the cost, intensity and roofline formulas on exact inputs;
+ *   - the profiler's counts, once the simulated GPU has a profiler (issue 22).
+ * Every claim but a real GPU's speed is an exact value, an exact count or a
+ * comparison with float64 whose tolerance is far above float32's rounding and
+ * far below what a wrong index or a missing term gives. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "given.h"
+#include "lab.h"
+
+/* Floats after every array a kernel is given, as many as the threads of a
+ * rounded-up block can reach past the end: NaN after its inputs, OUT_SLACK
+ * after its outputs (given.h, device_array). */
+enum { SLACK = LAUNCH_BLOCK };
+#define OUT_SLACK 12345.0f
+/* A product against float64, relative to the size of its terms: a float32
+ * sum of the check's at most 70 terms is off by under 5e-6 of it; a wrong
+ * index or a missing term, by 1e-2 or more. */
+#define PRODUCT_TOLERANCE 1e-5
+/* The real GPU's speed claims (README, "What you should see"). */
+#define COPY_SHARE_OF_PEAK 0.6
+#define STRIDE_32_SLOWDOWN 4.0
+#define TILED_SPEEDUP 1.5
+
+/* x equals want to 12 digits (exactly, when want is 0). */
+static bool near(double x, double want) { return fabs(x - want) <= 1e-12 * fabs(want); }
+
+/* A host array of n floats, or the check stops (it cannot go on without memory). */
+static float *floats(int64_t n)
+{
+    float *x = malloc((size_t)(n > 0 ? n : 1) * sizeof *x);
+    if (!x) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for %lld floats", (long long)n));
+    return x;
+}
+
+/* ---- step 1: bandwidth ---------------------------------------------------------------- */
+
+static void check_bandwidth_formula(void)
+{
+    static const struct {
+        double read, written, seconds, want;
+        const char *what;
+    } cases[] = {
+        { 1e9, 1e9, 1.0, 2.0, "1e9 bytes read and 1e9 written in 1 s" },
+        { 268435456.0, 268435456.0, 2e-4, 2684.35456,
+          "a copy of 2^26 floats (2^28 bytes each way) in 0.2 ms" },
+        { 4e9, 0.0, 2.0, 2.0, "4e9 bytes read, none written, in 2 s" },
+        { 0.0, 3.35e12, 1.0, 3350.0, "3.35e12 bytes written in 1 s" },
+    };
+    char figures[512] = "4 cases from 2 to 3350 GB/s; times of 0 and -1 s and -1 bytes refused";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        double gbs = NAN;
+        const status s =
+            CHECK_YOURS(lab_bandwidth_gbs(cases[i].read, cases[i].written, cases[i].seconds, &gbs));
+        right = s == STATUS_OK && near(gbs, cases[i].want);
+        if (!right)
+            snprintf(figures, sizeof figures, "%s: got %.9g GB/s, want %.9g%s", cases[i].what, gbs,
+                     cases[i].want, check_failure_text(s));
+    }
+    static const struct {
+        double read, written, seconds;
+    } bad[] = { { 1e9, 1e9, 0.0 }, { 1e9, 1e9, -1.0 }, { -1.0, 1e9, 1.0 } };
+    for (size_t i = 0; right && i < sizeof bad / sizeof bad[0]; ++i) {
+        double gbs = 0.0;
+        const status s = CHECK_YOURS(lab_bandwidth_gbs(bad[i].read, bad[i].written, bad[i].seconds, &gbs));
+        right = s == STATUS_BAD_ARGUMENT;
+        if (!right)
+            snprintf(figures, sizeof figures,
+                     "%g bytes read, %g written in %g s: returned %s, want "
+                     "STATUS_BAD_ARGUMENT",
+                     bad[i].read, bad[i].written, bad[i].seconds, status_name(s));
+    }
+    check_that(right, "bandwidth is (bytes read + bytes written) / seconds, in GB/s (10^9 bytes a second)",
+               "%s", figures);
+}
+
+/* One run of a step 1 kernel on d: in n uniform floats, out NaN until
+ * written, both followed by their slack; whether out is in (alpha in) bit for
+ * bit, and how many floats after out changed. */
+typedef struct stream_trial {
+    status s;
+    int64_t wrong; /* elements of out that are not what they must be */
+    int64_t at;    /* the first of them */
+    float got, want;
+    int64_t past; /* floats of out's slack that changed */
+} stream_trial;
+
+static stream_trial run_stream_case(device d, stream_kernel kernel, int64_t n, int64_t stride, float alpha,
+                                    uint64_t seed)
+{
+    stream_trial r = { STATUS_OK, 0, -1, 0.0f, 0.0f, 0 };
+    float *in = floats(n), *out = NULL;
+    uniform_values(in, n, -1.0f, 1.0f, seed);
+    tensor *tin, *tout;
+    CHECK(device_array(d, in, n, SLACK, NAN, &tin));
+    CHECK(device_array(d, NULL, n, SLACK, OUT_SLACK, &tout));
+    r.s = CHECK_YOURS(run_stream(d, kernel, tensor_data_const(tin), tensor_data(tout), n, stride, alpha));
+    const status read = host_copy(tout, &out); /* waits: a kernel's failure shows here */
+    if (r.s == STATUS_OK) r.s = read;
+    for (int64_t i = 0; read == STATUS_OK && i < n + SLACK; ++i) {
+        if (i >= n) {
+            r.past += out[i] != OUT_SLACK;
+            continue;
+        }
+        const float want = kernel == KERNEL_SCALE ? alpha * in[i] : in[i];
+        if (out[i] == want) continue;
+        if (r.wrong++ == 0) r.at = i, r.got = out[i], r.want = want;
+    }
+    tensor_free(tin), tensor_free(tout), free(in), free(out);
+    return r;
+}
+
+/* "n = 100003: out[7] = nan, want 0.25 (5 elements wrong); 3 floats past the end written" */
+static bool describe_trial(const stream_trial *r, const char *what, char *figures, size_t size)
+{
+    if (r->s == STATUS_OK && r->wrong == 0 && r->past == 0) return true;
+    snprintf(figures, size, "%s: ", what);
+    if (r->wrong > 0)
+        check_append(figures, size, "out[%lld] = %.7g, want %.7g (%lld elements wrong%s)", (long long)r->at,
+                     (double)r->got, (double)r->want, (long long)r->wrong,
+                     isnan(r->got) ? ": NaN is a value never written" : "");
+    if (r->past > 0)
+        check_append(figures, size, "%s%lld floats past the end written (a thread past n must write nothing)",
+                     r->wrong > 0 ? "; " : "", (long long)r->past);
+    check_append(figures, size, "%s", check_failure_text(r->s));
+    return false;
+}
+
+static void check_copy_and_scale(device d)
+{
+    static const int64_t sizes[] = { 100003, 1, 257 };
+    char figures[512] =
+        "n = 100003 (390 blocks of 256 and 163 threads more), 1 and 257: bit for bit, the 256 "
+        "floats after out untouched";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof sizes / sizeof sizes[0]; ++i)
+        for (int kernel = KERNEL_COPY; right && kernel <= KERNEL_SCALE; ++kernel) {
+            const stream_trial r = run_stream_case(d, (stream_kernel)kernel, sizes[i], 1, -1.5f, 10 + i);
+            char what[64];
+            snprintf(what, sizeof what, "%s, n = %lld%s", stream_kernel_name((stream_kernel)kernel),
+                     (long long)sizes[i], kernel == KERNEL_SCALE ? ", alpha -1.5" : "");
+            right = describe_trial(&r, what, figures, sizeof figures);
+        }
+    check_that(right,
+               "your copy and scale kernels give out = in and out = alpha in, and write nothing past n", "%s",
+               figures);
+}
+
+static void check_strided(device d)
+{
+    static const struct {
+        int64_t n, stride;
+    } cases[] = { { 10007, 1 }, { 10007, 2 },  { 10007, 3 }, { 10007, 4 }, { 10007, 7 },
+                  { 10007, 8 }, { 10007, 32 }, { 64, 32 },   { 5, 32 } };
+    char figures[512] =
+        "n = 10007 at strides 1, 2, 3, 4, 7, 8 and 32; n = 64 and 5 at stride 32: bit for bit, "
+        "the 256 floats after out untouched";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        const stream_trial r = run_stream_case(d, KERNEL_STRIDED, cases[i].n, cases[i].stride, 1.0f, 20 + i);
+        char what[64];
+        snprintf(what, sizeof what, "n = %lld, stride %lld", (long long)cases[i].n,
+                 (long long)cases[i].stride);
+        right = describe_trial(&r, what, figures, sizeof figures);
+    }
+    check_that(right, "your strided copy copies every element, and nothing past n", "%s", figures);
+}
+
+/* Which elements the first `threads` threads of a step 1 kernel copy, run
+ * alone as one block on the host (the CPU device runs the simulated GPU's
+ * launcher at once): in[i] = i + 1 and out NaN, so that out's non-NaN
+ * elements are those written. Writes their indices to `written` (at most
+ * `room`) and returns how many there were. */
+enum { PROBE_N = 1000 };
+static int probe(stream_kernel kernel, int64_t stride, unsigned threads, int64_t *written, int room,
+                 status *s)
+{
+    static float in[PROBE_N + SLACK], out[PROBE_N + SLACK];
+    for (int i = 0; i < PROBE_N + SLACK; ++i) in[i] = i < PROBE_N ? (float)(i + 1) : NAN, out[i] = NAN;
+    *s = CHECK_YOURS(run_stream_grid(device_cpu(), kernel, in, out, PROBE_N, stride, 1.0f, 1, threads));
+    int count = 0;
+    for (int i = 0; i < PROBE_N + SLACK; ++i)
+        if (!isnan(out[i])) {
+            if (count < room) written[count] = i;
+            ++count;
+        }
+    return count;
+}
+
+static void check_threads(void)
+{
+    static const struct {
+        stream_kernel kernel;
+        int64_t stride;
+    } probes[] = { { KERNEL_COPY, 1 }, { KERNEL_STRIDED, 1 }, { KERNEL_STRIDED, 4 }, { KERNEL_STRIDED, 32 } };
+    char figures[512] =
+        "1 block of 3 threads alone, n = 1000: the copy's write out[0..2], the strided copy's "
+        "out[0], out[s], out[2 s]";
+    bool right = true;
+    for (size_t p = 0; right && p < sizeof probes / sizeof probes[0]; ++p) {
+        int64_t got[4] = { 0 };
+        status s = STATUS_OK;
+        const int count = probe(probes[p].kernel, probes[p].stride, 3, got, 4, &s);
+        right = s == STATUS_OK && count == 3;
+        for (int t = 0; right && t < 3; ++t) right = got[t] == t * probes[p].stride;
+        if (right) continue;
+        snprintf(
+            figures, sizeof figures, "%s, stride %lld, 1 block of 3 threads alone: they wrote %d element%s",
+            stream_kernel_name(probes[p].kernel), (long long)probes[p].stride, count, count == 1 ? "" : "s");
+        for (int t = 0; t < count && t < 4; ++t)
+            check_append(figures, sizeof figures, " out[%lld]", (long long)got[t]);
+        check_append(figures, sizeof figures, "; want out[0] out[%lld] out[%lld]%s",
+                     (long long)probes[p].stride, (long long)(2 * probes[p].stride), check_failure_text(s));
+    }
+    check_that(
+        right,
+        "thread by thread: consecutive threads copy consecutive elements, or elements `stride` apart in the "
+        "strided copy",
+        "%s", figures);
+}
+
+/* ---- timing on a real GPU ------------------------------------------------------------------ */
+
+typedef struct timed {
+    enum { TIMED_STREAM, TIMED_PRODUCT, TIMED_LIBRARY } what;
+    device d;
+    int kernel;
+    const float *in;
+    float *out;
+    int64_t n, stride;
+    const tensor *a, *b;
+    tensor *c;
+} timed;
+
+static status run_timed(const void *context)
+{
+    const timed *t = context;
+    if (t->what == TIMED_STREAM)
+        return run_stream(t->d, (stream_kernel)t->kernel, t->in, t->out, t->n, t->stride, 1.0f);
+    if (t->what == TIMED_PRODUCT)
+        return run_product(t->d, (product_kernel)t->kernel, tensor_data_const(t->a), tensor_data_const(t->b),
+                           tensor_data(t->c), t->n, t->n, t->n);
+    return op_matmul(t->a, false, t->b, false, NULL, t->c);
+}
+
+/* The fastest of 5 runs of t, in ms; a failure fails `claim`. */
+static double best_ms(const timed *t, const char *claim)
+{
+    double ms = NAN;
+    if (!CHECK_CALL(time_call(t->d, run_timed, t, 5, &ms), claim)) return NAN;
+    return ms;
+}
+
+static void check_gpu_bandwidth(device d)
+{
+    const char *peak_claim = "on a GPU, the coalesced copy reaches at least 60% of the peak bandwidth";
+    const char *stride_claim =
+        "on a GPU, the strided copy at stride 32 is at least 4x slower than at stride 1";
+    enum { N = 1 << 26 };
+    device_properties p;
+    CHECK(device_get_properties(d, &p));
+    tensor *in, *out;
+    CHECK(tensor_uniform(&in, d, shape1(N), -1.0f, 1.0f, 30));
+    CHECK(tensor_zeros(&out, d, shape1(N)));
+    timed t = {
+        TIMED_STREAM, d, KERNEL_COPY, tensor_data_const(in), tensor_data(out), N, 1, NULL, NULL, NULL
+    };
+    const double copy_ms = best_ms(&t, peak_claim), gbs = 8.0 * N / copy_ms / 1e6;
+    if (!isnan(copy_ms))
+        check_that(
+            gbs >= COPY_SHARE_OF_PEAK * p.memory_bandwidth_gbs, peak_claim,
+            "%s: %.0f GB/s of its %.0f (%.0f%%), 2^26 floats (256 MiB read, 256 MiB written), the fastest "
+            "of 5 runs",
+            device_name(d), gbs, p.memory_bandwidth_gbs, 100.0 * gbs / p.memory_bandwidth_gbs);
+    t.kernel = KERNEL_STRIDED;
+    const double one_ms = best_ms(&t, stride_claim);
+    t.stride = 32;
+    const double wide_ms = best_ms(&t, stride_claim);
+    if (!isnan(one_ms) && !isnan(wide_ms))
+        check_that(wide_ms >= STRIDE_32_SLOWDOWN * one_ms, stride_claim,
+                   "%s, 2^26 floats: stride 1 %.3f ms (%.0f GB/s), stride 32 %.3f ms (%.0f GB/s): %.1fx",
+                   device_name(d), one_ms, 8.0 * N / one_ms / 1e6, wide_ms, 8.0 * N / wide_ms / 1e6,
+                   wide_ms / one_ms);
+    tensor_free(in), tensor_free(out);
+}
+
+/* ---- step 2: tiles in shared memory ------------------------------------------------------- */
+
+static void check_loads_formula(void)
+{
+    static const struct {
+        int64_t k;
+        int tile;
+        double want;
+    } cases[] = { { 2048, 1, 4096 }, { 2048, 16, 256 }, { 53, 16, 8 }, { 37, 16, 6 },
+                  { 16, 16, 2 },     { 1, 16, 2 },      { 5, 1, 10 } };
+    char figures[512] =
+        "k = 2048: 4096 naive, 256 in tiles of 16; k = 53, 37, 16 and 1 in tiles of 16: 8, 6, 2 "
+        "and 2; k = 0 and tile 0 refused";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        double loads = NAN;
+        const status s = CHECK_YOURS(lab_loads_per_output(cases[i].k, cases[i].tile, &loads));
+        right = s == STATUS_OK && loads == cases[i].want;
+        if (!right)
+            snprintf(figures, sizeof figures, "k = %lld, tile %d: got %.6g loads, want %.0f%s%s",
+                     (long long)cases[i].k, cases[i].tile, loads, cases[i].want,
+                     cases[i].k % cases[i].tile
+                         ? " (the partial last tile is a whole step: every thread loads one "
+                           "float of a and one of b for it)"
+                         : "",
+                     check_failure_text(s));
+    }
+    for (int bad = 0; right && bad < 2; ++bad) {
+        double loads = 0.0;
+        const status s = CHECK_YOURS(lab_loads_per_output(bad ? 16 : 0, bad ? 0 : 16, &loads));
+        right = s == STATUS_BAD_ARGUMENT;
+        if (!right)
+            snprintf(figures, sizeof figures, "k = %d, tile %d: returned %s, want STATUS_BAD_ARGUMENT",
+                     bad ? 16 : 0, bad ? 0 : 16, status_name(s));
+    }
+    check_that(right, "global loads per output: 2 k naive, 2 ceil(k / T) in tiles of T", "%s", figures);
+}
+
+/* The shapes of the products: multiples of nothing, one of exactly one tile,
+ * a single cell, and c thinner than a tile both ways. */
+static const struct {
+    int64_t m, n, k;
+} product_shapes[] = { { 37, 29, 53 }, { 16, 16, 16 }, { 1, 1, 1 },
+                       { 33, 47, 17 }, { 5, 70, 40 },  { 40, 3, 70 } };
+
+/* Every shape through `kernel` on d, its operands followed by NaN and c by
+ * OUT_SLACK: the largest error against float64 (infinite when the call fails
+ * or a float after c changed). */
+static double run_products(device d, product_kernel kernel, char *figures, size_t size)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < sizeof product_shapes / sizeof product_shapes[0]; ++i) {
+        const int64_t m = product_shapes[i].m, n = product_shapes[i].n, k = product_shapes[i].k;
+        /* Enough for a kernel that loads whole tiles past the edges of a and b. */
+        const int64_t slack = TILE * ((k > n ? k : n) + 1) + SLACK;
+        float *a = floats(m * k), *b = floats(k * n), *c = NULL;
+        uniform_values(a, m * k, -1.0f, 1.0f, 40 + i);
+        uniform_values(b, k * n, -1.0f, 1.0f, 50 + i);
+        tensor *ta, *tb, *tc;
+        CHECK(device_array(d, a, m * k, slack, NAN, &ta));
+        CHECK(device_array(d, b, k * n, slack, NAN, &tb));
+        CHECK(device_array(d, NULL, m * n, slack, OUT_SLACK, &tc));
+        status s = CHECK_YOURS(
+            run_product(d, kernel, tensor_data_const(ta), tensor_data_const(tb), tensor_data(tc), m, n, k));
+        const status read = host_copy(tc, &c);
+        if (s == STATUS_OK) s = read;
+        int64_t at = 0, past = 0;
+        double e = INFINITY;
+        if (s == STATUS_OK) {
+            e = product_error(a, b, c, m, n, k, &at);
+            for (int64_t j = m * n; j < m * n + slack; ++j) past += c[j] != OUT_SLACK;
+        }
+        if ((!(e <= PRODUCT_TOLERANCE) || past > 0) && worst <= PRODUCT_TOLERANCE) {
+            snprintf(figures, size, "[%lld, %lld] x [%lld, %lld]: ", (long long)m, (long long)k, (long long)k,
+                     (long long)n);
+            if (s == STATUS_OK && !(e <= PRODUCT_TOLERANCE))
+                check_append(
+                    figures, size, "c[%lld, %lld] = %.7g, float64 says %.7g%s", (long long)(at / n),
+                    (long long)(at % n), (double)c[at], product_reference(a, b, n, k, at / n, at % n, NULL),
+                    isnan(c[at]) ? " (NaN: never written, or a NaN read past the end of a or b)" : "");
+            if (past > 0)
+                check_append(figures, size, "%s%lld floats after c written",
+                             s == STATUS_OK && e > PRODUCT_TOLERANCE ? "; " : "", (long long)past);
+            check_append(figures, size, "%s", check_failure_text(s));
+            e = INFINITY;
+        }
+        worst = fmax(worst, e);
+        tensor_free(ta), tensor_free(tb), tensor_free(tc), free(a), free(b), free(c);
+    }
+    return worst;
+}
+
+static void check_products(device d)
+{
+    for (int kernel = PRODUCT_NAIVE; kernel <= PRODUCT_TILED; ++kernel) {
+        char figures[768], claim[160];
+        snprintf(
+            figures, sizeof figures,
+            "6 shapes from [1, 1] x [1, 1] to [40, 70] x [70, 3], multiples of nothing: |error| <= %g of sum "
+            "|a b|, nothing written after c",
+            PRODUCT_TOLERANCE);
+        const double worst = run_products(d, (product_kernel)kernel, figures, sizeof figures);
+        snprintf(claim, sizeof claim, "your %s product matches float64 and writes nothing outside c",
+                 product_kernel_name((product_kernel)kernel));
+        check_that(worst <= PRODUCT_TOLERANCE, claim, "%s (largest %.2g)", figures, worst);
+    }
+    double naive = 0.0, tiled = 0.0;
+    if (lab_loads_per_output(2048, 1, &naive) == STATUS_OK &&
+        lab_loads_per_output(2048, TILE, &tiled) == STATUS_OK)
+        printf("  (at N = 2048 a cell costs %.0f global loads naive and %.0f tiled: %.0fx fewer, by your "
+               "formula; "
+               "the profiler will count them, below)\n",
+               naive, tiled, naive / tiled);
+}
+
+static void check_gpu_products(device d)
+{
+    const char *claim = "on a GPU, the tiled product is at least 1.5x faster than the naive one at N = 2048";
+    enum { N = 2048 };
+    tensor *a, *b, *c;
+    CHECK(tensor_uniform(&a, d, shape2(N, N), -1.0f, 1.0f, 60));
+    CHECK(tensor_uniform(&b, d, shape2(N, N), -1.0f, 1.0f, 61));
+    CHECK(tensor_zeros(&c, d, shape2(N, N)));
+    timed t = { TIMED_PRODUCT, d, PRODUCT_NAIVE, NULL, NULL, N, 1, a, b, c };
+    const double naive_ms = best_ms(&t, claim);
+    t.kernel = PRODUCT_TILED;
+    const double tiled_ms = best_ms(&t, claim);
+    t.what = TIMED_LIBRARY;
+    const double library_ms = best_ms(&t, claim);
+    const double gflop = 2.0 * N * (double)N * N / 1e9;
+    if (!isnan(naive_ms) && !isnan(tiled_ms) && !isnan(library_ms))
+        check_that(
+            naive_ms >= TILED_SPEEDUP * tiled_ms, claim,
+            "%s: naive %.3f ms (%.0f GFLOP/s), tiled %.3f ms (%.0f GFLOP/s): %.2fx; op_matmul (cuBLAS) %.3f "
+            "ms (%.0f GFLOP/s), the tiled kernel %.0f%% of it",
+            device_name(d), naive_ms, gflop / naive_ms * 1e3, tiled_ms, gflop / tiled_ms * 1e3,
+            naive_ms / tiled_ms, library_ms, gflop / library_ms * 1e3, 100.0 * library_ms / tiled_ms);
+    tensor_free(a), tensor_free(b), tensor_free(c);
+}
+
+/* ---- step 3: a reduction -------------------------------------------------------------------- */
+
+static void check_bound_formula(void)
+{
+    const double u = ldexp(1.0, -24);
+    static const struct {
+        int64_t n;
+        double sum_abs;
+    } cases[] = { { 1, 5.0 }, { 2, 1.0 }, { 1001, 500.0 }, { 100003, 0.0 }, { 1 << 20, 3.0 } };
+    char figures[512] =
+        "n = 1, 2, 1001, 100003 and 2^20: (n - 1) 2^-24 sum|x|; n = 0 and sum|x| = -1 refused";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        double bound = NAN;
+        const double want = (double)(cases[i].n - 1) * u * cases[i].sum_abs;
+        const status s = CHECK_YOURS(lab_sum_error_bound(cases[i].n, cases[i].sum_abs, &bound));
+        right = s == STATUS_OK && near(bound, want);
+        if (!right)
+            snprintf(figures, sizeof figures, "n = %lld, sum|x| = %g: got %.9g, want %.9g%s",
+                     (long long)cases[i].n, cases[i].sum_abs, bound, want, check_failure_text(s));
+    }
+    for (int bad = 0; right && bad < 2; ++bad) {
+        double bound = 0.0;
+        const status s = CHECK_YOURS(lab_sum_error_bound(bad ? 10 : 0, bad ? -1.0 : 1.0, &bound));
+        right = s == STATUS_BAD_ARGUMENT;
+        if (!right)
+            snprintf(figures, sizeof figures, "n = %d, sum|x| = %g: returned %s, want STATUS_BAD_ARGUMENT",
+                     bad ? 10 : 0, bad ? -1.0 : 1.0, status_name(s));
+    }
+    check_that(right, "a float32 sum of n terms is within (n - 1) u sum|x| of the exact sum, u = 2^-24", "%s",
+               figures);
+}
+
+/* One sum of x's n values by `kernel` on d: the total, the atomics counted,
+ * and the status of the call or of reading them back. */
+typedef struct sum_trial {
+    status s;
+    float total;
+    unsigned atomics;
+} sum_trial;
+
+static sum_trial run_sum_case(device d, sum_kernel kernel, const float *x, int64_t n)
+{
+    sum_trial r = { STATUS_OK, NAN, 0 };
+    tensor *tx, *total, *atomics;
+    CHECK(device_array(d, x, n, SLACK, NAN, &tx));
+    CHECK(tensor_full(&total, d, shape1(1), NAN));
+    CHECK(tensor_empty(&atomics, d, DTYPE_I32, shape1(1)));
+    /* The counter is an int32 tensor's memory, counted as unsigned: the same 4 bytes. */
+    r.s = CHECK_YOURS(
+        run_sum(d, kernel, tensor_data_const(tx), n, tensor_data(total), (unsigned *)tensor_data(atomics)));
+    int32_t count = 0;
+    status read = tensor_item(total, &r.total);
+    if (read == STATUS_OK) read = tensor_to_host_i32(atomics, &count, 1);
+    if (r.s == STATUS_OK) r.s = read;
+    r.atomics = (unsigned)count;
+    tensor_free(tx), tensor_free(total), tensor_free(atomics);
+    return r;
+}
+
+static void check_sum(device d, sum_kernel kernel, const char *claim)
+{
+    static const int64_t sizes[] = { 1, 33, 257, 100003 };
+    enum { RANDOM_N = 100003 };
+    char figures[768];
+    snprintf(figures, sizeof figures,
+             "n = 1, 33, 257 and 100003 multiples of 1/256: exact; %d floats in [-1, 1): within the bound; "
+             "atomics "
+             "counted",
+             RANDOM_N);
+    bool right = true;
+    float *x = floats(RANDOM_N);
+    for (size_t i = 0; right && i < sizeof sizes / sizeof sizes[0]; ++i) {
+        const int64_t n = sizes[i];
+        exact_values(x, n, 70 + i);
+        double want, sum_abs;
+        sum_reference(x, n, &want, &sum_abs);
+        const sum_trial r = run_sum_case(d, kernel, x, n);
+        const unsigned atomics =
+            kernel == SUM_ATOMIC ? (unsigned)n : (unsigned)((n + REDUCE_BLOCK - 1) / REDUCE_BLOCK);
+        right = r.s == STATUS_OK && (double)r.total == want && r.atomics == atomics;
+        if (right) continue;
+        snprintf(figures, sizeof figures,
+                 "n = %lld multiples of 1/256, whose float32 sum is exact in any order: ", (long long)n);
+        if (r.s == STATUS_OK && (double)r.total != want)
+            check_append(figures, sizeof figures,
+                         "the sum is %.9g, exactly %.9g (off by %g: %g elements of 1/256)", (double)r.total,
+                         want, (double)r.total - want, ((double)r.total - want) * 256.0);
+        else if (r.s == STATUS_OK)
+            check_append(
+                figures, sizeof figures, "the sum is right; %u atomics counted, want %u (%s)%s", r.atomics,
+                atomics, kernel == SUM_ATOMIC ? "one per element" : "one per block of 256",
+                r.atomics == 0 ? ": add to the total with total_add (given_kernels.cuh), which counts them"
+                               : "");
+        check_append(figures, sizeof figures, "%s", check_failure_text(r.s));
+    }
+    if (right) {
+        uniform_values(x, RANDOM_N, -1.0f, 1.0f, 80);
+        double want, sum_abs;
+        sum_reference(x, RANDOM_N, &want, &sum_abs);
+        const double bound = (double)(RANDOM_N - 1) * ldexp(1.0, -24) * sum_abs;
+        const sum_trial r = run_sum_case(d, kernel, x, RANDOM_N);
+        right = r.s == STATUS_OK && fabs((double)r.total - want) <= bound;
+        if (!right)
+            snprintf(figures, sizeof figures,
+                     "%d floats in [-1, 1): the sum is %.9g, float64 says %.9g, %g apart; the "
+                     "bound is %.3g%s",
+                     RANDOM_N, (double)r.total, want, fabs((double)r.total - want), bound,
+                     check_failure_text(r.s));
+        else
+            check_append(figures, sizeof figures, " (random: %g from float64, bound %.3g)",
+                         fabs((double)r.total - want), bound);
+    }
+    free(x);
+    check_that(right, claim, "%s", figures);
+}
+
+/* What the order of the atomics does: the same random floats summed 5 times
+ * by each kernel. On the CPU and a simulated GPU the threads run in one fixed
+ * order, so each gives one value; on a real GPU the blocks' atomics land in
+ * the order the blocks finish, which changes from run to run, and float
+ * addition is not associative. Printed, not claimed: nothing can make a
+ * simulated GPU's order change, and a real GPU may happen to agree. */
+static void show_orders(device d)
+{
+    enum { N = 100003, RUNS = 5 };
+    float *x = floats(N);
+    uniform_values(x, N, -1.0f, 1.0f, 90);
+    printf("  (%s, %d runs of each sum of the same %d random floats:", device_name(d), RUNS, N);
+    for (int kernel = SUM_ATOMIC; kernel <= SUM_WARP; ++kernel) {
+        float seen[RUNS];
+        int distinct = 0;
+        for (int run = 0; run < RUNS; ++run) {
+            const sum_trial r = run_sum_case(d, (sum_kernel)kernel, x, N);
+            bool again = false;
+            for (int j = 0; j < distinct; ++j)
+                again = again || memcmp(&seen[j], &r.total, sizeof r.total) == 0;
+            if (!again) seen[distinct++] = r.total;
+        }
+        printf("%s %s: %d distinct value%s", kernel == SUM_ATOMIC ? "" : ";",
+               sum_kernel_name((sum_kernel)kernel), distinct, distinct == 1 ? "" : "s");
+    }
+    printf("%s)\n", d.kind == DEVICE_CUDA ? ": the blocks' atomics land in a different order each run"
+                                          : ": its threads run in one fixed order, atomics included");
+    free(x);
+}
+
+/* ---- step 4: the roofline ------------------------------------------------------------------ */
+
+static void check_cost_formula(void)
+{
+    static const struct {
+        lab_kernel kernel;
+        int64_t n;
+        double flop, bytes;
+        const char *what;
+    } cases[] = { { LAB_COPY, 1000, 0.0, 8000.0, "copy, n = 1000" },
+                  { LAB_SCALE, 1000, 1000.0, 8000.0, "scale, n = 1000" },
+                  { LAB_SUM, 1000, 1000.0, 4004.0, "sum, n = 1000" },
+                  { LAB_PRODUCT, 2048, 17179869184.0, 50331648.0, "product, n = 2048" },
+                  { LAB_PRODUCT, 3, 54.0, 108.0, "product, n = 3" } };
+    char figures[512] =
+        "copy 0 and 8n, scale n and 8n, sum n and 4n + 4, product 2n^3 and 12n^2; n = 0 refused";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        double flop = NAN, bytes = NAN;
+        const status s = CHECK_YOURS(lab_kernel_cost(cases[i].kernel, cases[i].n, &flop, &bytes));
+        right = s == STATUS_OK && flop == cases[i].flop && bytes == cases[i].bytes;
+        if (!right)
+            snprintf(figures, sizeof figures, "%s: got %.12g FLOP and %.12g bytes, want %.12g and %.12g%s",
+                     cases[i].what, flop, bytes, cases[i].flop, cases[i].bytes, check_failure_text(s));
+    }
+    if (right) {
+        double flop = 0.0, bytes = 0.0;
+        const status s = CHECK_YOURS(lab_kernel_cost(LAB_PRODUCT, 0, &flop, &bytes));
+        right = s == STATUS_BAD_ARGUMENT;
+        if (!right)
+            snprintf(figures, sizeof figures, "product, n = 0: returned %s, want STATUS_BAD_ARGUMENT",
+                     status_name(s));
+    }
+    check_that(right, "a kernel's FLOP and least bytes follow from its size", "%s", figures);
+}
+
+static void check_intensity_formula(void)
+{
+    static const struct {
+        double flop, bytes, want;
+    } cases[] = { { 17179869184.0, 50331648.0, 341.333333333333333 },
+                  { 1000.0, 8000.0, 0.125 },
+                  { 0.0, 8000.0, 0.0 } };
+    char figures[256] = "2 n^3 / 12 n^2 at n = 2048: 341.3; 0.125; 0; 0 bytes refused";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        double intensity = NAN;
+        const status s = CHECK_YOURS(lab_arithmetic_intensity(cases[i].flop, cases[i].bytes, &intensity));
+        right = s == STATUS_OK && near(intensity, cases[i].want);
+        if (!right)
+            snprintf(figures, sizeof figures, "%.12g FLOP over %.12g bytes: got %.9g, want %.9g%s",
+                     cases[i].flop, cases[i].bytes, intensity, cases[i].want, check_failure_text(s));
+    }
+    if (right) {
+        double intensity = 0.0;
+        const status s = CHECK_YOURS(lab_arithmetic_intensity(1.0, 0.0, &intensity));
+        right = s == STATUS_BAD_ARGUMENT;
+        if (!right)
+            snprintf(figures, sizeof figures, "1 FLOP over 0 bytes: returned %s, want STATUS_BAD_ARGUMENT",
+                     status_name(s));
+    }
+    check_that(right, "arithmetic intensity is FLOP per byte", "%s", figures);
+}
+
+static void check_roofline_formula(void)
+{
+    static const struct {
+        double intensity, peak, bandwidth, want;
+        const char *what;
+    } cases[] = { { 0.125, 7680.0, 320.0, 40.0, "0.125 FLOP/B on sim's card (7680 GFLOP/s, 320 GB/s)" },
+                  { 341.0, 7680.0, 320.0, 7680.0, "341 FLOP/B on sim's card" },
+                  { 24.0, 7680.0, 320.0, 7680.0, "the ridge, 24 FLOP/B, on sim's card" },
+                  { 0.25, 66900.0, 3352.0, 838.0, "0.25 FLOP/B on an H100 (66900 GFLOP/s, 3352 GB/s)" },
+                  { 0.0, 66900.0, 3352.0, 0.0, "0 FLOP/B" } };
+    char figures[256] =
+        "below the ridge, at it and above it, on sim's card and an H100's; a peak of 0 refused";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        double gflops = NAN;
+        const status s = CHECK_YOURS(
+            lab_attainable_gflops(cases[i].intensity, cases[i].peak, cases[i].bandwidth, &gflops));
+        right = s == STATUS_OK && near(gflops, cases[i].want);
+        if (!right)
+            snprintf(figures, sizeof figures, "%s: got %.9g GFLOP/s, want %.9g%s", cases[i].what, gflops,
+                     cases[i].want, check_failure_text(s));
+    }
+    if (right) {
+        double gflops = 0.0;
+        const status s = CHECK_YOURS(lab_attainable_gflops(1.0, 0.0, 320.0, &gflops));
+        right = s == STATUS_BAD_ARGUMENT;
+        if (!right)
+            snprintf(figures, sizeof figures, "a peak of 0 GFLOP/s: returned %s, want STATUS_BAD_ARGUMENT",
+                     status_name(s));
+    }
+    check_that(right, "the roofline: the lower of the peak and intensity x bandwidth", "%s", figures);
+}
+
+/* Where the lesson's kernels sit on d's own roofs, from your formulas. */
+static void show_roofs(device d)
+{
+    device_properties p;
+    CHECK(device_get_properties(d, &p));
+    if (!(p.peak_gflops > 0.0) || !(p.memory_bandwidth_gbs > 0.0)) {
+        printf("  (%s does not know its peaks: no roofs to place the kernels under)\n", device_name(d));
+        return;
+    }
+    static const lab_kernel kernels[] = { LAB_SCALE, LAB_SUM, LAB_PRODUCT };
+    static const char *const names[] = { "scale", "sum", "product at N = 2048" };
+    printf("  (%s's roofs, %.0f GFLOP/s and %.0f GB/s, meet at %.1f FLOP/B:", device_name(d), p.peak_gflops,
+           p.memory_bandwidth_gbs, p.peak_gflops / p.memory_bandwidth_gbs);
+    for (int i = 0; i < 3; ++i) {
+        double flop, bytes, intensity, gflops;
+        if (lab_kernel_cost(kernels[i], kernels[i] == LAB_PRODUCT ? 2048 : 1 << 26, &flop, &bytes) !=
+                STATUS_OK ||
+            lab_arithmetic_intensity(flop, bytes, &intensity) != STATUS_OK ||
+            lab_attainable_gflops(intensity, p.peak_gflops, p.memory_bandwidth_gbs, &gflops) != STATUS_OK)
+            continue;
+        printf("%s %s %.3g FLOP/B, %s-bound", i ? ";" : "", names[i], intensity,
+               gflops < p.peak_gflops ? "memory" : "compute");
+    }
+    printf(")\n");
+}
+
+/* ---- the profiler's counts (issue 22) ------------------------------------------------------ */
+
+/* What the simulated GPU's memory profiler will let this check count, kernel
+ * by kernel, in Nsight Compute's terms, once the library has it:
+ *   - the copy: 4 sectors of 32 bytes per warp-wide load request (32
+ *     consecutive floats); the strided copy at stride 32: 32 sectors;
+ *   - the tiled product: 16x fewer global loads than the naive one (2N / 16
+ *     against 2N per cell: step 2's formula, then measured);
+ *   - a padded shared tile ([TILE][TILE + 1]) without bank conflicts, beside
+ *     an unpadded transpose with them.
+ * Until then it says so; the claims above count what can be counted without
+ * it: loads by the formula, atomics by a counter in the kernels' arguments.
+ * How it plugs in (labkit/kernel_profile.h, issue 22's branch): the check
+ * built for the kernel tools (cmake/kernel_tools.cmake, as lab 04's), on a
+ * simulated GPU only, kernel_profile_start() around one untimed run of each
+ * kernel at the check's odd sizes, kernel_profile_last("copy_kernel") and
+ * kernel_profile_sectors_per_load(): 4, and 32 for strided_copy_kernel at
+ * stride 32; global_load_requests of naive_matmul_kernel over
+ * tiled_matmul_kernel's: 16 at k a multiple of 16; the bank conflicts need a
+ * given transpose through a [TILE][TILE] tile and a [TILE][TILE + 1] one. */
+static void check_profiler_counts(device d)
+{
+    (void)d;
+    printf("  (profiler counts: not available in this build: sectors per request, global loads and bank "
+           "conflicts are claimed once the simulated GPU has a memory profiler)\n");
+}
+
+int main(int argc, char **argv)
+{
+    const device d = check_device(argc, argv);
+    check_bandwidth_formula();
+    check_copy_and_scale(d);
+    check_strided(d);
+    check_threads();
+    check_loads_formula();
+    check_products(d);
+    check_bound_formula();
+    check_sum(d, SUM_ATOMIC,
+              "the sum with one atomic per element is exact where float32 is, within the bound elsewhere, "
+              "and makes "
+              "n atomics");
+    check_sum(d, SUM_BLOCK,
+              "the sum by a shared-memory tree is exact where float32 is, within the bound elsewhere, and "
+              "makes one "
+              "atomic per block");
+    check_sum(d, SUM_WARP,
+              "the sum by a tree and warp shuffles is exact where float32 is, within the bound elsewhere, "
+              "and makes "
+              "one atomic per block");
+    show_orders(d);
+    check_cost_formula();
+    check_intensity_formula();
+    check_roofline_formula();
+    show_roofs(d);
+    check_profiler_counts(d);
+    if (d.kind == DEVICE_CUDA) {
+        check_gpu_bandwidth(d);
+        check_gpu_products(d);
+    } else
+        printf(
+            "  (the speed claims, coalesced against strided, tiled against naive, are a real GPU's: %s runs "
+            "each block's threads one after another on one core%s)\n",
+            device_name(d), d.kind == DEVICE_SIM ? ", and models no caches and no memory latency" : "");
+    return check_finish("09_memory");
+}
