@@ -4,12 +4,12 @@
  *     copy, scale and strided copy exact at sizes that fill no whole block,
  *     nothing written past the end; which element each thread copies (a few
  *     threads run alone, on the host); on a real GPU, the coalesced copy at
- *     60% of the peak bandwidth or more, and stride 32 at least 4x slower than
- *     stride 1;
+ *     half the rate of the library's device-to-device copy (cudaMemcpy) or
+ *     more, and stride 32 at least 4x slower than stride 1;
  *   - step 2: the loads per output on exact inputs; the naive and the tiled
  *     products against float64 on shapes that are multiples of nothing, their
  *     operands followed by NaN, nothing written outside c; on a real GPU, the
- *     tiled product at least 1.5x faster than the naive one at N = 2048;
+ *     tiled product at least 2x faster than the naive one at N = 4096;
  *   - step 3: the error bound on exact inputs; each sum exact on inputs whose
  *     float32 sums are exact in any order, within the bound on random ones,
  *     its atomics counted (one per element, or one per block);
@@ -35,10 +35,17 @@ enum { SLACK = LAUNCH_BLOCK };
  * sum of the check's at most 70 terms is off by under 5e-6 of it; a wrong
  * index or a missing term, by 1e-2 or more. */
 #define PRODUCT_TOLERANCE 1e-5
-/* The real GPU's speed claims (README, "What you should see"). */
-#define COPY_SHARE_OF_PEAK 0.6
+/* The real GPU's speed claims (README, "What you should see"). The copy is
+ * held against cudaMemcpy's device-to-device copy timed in turns with it, not
+ * against the datasheet's peak: a one-float-per-thread copy reached 54% of an
+ * H200's 4814 GB/s and 64% of cudaMemcpy's 4095, and another program on the
+ * GPU slows both alike. The products at N = 4096, not 2048: an H200's 50 MB
+ * L2 cache holds both 16 MiB operands at 2048, where the naive kernel's
+ * repeated loads hit it (1.57x measured); at 4096 they do not (2.76x). */
+#define COPY_SHARE_OF_MEMCPY 0.5
 #define STRIDE_32_SLOWDOWN 4.0
-#define TILED_SPEEDUP 1.5
+#define TILED_SPEEDUP 2.0
+#define TILED_N 4096
 
 /* x equals want to 12 digits (exactly, when want is 0). */
 static bool near(double x, double want) { return fabs(x - want) <= 1e-12 * fabs(want); }
@@ -241,7 +248,7 @@ static void check_threads(void)
 /* ---- timing on a real GPU ------------------------------------------------------------------ */
 
 typedef struct timed {
-    enum { TIMED_STREAM, TIMED_PRODUCT, TIMED_LIBRARY } what;
+    enum { TIMED_STREAM, TIMED_PRODUCT, TIMED_LIBRARY, TIMED_DEVICE_COPY } what;
     device d;
     int kernel;
     const float *in;
@@ -259,6 +266,7 @@ static status run_timed(const void *context)
     if (t->what == TIMED_PRODUCT)
         return run_product(t->d, (product_kernel)t->kernel, tensor_data_const(t->a), tensor_data_const(t->b),
                            tensor_data(t->c), t->n, t->n, t->n);
+    if (t->what == TIMED_DEVICE_COPY) return tensor_copy(t->c, t->a);
     return op_matmul(t->a, false, t->b, false, NULL, t->c);
 }
 
@@ -270,9 +278,26 @@ static double best_ms(const timed *t, const char *claim)
     return ms;
 }
 
+/* The fastest of 5 runs of each of t and u, taken in turns, in ms: whatever
+ * else the GPU is doing slows both alike. */
+static bool best_ms_in_turns(const timed *t, const timed *u, const char *claim, double *t_ms, double *u_ms)
+{
+    *t_ms = *u_ms = INFINITY;
+    for (int run = 0; run < 5; run++) {
+        double ms = NAN;
+        if (!CHECK_CALL(time_call(t->d, run_timed, t, 1, &ms), claim)) return false;
+        *t_ms = fmin(*t_ms, ms);
+        if (!CHECK_CALL(time_call(u->d, run_timed, u, 1, &ms), claim)) return false;
+        *u_ms = fmin(*u_ms, ms);
+    }
+    return true;
+}
+
 static void check_gpu_bandwidth(device d)
 {
-    const char *peak_claim = "on a GPU, the coalesced copy reaches at least 60% of the peak bandwidth";
+    const char *copy_claim =
+        "on a GPU, the coalesced copy moves at least half as many bytes a second as the library's "
+        "device-to-device copy";
     const char *stride_claim =
         "on a GPU, the strided copy at stride 32 is at least 4x slower than at stride 1";
     enum { N = 1 << 26 };
@@ -284,13 +309,18 @@ static void check_gpu_bandwidth(device d)
     timed t = {
         TIMED_STREAM, d, KERNEL_COPY, tensor_data_const(in), tensor_data(out), N, 1, NULL, NULL, NULL
     };
-    const double copy_ms = best_ms(&t, peak_claim), gbs = 8.0 * N / copy_ms / 1e6;
-    if (!isnan(copy_ms))
-        check_that(
-            gbs >= COPY_SHARE_OF_PEAK * p.memory_bandwidth_gbs, peak_claim,
-            "%s: %.0f GB/s of its %.0f (%.0f%%), 2^26 floats (256 MiB read, 256 MiB written), the fastest "
-            "of 5 runs",
-            device_name(d), gbs, p.memory_bandwidth_gbs, 100.0 * gbs / p.memory_bandwidth_gbs);
+    const timed library = { TIMED_DEVICE_COPY, d, 0, NULL, NULL, N, 1, in, NULL, out };
+    double copy_ms = NAN, library_ms = NAN;
+    if (best_ms_in_turns(&t, &library, copy_claim, &copy_ms, &library_ms)) {
+        const double gbs = 8.0 * N / copy_ms / 1e6, library_gbs = 8.0 * N / library_ms / 1e6;
+        check_that(gbs >= COPY_SHARE_OF_MEMCPY * library_gbs, copy_claim,
+                   "%s: your copy %.0f GB/s, tensor_copy (cudaMemcpy) %.0f GB/s: %.0f%% of it; %.0f%% and "
+                   "%.0f%% of the peak of %.0f GB/s; 2^26 floats (256 MiB read, 256 MiB written), the "
+                   "fastest of 5 runs each, in turns",
+                   device_name(d), gbs, library_gbs, 100.0 * gbs / library_gbs,
+                   100.0 * gbs / p.memory_bandwidth_gbs, 100.0 * library_gbs / p.memory_bandwidth_gbs,
+                   p.memory_bandwidth_gbs);
+    }
     t.kernel = KERNEL_STRIDED;
     const double one_ms = best_ms(&t, stride_claim);
     t.stride = 32;
@@ -420,8 +450,8 @@ static void check_products(device d)
 
 static void check_gpu_products(device d)
 {
-    const char *claim = "on a GPU, the tiled product is at least 1.5x faster than the naive one at N = 2048";
-    enum { N = 2048 };
+    const char *claim = "on a GPU, the tiled product is at least 2x faster than the naive one at N = 4096";
+    enum { N = TILED_N };
     tensor *a, *b, *c;
     CHECK(tensor_uniform(&a, d, shape2(N, N), -1.0f, 1.0f, 60));
     CHECK(tensor_uniform(&b, d, shape2(N, N), -1.0f, 1.0f, 61));
