@@ -14,8 +14,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* time_call and host_copy: labs/common/, shared by labs 07 and 09 */
+#include "host_copy.h"
 #include "labkit/labkit.h"
 #include "launch.h"
+#include "timing.h"
 
 /* ---- operands ------------------------------------------------------------------ */
 
@@ -90,20 +93,5 @@ typedef struct call_usage {
 } call_usage;
 size_t usage_begin(device d);
 call_usage usage_end(device d, size_t before);
-
-/* A call to measure, with what it needs. */
-typedef status (*timed_call)(const void *context);
-
-/* *best_ms = the device's milliseconds for one call(context), between two
- * events stamped when the device reaches them: after a warm-up call, the
- * fastest of `runs` runs (noise on a shared machine only ever adds time), each
- * of as many calls queued back to back as fill about 10 ms (at most 100), the
- * way a network queues its layers, judged from the fastest of 3 single calls. */
-status time_call(device d, timed_call call, const void *context, int runs, double *best_ms);
-
-/* ---- host copies ----------------------------------------------------------------------- */
-
-/* A new host array with t's values (a blocking read); free() it. */
-status host_copy(const tensor *t, float **out);
 
 #endif

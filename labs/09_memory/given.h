@@ -12,8 +12,11 @@
 
 #include <stdint.h>
 
+/* time_call and host_copy: labs/common/, shared by labs 07 and 09 */
+#include "host_copy.h"
 #include "labkit/labkit.h"
 #include "launch.h"
+#include "timing.h"
 
 /* ---- arrays -------------------------------------------------------------------------- */
 
@@ -62,22 +65,5 @@ void sum_reference(const float *x, int64_t n, double *sum, double *sum_abs);
  * special-function instruction); the logits read once and the probabilities
  * written once, 8 bytes per element, plus the labels (4 bytes a row). */
 void softmax_cost(int64_t rows, int64_t cols, double *flop, double *bytes);
-
-/* ---- timing ------------------------------------------------------------------------------ */
-
-/* A call to time, with what it needs. */
-typedef status (*timed_call)(const void *context);
-
-/* *best_ms = the device's milliseconds for one call(context), between two
- * events stamped when the device reaches them: after a warm-up call, the
- * fastest of `runs` runs (noise on a shared machine only ever adds time), each
- * of as many calls queued back to back as fill about 10 ms (at most 100),
- * judged from the fastest of 3 single calls. */
-status time_call(device d, timed_call call, const void *context, int runs, double *best_ms);
-
-/* ---- host copies ------------------------------------------------------------------------- */
-
-/* A new host array with t's values (a blocking read); free() it. */
-status host_copy(const tensor *t, float **out);
 
 #endif

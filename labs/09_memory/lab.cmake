@@ -14,6 +14,7 @@
 #    does not), and without it device_launch says that this program cannot
 #    launch on cuda:N.
 list(APPEND LAB_SOURCES ${dir}/given.c)
+list(APPEND LAB_SHARED lab_common_timing) # time_call and host_copy (labs/common/)
 list(APPEND LAB_KERNEL_SOURCES ${dir}/launch.c)
 if(LABKIT_HAVE_CUDA)
   list(APPEND LAB_KERNEL_SOURCES ${dir}/launch.cu)
