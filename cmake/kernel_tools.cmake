@@ -110,7 +110,10 @@ endfunction()
 #   # kernels: out-of-bounds write "c[row * n + col] = sum;"
 # (the report's first words, then the text of the line it must name, in the
 # patched files). Its check built for the tools must fail its kernels claim
-# with that report at that line: test NN_name.kernels.wrong.<mistake>.
+# with that report at that line: test NN_name.kernels.wrong.<mistake>. A wrong
+# kernel that runs clean but whose profiler counts give it away says which
+# claim of the kernels check fails instead:
+#   # kernels: claim "your copy is coalesced"
 function(labkit_add_wrong_kernels patch wrong_dir mistake objects)
   labkit_patch_field(${patch} "kernels" expected)
   if(NOT expected OR NOT LABKIT_HAVE_KERNEL_TOOLS)

@@ -14,7 +14,10 @@
  *     float32 sums are exact in any order, within the bound on random ones,
  *     its atomics counted (one per element, or one per block);
  *   - step 4: the cost, intensity and roofline formulas on exact inputs;
- *   - the profiler's counts, once the simulated GPU has a profiler (issue 22).
+ *   - ./lab check 09 --kernels (the check built for the kernel tools): steps
+ *     1-3's kernels at odd sizes under the kernel sanitizer, and the
+ *     profiler's counts: 4 sectors per load request for the copy, 32 for the
+ *     strided copy at stride 32, 16x fewer global loads tiled than naive.
  * Every claim but a real GPU's speed is an exact value, an exact count or a
  * comparison with float64 whose tolerance is far above float32's rounding and
  * far below what a wrong index or a missing term gives. */
@@ -25,11 +28,17 @@
 
 #include "given.h"
 #include "lab.h"
+#include "labkit/check_kernels.h"
 
 /* Floats after every array a kernel is given, as many as the threads of a
  * rounded-up block can reach past the end: NaN after its inputs, OUT_SLACK
  * after its outputs (given.h, device_array). */
 enum { SLACK = LAUNCH_BLOCK };
+/* The kernels check (check_kernels, at the end) gives the arrays no slack, so
+ * that the kernel sanitizer, which knows each array's size, sees an access
+ * past its end: slack() is 0 there. */
+static bool exact_arrays = false;
+static int64_t slack(int64_t floats) { return exact_arrays ? 0 : floats; }
 #define OUT_SLACK 12345.0f
 /* A product against float64, relative to the size of its terms: a float32
  * sum of the check's at most 70 terms is off by under 5e-6 of it; a wrong
@@ -118,12 +127,12 @@ static stream_trial run_stream_case(device d, stream_kernel kernel, int64_t n, i
     float *in = floats(n), *out = NULL;
     uniform_values(in, n, -1.0f, 1.0f, seed);
     tensor *tin, *tout;
-    CHECK(device_array(d, in, n, SLACK, NAN, &tin));
-    CHECK(device_array(d, NULL, n, SLACK, OUT_SLACK, &tout));
+    CHECK(device_array(d, in, n, slack(SLACK), NAN, &tin));
+    CHECK(device_array(d, NULL, n, slack(SLACK), OUT_SLACK, &tout));
     r.s = CHECK_YOURS(run_stream(d, kernel, tensor_data_const(tin), tensor_data(tout), n, stride, alpha));
     const status read = host_copy(tout, &out); /* waits: a kernel's failure shows here */
     if (r.s == STATUS_OK) r.s = read;
-    for (int64_t i = 0; read == STATUS_OK && i < n + SLACK; ++i) {
+    for (int64_t i = 0; read == STATUS_OK && i < n + slack(SLACK); ++i) {
         if (i >= n) {
             r.past += out[i] != OUT_SLACK;
             continue;
@@ -387,14 +396,14 @@ static double run_products(device d, product_kernel kernel, char *figures, size_
     for (size_t i = 0; i < sizeof product_shapes / sizeof product_shapes[0]; ++i) {
         const int64_t m = product_shapes[i].m, n = product_shapes[i].n, k = product_shapes[i].k;
         /* Enough for a kernel that loads whole tiles past the edges of a and b. */
-        const int64_t slack = TILE * ((k > n ? k : n) + 1) + SLACK;
+        const int64_t after = slack(TILE * ((k > n ? k : n) + 1) + SLACK);
         float *a = floats(m * k), *b = floats(k * n), *c = NULL;
         uniform_values(a, m * k, -1.0f, 1.0f, 40 + i);
         uniform_values(b, k * n, -1.0f, 1.0f, 50 + i);
         tensor *ta, *tb, *tc;
-        CHECK(device_array(d, a, m * k, slack, NAN, &ta));
-        CHECK(device_array(d, b, k * n, slack, NAN, &tb));
-        CHECK(device_array(d, NULL, m * n, slack, OUT_SLACK, &tc));
+        CHECK(device_array(d, a, m * k, after, NAN, &ta));
+        CHECK(device_array(d, b, k * n, after, NAN, &tb));
+        CHECK(device_array(d, NULL, m * n, after, OUT_SLACK, &tc));
         status s = CHECK_YOURS(
             run_product(d, kernel, tensor_data_const(ta), tensor_data_const(tb), tensor_data(tc), m, n, k));
         const status read = host_copy(tc, &c);
@@ -403,7 +412,7 @@ static double run_products(device d, product_kernel kernel, char *figures, size_
         double e = INFINITY;
         if (s == STATUS_OK) {
             e = product_error(a, b, c, m, n, k, &at);
-            for (int64_t j = m * n; j < m * n + slack; ++j) past += c[j] != OUT_SLACK;
+            for (int64_t j = m * n; j < m * n + after; ++j) past += c[j] != OUT_SLACK;
         }
         if ((!(e <= PRODUCT_TOLERANCE) || past > 0) && worst <= PRODUCT_TOLERANCE) {
             snprintf(figures, size, "[%lld, %lld] x [%lld, %lld]: ", (long long)m, (long long)k, (long long)k,
@@ -444,7 +453,7 @@ static void check_products(device d)
         lab_loads_per_output(2048, TILE, &tiled) == STATUS_OK)
         printf("  (at N = 2048 a cell costs %.0f global loads naive and %.0f tiled: %.0fx fewer, by your "
                "formula; "
-               "the profiler will count them, below)\n",
+               "./lab check 09 --kernels counts them)\n",
                naive, tiled, naive / tiled);
 }
 
@@ -518,7 +527,7 @@ static sum_trial run_sum_case(device d, sum_kernel kernel, const float *x, int64
 {
     sum_trial r = { STATUS_OK, NAN, 0 };
     tensor *tx, *total, *atomics;
-    CHECK(device_array(d, x, n, SLACK, NAN, &tx));
+    CHECK(device_array(d, x, n, slack(SLACK), NAN, &tx));
     CHECK(tensor_full(&total, d, shape1(1), NAN));
     CHECK(tensor_empty(&atomics, d, DTYPE_I32, shape1(1)));
     /* The counter is an int32 tensor's memory, counted as unsigned: the same 4 bytes. */
@@ -743,36 +752,12 @@ static void show_roofs(device d)
     printf(")\n");
 }
 
-/* ---- the profiler's counts (issue 22) ------------------------------------------------------ */
-
-/* What the simulated GPU's memory profiler will let this check count, kernel
- * by kernel, in Nsight Compute's terms, once the library has it:
- *   - the copy: 4 sectors of 32 bytes per warp-wide load request (32
- *     consecutive floats); the strided copy at stride 32: 32 sectors;
- *   - the tiled product: 16x fewer global loads than the naive one (2N / 16
- *     against 2N per cell: step 2's formula, then measured);
- *   - a padded shared tile ([TILE][TILE + 1]) without bank conflicts, beside
- *     an unpadded transpose with them.
- * Until then it says so; the claims above count what can be counted without
- * it: loads by the formula, atomics by a counter in the kernels' arguments.
- * How it plugs in (labkit/kernel_profile.h, issue 22's branch): the check
- * built for the kernel tools (cmake/kernel_tools.cmake, as lab 04's), on a
- * simulated GPU only, kernel_profile_start() around one untimed run of each
- * kernel at the check's odd sizes, kernel_profile_last("copy_kernel") and
- * kernel_profile_sectors_per_load(): 4, and 32 for strided_copy_kernel at
- * stride 32; global_load_requests of naive_matmul_kernel over
- * tiled_matmul_kernel's: 16 at k a multiple of 16; the bank conflicts need a
- * given transpose through a [TILE][TILE] tile and a [TILE][TILE + 1] one. */
-static void check_profiler_counts(device d)
-{
-    (void)d;
-    printf("  (profiler counts: not available in this build: sectors per request, global loads and bank "
-           "conflicts are claimed once the simulated GPU has a memory profiler)\n");
-}
+static int check_kernels(device d);
 
 int main(int argc, char **argv)
 {
     const device d = check_device(argc, argv);
+    if (kernel_tools_built()) return check_kernels(d); /* ./lab check 09 --kernels */
     check_bandwidth_formula();
     check_copy_and_scale(d);
     check_strided(d);
@@ -797,7 +782,8 @@ int main(int argc, char **argv)
     check_intensity_formula();
     check_roofline_formula();
     show_roofs(d);
-    check_profiler_counts(d);
+    printf("  (the profiler's counts, sectors per request and global loads, are claimed by ./lab check 09 "
+           "--kernels)\n");
     if (d.kind == DEVICE_CUDA) {
         check_gpu_bandwidth(d);
         check_gpu_products(d);
@@ -806,5 +792,149 @@ int main(int argc, char **argv)
             "  (the speed claims, coalesced against strided, tiled against naive, are a real GPU's: %s runs "
             "each block's threads one after another on one core%s)\n",
             device_name(d), d.kind == DEVICE_SIM ? ", and models no caches and no memory latency" : "");
+    return check_finish("09_memory");
+}
+
+/* ---- kernels: your kernels under the kernel sanitizer and the profiler ----------------- */
+
+/* One untimed run of a step 1 kernel on d at n; false (and a FAIL) when it
+ * does not run. */
+static bool ran_stream(device d, stream_kernel kernel, int64_t n, int64_t stride)
+{
+    const stream_trial r = run_stream_case(d, kernel, n, stride, 2.0f, 70);
+    if (r.s == STATUS_OK || kernel_sanitizer_count() > 0) return true;
+    check_that(false, "your step 1 kernels run on the device", "%s, n = %lld: %s", stream_kernel_name(kernel),
+               (long long)n, check_failure_text(r.s));
+    return false;
+}
+
+/* The last launch of `kernel`, or a FAIL naming the claim that needed it. */
+static bool profiled(const char *kernel, const char *claim, kernel_profile *p)
+{
+    if (kernel_profile_last(kernel, p) == STATUS_OK) return true;
+    check_that(false, claim, "%s", last_error());
+    return false;
+}
+
+/* ./lab check 09 --kernels: this check built for the kernel tools runs these
+ * claims alone, on a simulated GPU. Steps 1-3's kernels at the check's sizes,
+ * which fill no whole block or tile, watched access by access by the kernel
+ * sanitizer (labkit/check_kernels.h): an index past an array, or two threads of
+ * a block touching one shared float with no barrier between, is reported with
+ * its line. The profiler (labkit/kernel_profile.h) counts what each warp asked
+ * of memory, as Nsight Compute does: the last launch of each kernel is one at
+ * a size whose warps are all full (a warp that holds fewer threads asks for
+ * fewer sectors), so that the counts are exact. */
+static int check_kernels(device d)
+{
+    const int skip = check_kernels_skip(d);
+    if (skip) return skip;
+    if (d.kind == DEVICE_CPU) {
+        printf("skipped: your kernels run on GPUs: ./lab check 09 --kernels watches them on sim:0\n");
+        return CHECK_SKIPPED;
+    }
+    exact_arrays = true;
+    kernel_sanitizer_clear();
+    CHECK(kernel_profile_start());
+    /* Step 1: n = 100003 and 10007 leave a partial block and a partial warp;
+     * the last runs, n = 100000 (390 blocks of 256 and 160 threads) and
+     * 10016 (39 blocks and 32 threads), leave a partial block of whole warps. */
+    bool ran = true;
+    for (int kernel = KERNEL_COPY; ran && kernel <= KERNEL_SCALE; ++kernel)
+        ran = ran_stream(d, (stream_kernel)kernel, 100003, 1) &&
+              ran_stream(d, (stream_kernel)kernel, 100000, 1);
+    ran = ran && ran_stream(d, KERNEL_STRIDED, 10007, 32) && ran_stream(d, KERNEL_STRIDED, 10007, 3) &&
+          ran_stream(d, KERNEL_STRIDED, 100000, 1);
+    kernel_profile stride1 = { .global_load_requests = 0 };
+    if (ran) (void)kernel_profile_last("strided_copy_kernel", &stride1);
+    ran = ran && ran_stream(d, KERNEL_STRIDED, 10016, 32);
+    /* Step 2: the check's shapes, multiples of nothing, then [47, 64] x [64, 29]:
+     * k = 4 tiles, and every warp of the grid (two rows of a block) holds a
+     * cell of c, so that naive and tiled load for the same warps. */
+    for (int kernel = PRODUCT_NAIVE; kernel <= PRODUCT_TILED; ++kernel) {
+        char figures[512] = "";
+        if (run_products(d, (product_kernel)kernel, figures, sizeof figures) > PRODUCT_TOLERANCE &&
+            kernel_sanitizer_count() == 0)
+            check_that(false, "your products run on the device and match float64", "%s", figures);
+    }
+    enum { M = 47, K = 64, N = 29 };
+    float *a = floats(M * K), *b = floats(K * N);
+    uniform_values(a, M * K, -1.0f, 1.0f, 71);
+    uniform_values(b, K * N, -1.0f, 1.0f, 72);
+    for (int kernel = PRODUCT_NAIVE; kernel <= PRODUCT_TILED; ++kernel) {
+        tensor *ta, *tb, *tc;
+        CHECK(device_array(d, a, M * K, 0, NAN, &ta));
+        CHECK(device_array(d, b, K * N, 0, NAN, &tb));
+        CHECK(device_array(d, NULL, M * N, 0, OUT_SLACK, &tc));
+        (void)CHECK_YOURS(run_product(d, (product_kernel)kernel, tensor_data_const(ta), tensor_data_const(tb),
+                                      tensor_data(tc), M, N, K));
+        (void)device_synchronize(d); /* a launch the sanitizer stopped fails here */
+        tensor_free(ta), tensor_free(tb), tensor_free(tc);
+    }
+    free(a), free(b);
+    /* Step 3: each sum at a size that fills no whole block. */
+    static const int64_t sum_sizes[] = { 1, 1000, 100003 };
+    for (size_t i = 0; i < sizeof sum_sizes / sizeof sum_sizes[0]; ++i) {
+        float *x = floats(sum_sizes[i]);
+        uniform_values(x, sum_sizes[i], -1.0f, 1.0f, 73 + i);
+        for (int kernel = SUM_ATOMIC; kernel <= SUM_WARP; ++kernel)
+            (void)run_sum_case(d, (sum_kernel)kernel, x, sum_sizes[i]);
+        free(x);
+    }
+    (void)device_synchronize(d);
+    kernel_profile_stop();
+    check_kernels_clean("your kernels' threads (steps 1-3)", d);
+    if (kernel_sanitizer_count() > 0 || !ran) return check_finish("09_memory");
+
+    /* The counts. Sectors per request are a ratio of two exact integers, and
+     * the claims compare the integers: want 4 sectors in each of the
+     * 100000 / 32 = 3125 requests, and 32 in each of 10016 / 32 = 313. */
+    kernel_profile p;
+    const char *coalesced = "your copy is coalesced: 4 sectors of 32 bytes per warp-wide load request "
+                            "(the profiler, as ncu's l1tex__t_sectors/requests_pipe_lsu_mem_global_op_ld)";
+    if (profiled("copy_kernel", coalesced, &p))
+        check_that(p.global_load_requests == 100000 / 32 &&
+                       p.global_load_sectors == 4 * p.global_load_requests,
+                   coalesced,
+                   "n = 100000: %llu sectors in %llu load requests, %.4g per request (want 4: "
+                   "32 threads read 32 consecutive floats, 128 bytes)",
+                   p.global_load_sectors, p.global_load_requests, kernel_profile_sectors_per_load(&p));
+    const char *strided =
+        "your strided copy asks for 4 sectors per load request at stride 1 and 32 at stride "
+        "32, 8x the traffic";
+    if (profiled("strided_copy_kernel", strided, &p))
+        check_that(
+            stride1.global_load_requests == 100000 / 32 &&
+                stride1.global_load_sectors == 4 * stride1.global_load_requests &&
+                p.global_load_requests == 10016 / 32 && p.global_load_sectors == 32 * p.global_load_requests,
+            strided,
+            "n = 100000, stride 1: %llu sectors in %llu load requests, %.4g per request (want "
+            "4); n = 10016, stride 32: %llu in %llu, %.4g per request (want 32: each thread's float 128 "
+            "bytes from the next one's)",
+            stride1.global_load_sectors, stride1.global_load_requests,
+            kernel_profile_sectors_per_load(&stride1), p.global_load_sectors, p.global_load_requests,
+            kernel_profile_sectors_per_load(&p));
+    const char *loads = "your tiled product makes 16x fewer global load requests than the naive one (k a "
+                        "multiple of 16)";
+    kernel_profile naive, tiled = { .kernel = "" };
+    if (profiled("naive_matmul_kernel", loads, &naive) && profiled("tiled_matmul_kernel", loads, &tiled))
+        check_that(
+            tiled.global_load_requests > 0 && naive.global_load_requests == 16 * tiled.global_load_requests,
+            loads,
+            "[47, 64] x [64, 29], %llu warps: %llu requests naive (2 k = 128 a warp), %llu "
+            "tiled (2 k / 16 = 8 a warp): %.4gx; %llu barriers tiled in %u blocks (2 a tile: 8)",
+            tiled.warps, naive.global_load_requests, tiled.global_load_requests,
+            tiled.global_load_requests ? (double)naive.global_load_requests / tiled.global_load_requests
+                                       : 0.0,
+            tiled.barriers, tiled.grid[0] * tiled.grid[1] * tiled.grid[2]);
+    const char *banks = "your tiled product reads and writes its tiles without bank conflicts";
+    if (tiled.kernel[0])
+        check_that(
+            tiled.shared_load_bank_conflicts == 0 && tiled.shared_store_bank_conflicts == 0, banks,
+            "[47, 64] x [64, 29]: %llu shared load requests, %llu wavefronts, %llu bank conflicts; %llu "
+            "store requests, %llu conflicts (want 0: a warp reads a row of b's tile, 16 floats in 16 "
+            "banks, and one float of each of two rows of a's, a broadcast)",
+            tiled.shared_load_requests, tiled.shared_load_wavefronts, tiled.shared_load_bank_conflicts,
+            tiled.shared_store_requests, tiled.shared_store_bank_conflicts);
     return check_finish("09_memory");
 }
