@@ -39,6 +39,7 @@
 
 #include "cards.h"
 #include "lab.h"
+#include "labkit/check_full_device.h"
 
 static const char *plural(uint64_t n) { return n == 1 ? "" : "s"; }
 
@@ -137,52 +138,6 @@ static bool memory_compared(const memory_in_use *before, bool or_less, char *tex
 static bool memory_back(const memory_in_use *before, char *text, size_t size)
 {
     return memory_compared(before, false, text, size);
-}
-
-/* ==== a full device ======================================================== */
-
-/* Where a failure for want of memory can be made: a simulated GPU, whose
- * memory the check can fill to the byte (d itself, or sim:0 beside the CPU or
- * a real GPU). A real GPU's free memory moves with other programs. */
-static bool full_device_target(device d, device *out)
-{
-    if (d.kind == DEVICE_SIM) {
-        *out = d;
-        return true;
-    }
-    if (device_count(DEVICE_SIM) == 0) return false;
-    *out = (device){ DEVICE_SIM, 0 };
-    return true;
-}
-
-/* Takes all of the simulated GPU d's free memory but `room` bytes into
- * *filler, as other tensors would on a full GPU: the next allocation there of
- * more than `room` bytes fails with STATUS_OUT_OF_MEMORY. Free *filler to give
- * the memory back. The filler is never touched, so it costs the host no
- * memory, but the host must lend the addresses: where it refuses, this says
- * so and returns false, and the claim is not tried. */
-static bool fill_device(device d, size_t room, tensor **filler)
-{
-    size_t free_bytes = 0, total = 0;
-    CHECK(device_memory_info(d, &free_bytes, &total));
-    *filler = NULL;
-    if (free_bytes > room) {
-        const status s =
-            tensor_empty(filler, d, DTYPE_F32, shape1((int64_t)((free_bytes - room) / sizeof(float))));
-        if (s != STATUS_OK) {
-            const char *why = last_error();
-            printf("  (%s could not be filled, so a full device is not tried: %.*s)\n", device_name(d),
-                   (int)strcspn(why, "\n"), why);
-            return false;
-        }
-    }
-    CHECK(device_memory_info(d, &free_bytes, &total));
-    if (free_bytes != room) {
-        fprintf(stderr, "%s:%d: could not leave exactly %zu bytes free on %s (%zu are)\n", __FILE__, __LINE__,
-                room, device_name(d), free_bytes);
-        exit(CHECK_FAILS);
-    }
-    return true;
 }
 
 /* ==== 1. try_gpu and try_all_gpus ======================================== */
