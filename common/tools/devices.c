@@ -23,8 +23,10 @@ static void print_device(device d)
         printf("        FP32 peak        %.1f GFLOP/s\n", p.peak_gflops);
     else
         printf("        FP32 peak        unknown\n");
-    if (p.memory_bandwidth_gbs > 0)
-        printf("        memory bandwidth %.1f GB/s%s\n", p.memory_bandwidth_gbs,
+    double gbs = 0.0;
+    CHECK(device_memory_bandwidth(d, &gbs));
+    if (gbs > 0)
+        printf("        memory bandwidth %.1f GB/s%s\n", gbs,
                d.kind == DEVICE_CPU ? " (measured: the best of four 64 MiB copies)" : "");
     printf("        (%s)\n", p.notes);
     if (!p.tensor_cores)

@@ -312,6 +312,7 @@ static void check_gpu_bandwidth(device d)
     enum { N = 1 << 26 };
     device_properties p;
     CHECK(device_get_properties(d, &p));
+    CHECK(device_memory_bandwidth(d, &p.memory_bandwidth_gbs)); /* the CPU's is measured, not a property */
     tensor *in, *out;
     CHECK(tensor_uniform(&in, d, shape1(N), -1.0f, 1.0f, 30));
     CHECK(tensor_zeros(&out, d, shape1(N)));
@@ -731,6 +732,7 @@ static void show_roofs(device d)
 {
     device_properties p;
     CHECK(device_get_properties(d, &p));
+    CHECK(device_memory_bandwidth(d, &p.memory_bandwidth_gbs)); /* the CPU's is measured, not a property */
     if (!(p.peak_gflops > 0.0) || !(p.memory_bandwidth_gbs > 0.0)) {
         printf("  (%s does not know its peaks: no roofs to place the kernels under)\n", device_name(d));
         return;

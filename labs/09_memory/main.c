@@ -324,6 +324,7 @@ int main(int argc, char **argv)
     const bool gpu = d.kind == DEVICE_CUDA;
     summary s = { 0 };
     CHECK(device_get_properties(d, &s.p));
+    CHECK(device_memory_bandwidth(d, &s.p.memory_bandwidth_gbs)); /* the CPU's is measured, not a property */
     CHECK(results_mention_device(r, d)); /* no column names it: the CSV's header and the figure's title do */
     /* A real GPU: arrays of 256 MiB, far past its caches, and N = 2048. Elsewhere, kernels that run one thread at a time. */
     const int64_t n = gpu ? (int64_t)1 << 26 : args.quick ? (int64_t)1 << 20 : (int64_t)1 << 22;

@@ -60,13 +60,14 @@ with_heartbeat() {
 }
 
 # What a quiet build (build.sh's build, which writes its log to
-# build/<preset>/lab-build*.log) has done so far, every 20 s while it runs:
+# build/<preset>/lab-build*.log, named lab-build*.log.PID while it is written)
+# has done so far, every 20 s while it runs:
 # the compile, link and patch steps its log names (make's percentages are
 # not the build's when it makes some targets only).
 build_progress() {
   local preset=$1 since=$2 start=$3 log steps
-  while sleep 20; do
-    log=$(find "build/$preset" -maxdepth 1 -name 'lab-build*.log' -newer "$since" 2>/dev/null | head -n1)
+  while sleep "${LAB_PROGRESS_SECONDS:-20}"; do
+    log=$(find "build/$preset" -maxdepth 1 -name 'lab-build*.log*' -newer "$since" 2>/dev/null | head -n1)
     [[ -n $log ]] || continue
     # Ninja numbers its steps ("[12/345] Building ..."); make does not.
     steps=$(grep -o '^\[[0-9]*/[0-9]*\]' "$log" | tail -n1 | tr -d '[]' | sed 's|/| of |')
@@ -338,6 +339,18 @@ need_libfuzzer() {
 # crash, a leak or a timeout fails, and its input is kept: in
 # build/fuzz/artifacts/<target>/ and, as a regression input that the unit
 # tests replay from then on, in fuzz/<target>/crashes/ (commit it with the fix).
+# One fuzz target for SECONDS, its report in $LOG_DIR/fuzz-TARGET.log; exits
+# as libFuzzer did (0: nothing found).
+fuzz_one() {
+  local dir=$1 t=$2 seconds=$3 artifacts=$1/artifacts/$2
+  mkdir -p "$dir/corpus/$t" "$artifacts" "fuzz/$t/crashes"
+  # -close_fd_mask=3: the library's own messages (a refusal says why) would
+  # slow every run down; libFuzzer's report and the sanitizer's still show.
+  build/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
+    -dict="fuzz/$t/$t.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
+    "$dir/corpus/$t" "fuzz/$t/seeds" "fuzz/$t/crashes" >"$LOG_DIR/fuzz-$t.log" 2>&1
+}
+
 cmd_fuzz() {
   local target=all seconds=60 targets=() t dir=build/fuzz failed=0 log artifacts found new
   (($# <= 2)) || usage_error "fuzz: ./lab fuzz [TARGET] [SECONDS] (targets: $(fuzz_targets | paste -sd' ' -))"
@@ -382,16 +395,24 @@ cmd_fuzz() {
   stop_if_interrupted building fuzz
   trap - INT TERM
   unlock_build
-  for t in "${targets[@]}"; do
+  # The targets run $JOBS at a time (each is one process on one core); their
+  # verdicts are told in order once all have run.
+  local pids=() rcs=() i
+  for ((i = 0; i < ${#targets[@]}; i++)); do
+    t=${targets[i]}
+    say "fuzz_$t: $seconds s (log: $LOG_DIR/fuzz-$t.log)"
+    fuzz_one "$dir" "$t" "$seconds" &
+    pids[i]=$!
+    if ((i + 1 >= JOBS)); then wait "${pids[i + 1 - JOBS]}" && rcs[i + 1 - JOBS]=0 || rcs[i + 1 - JOBS]=$?; fi
+  done
+  for ((i = 0; i < ${#targets[@]}; i++)); do
+    [[ -n ${rcs[i]:-} ]] || { wait "${pids[i]}" && rcs[i]=0 || rcs[i]=$?; }
+  done
+  for ((i = 0; i < ${#targets[@]}; i++)); do
+    t=${targets[i]}
     artifacts=$dir/artifacts/$t
-    mkdir -p "$dir/corpus/$t" "$artifacts" "fuzz/$t/crashes"
     log=$LOG_DIR/fuzz-$t.log
-    say "fuzz_$t: $seconds s (log: $log)"
-    # -close_fd_mask=3: the library's own messages (a refusal says why) would
-    # slow every run down; libFuzzer's report and the sanitizer's still show.
-    if build/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=3 \
-      -dict="fuzz/$t/$t.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
-      "$dir/corpus/$t" "fuzz/$t/seeds" "fuzz/$t/crashes" >"$log" 2>&1; then
+    if ((rcs[i] == 0)); then
       say "fuzz_$t: nothing found ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo ?) inputs)"
       continue
     fi

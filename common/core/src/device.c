@@ -385,10 +385,28 @@ status device_get_properties(device d, device_properties *out)
     return backend_of(d)->properties(d.index, out);
 }
 
+status device_memory_bandwidth(device d, double *gbs)
+{
+    if (!gbs)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "device_memory_bandwidth: gbs is NULL; pass the address of a double for the GB/s");
+    *gbs = 0.0;
+    status s = device_check(d);
+    if (s != STATUS_OK) return s;
+    if (d.kind == DEVICE_CPU) {
+        *gbs = host_memory_bandwidth_gbs();
+        return STATUS_OK;
+    }
+    device_properties p;
+    s = device_get_properties(d, &p);
+    if (s == STATUS_OK) *gbs = p.memory_bandwidth_gbs;
+    return s;
+}
+
 double device_compute_gflops(device d)
 {
     device_properties p;
     if (d.kind == DEVICE_CPU || d.kind == DEVICE_SIM) /* a simulated GPU computes on the CPU's cores */
-        return host_cpu_properties_without_bandwidth(&p) == STATUS_OK ? p.peak_gflops : 0.0;
+        return host_cpu_properties(&p) == STATUS_OK ? p.peak_gflops : 0.0;
     return device_get_properties(d, &p) == STATUS_OK ? p.peak_gflops : 0.0;
 }

@@ -281,17 +281,23 @@ static int physical_cores(int logical)
 
 static cpu_facts host_facts;
 static double host_measured_ghz;
+static int host_physical_cores;
 static pthread_once_t host_facts_once = PTHREAD_ONCE_INIT;
 
+/* Once a process: sysfs is read a file per possible CPU (up to 2048 opens),
+ * and a check asks for the cpu's properties dozens of times. */
 static void learn_host(void)
 {
     read_cpuinfo(&host_facts);
     host_measured_ghz = measured_clock_ghz();
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    host_physical_cores = physical_cores(online > 0 ? (int)online : 1);
 }
 
 /* The host's memory bandwidth as a program gets it: the best of a few copies
  * of 64 MiB (more than the caches of the CPUs the kit meets hold), each byte
- * read once and written once. Measured once, when first asked (about 50 ms). */
+ * read once and written once. Measured once, when first asked (50 ms of a
+ * desktop, 0.3 s of CPU on a slow virtual machine). */
 static double host_bandwidth_gbs;
 static pthread_once_t host_bandwidth_once = PTHREAD_ONCE_INIT;
 
@@ -331,7 +337,7 @@ int host_cpu_simd_lanes(void)
     return host_facts.fma ? host_facts.simd_lanes : 1;
 }
 
-status host_cpu_properties_without_bandwidth(device_properties *out)
+status host_cpu_properties(device_properties *out)
 {
     pthread_once(&host_facts_once, learn_host);
     const cpu_facts f = host_facts;
@@ -342,7 +348,7 @@ status host_cpu_properties_without_bandwidth(device_properties *out)
     out->memory_bytes = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     const int logical = online > 0 ? (int)online : 1;
-    out->multiprocessors = physical_cores(logical);
+    out->multiprocessors = host_physical_cores < logical ? host_physical_cores : logical;
     /* Two FMA units per core is what desktop and server cores since Haswell have;
      * it is an assumption, said so in the notes. */
     int fma_units = f.fma ? 2 : 1;
@@ -359,12 +365,10 @@ status host_cpu_properties_without_bandwidth(device_properties *out)
     return STATUS_OK;
 }
 
-status host_cpu_properties(device_properties *out)
+double host_memory_bandwidth_gbs(void)
 {
-    const status s = host_cpu_properties_without_bandwidth(out);
     pthread_once(&host_bandwidth_once, measure_host_bandwidth);
-    out->memory_bandwidth_gbs = host_bandwidth_gbs;
-    return s;
+    return host_bandwidth_gbs;
 }
 
 /* ---- OpenBLAS on this CPU --------------------------------------------------

@@ -90,6 +90,13 @@ status device_memory_info(device d, size_t *free_bytes, size_t *total_bytes);
  * its theoretical FP32 peak (labkit/properties.h). */
 status device_get_properties(device d, device_properties *out);
 
+/* Device d's memory bandwidth, GB/s: a GPU's is its properties' (real or
+ * modelled); the CPU's is measured, once a process, as the best of a few copies
+ * of 64 MiB, each byte counted read and written. The measurement takes about
+ * 0.2 s of CPU and touches 256 MiB, which is why device_get_properties leaves
+ * it out: most programs that read a CPU's properties want its peak, not this. */
+status device_memory_bandwidth(device d, double *gbs);
+
 /* The FP32 rate, in GFLOP/s, at which device d's work really runs, for
  * estimating how long a run will take: its peak, except on a simulated GPU,
  * whose modelled card computes on the CPU's cores (the CPU's peak then). Not

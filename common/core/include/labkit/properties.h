@@ -33,8 +33,8 @@ typedef struct device_properties {
     double peak_gflops;     /* theoretical FP32 peak, 0 if unknown */
     /* Peak memory bandwidth, GB/s (10^9 bytes a second), 0 if unknown: a real
      * GPU's from its memory clock and bus width (x 2, double data rate); a
-     * simulated GPU's is its modelled card's; the CPU's is measured (the best
-     * of a few large copies, each byte counted read and written). */
+     * simulated GPU's is its modelled card's. The CPU's is 0 here: it is not
+     * read but measured, by device_memory_bandwidth() (labkit/device.h). */
     double memory_bandwidth_gbs;
     char notes[160]; /* how the figures were obtained, or what is unknown */
     /* Tensor cores: dense peaks with float32 accumulation, GFLOP/s; 0 = none or unknown. */

@@ -32,7 +32,7 @@ static status cpu_memory_info(int index, size_t in_use, size_t *free_bytes, size
 {
     (void)index;
     device_properties p;
-    host_cpu_properties_without_bandwidth(&p);
+    host_cpu_properties(&p);
     *total_bytes = p.memory_bytes;
     *free_bytes = p.memory_bytes > in_use ? p.memory_bytes - in_use : 0;
     return STATUS_OK;
