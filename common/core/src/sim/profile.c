@@ -434,7 +434,7 @@ void profile_barrier(kt_thread *t)
 
 static void append(kt_thread *t, uintptr_t pc, uintptr_t address, unsigned size, uint8_t what)
 {
-    const unsigned thread = ktools_thread();
+    const unsigned thread = t->thread_linear;
     const int warp = (int)(thread / 32);
     /* without barriers, threads run in order: the warps before this one are done */
     if (!t->cooperative && warp != me.last_warp) {

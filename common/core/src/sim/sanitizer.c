@@ -129,8 +129,6 @@ typedef struct sanitizer_state {
     seen_report seen[MAX_SEEN];
     unsigned seen_count;
     bool failing; /* the sanitizer stops the launch: its failure is already reported */
-    kt_word *shared_shadow, *dynamic_shadow;
-    size_t shared_words, dynamic_words;
 } sanitizer_state;
 
 static _Thread_local sanitizer_state me;
@@ -187,19 +185,19 @@ void sanitizer_launch_begin(kt_thread *t)
     me.failing = false;
     for (unsigned i = 0; i < t->buffers; ++i) take_shadow(&t->buffer[i]);
     const size_t shared_words = (t->shared_hi - t->shared_lo) / 4;
-    if (shared_words > me.shared_words) {
-        free(me.shared_shadow);
-        me.shared_shadow = calloc(shared_words, sizeof(kt_word));
-        me.shared_words = me.shared_shadow ? shared_words : 0;
+    if (shared_words > t->shared_words) {
+        free(t->shared_shadow);
+        t->shared_shadow = calloc(shared_words, sizeof(kt_word));
+        t->shared_words = t->shared_shadow ? shared_words : 0;
     }
     const size_t dynamic_words = (t->dynamic_hi - t->dynamic_lo + 3) / 4;
-    if (dynamic_words > me.dynamic_words) {
-        free(me.dynamic_shadow);
-        me.dynamic_shadow = calloc(dynamic_words, sizeof(kt_word));
-        me.dynamic_words = me.dynamic_shadow ? dynamic_words : 0;
+    if (dynamic_words > t->dynamic_words) {
+        free(t->dynamic_shadow);
+        t->dynamic_shadow = calloc(dynamic_words, sizeof(kt_word));
+        t->dynamic_words = t->dynamic_shadow ? dynamic_words : 0;
     } else if (dynamic_words > 0) {
         /* another launch's dynamic memory may start elsewhere: its stamps mean nothing here */
-        memset(me.dynamic_shadow, 0, dynamic_words * sizeof(kt_word));
+        memset(t->dynamic_shadow, 0, dynamic_words * sizeof(kt_word));
     }
 }
 
@@ -415,9 +413,9 @@ __attribute__((noinline)) static void report_race(const kt_thread *t, kt_place p
              "%s %s at %s:%d, and %s.\n  hint: %s",
              space_name(place), r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0],
              r.block[1], r.block[2], verb, name, r.index, other,
-             !earlier_wrote    ? "read"
-             : earlier->atomic ? "updated atomically"
-                               : "wrote",
+             !earlier_wrote             ? "read"
+             : kt_stamp_atomic(earlier) ? "updated atomically"
+                                        : "wrote",
              r.other_file, r.other_line,
              place.space == KT_SHARED ? "no __syncthreads() came between them" : "nothing orders the two",
              hints[which]);
@@ -450,21 +448,6 @@ __attribute__((noinline)) static void report_uninitialized(const kt_thread *t, k
 
 /* ---- the check of one access ------------------------------------------------------------ */
 
-/* Whether an earlier access (stamp s) and the running thread's (now) may
- * happen in either order on a GPU. */
-static inline bool concurrent(const kt_stamp *s, const kt_stamp *now, bool shared)
-{
-    if (!s->block) return false;
-    if (s->block != now->block) return !shared; /* shared: another block's copy of the memory */
-    if (s->thread == now->thread || s->epoch != now->epoch) return false;
-    return s->thread / 32 != now->thread / 32 || s->wepoch == now->wepoch;
-}
-
-static inline bool same_thread(const kt_stamp *s, const kt_stamp *now)
-{
-    return s->block == now->block && s->thread == now->thread;
-}
-
 static inline void check_word(kt_thread *t, kt_word *w, const kt_stamp *now, kt_place place,
                               uintptr_t address, unsigned size, kt_access_kind kind, uintptr_t pc)
 {
@@ -472,29 +455,32 @@ static inline void check_word(kt_thread *t, kt_word *w, const kt_stamp *now, kt_
     if (kind == KT_ATOMIC) {
         /* atomics never race with each other; a plain access that meets one still does */
         w->write = *now;
-        w->write.atomic = 1;
+        w->write.site |= 1;
         return;
     }
     if (kind == KT_READ) {
         if (shared && w->write.block != now->block)
             report_uninitialized(t, place, address, size, pc);
-        else if (concurrent(&w->write, now, shared))
+        else if (kt_concurrent(&w->write, now, shared))
             report_race(t, place, address, size, kind, pc, &w->write, now, true);
-        if (!same_thread(&w->read, now)) w->read2 = w->read;
+        if (!kt_same_thread(&w->read, now)) w->read2 = w->read;
         w->read = *now;
         return;
     }
-    if (concurrent(&w->write, now, shared))
+    if (kt_concurrent(&w->write, now, shared))
         report_race(t, place, address, size, kind, pc, &w->write, now, true);
-    else if (concurrent(&w->read, now, shared))
+    else if (kt_concurrent(&w->read, now, shared))
         report_race(t, place, address, size, kind, pc, &w->read, now, false);
-    else if (concurrent(&w->read2, now, shared))
+    else if (kt_concurrent(&w->read2, now, shared))
         report_race(t, place, address, size, kind, pc, &w->read2, now, false);
     w->write = *now;
 }
 
 void kt_code_anchor(void) {}
 
+/* The full check of an access: what sanitizer_quick (ktools_internal.h)
+ * leaves, an access out of bounds, across words, atomic, or one with
+ * something to report. */
 void sanitizer_access(kt_thread *t, kt_place place, uintptr_t address, unsigned size, kt_access_kind kind,
                       uintptr_t pc)
 {
@@ -507,21 +493,16 @@ void sanitizer_access(kt_thread *t, kt_place place, uintptr_t address, unsigned 
     size_t words;
     if (place.space == KT_GLOBAL) {
         const kt_buffer *b = &t->buffer[place.region];
-        shadow = b->shadow, base = b->start, words = (b->end - b->start + 3) / 4;
+        shadow = b->shadow, base = b->start, words = b->words;
     } else if (place.region == KT_DYNAMIC_SHARED) {
-        shadow = me.dynamic_shadow, base = t->dynamic_lo, words = me.dynamic_words;
+        shadow = t->dynamic_shadow, base = t->dynamic_lo, words = t->dynamic_words;
     } else {
-        shadow = me.shared_shadow, base = t->shared_lo, words = me.shared_words;
+        shadow = t->shared_shadow, base = t->shared_lo, words = t->shared_words;
     }
-    if (!shadow) return;
-    const unsigned thread = ktools_thread();
-    const uint32_t block = place.space == KT_GLOBAL ? t->block_linear : t->block_serial;
-    const kt_stamp now = { block + 1, (uint16_t)thread,    (uint16_t)t->warp_epoch[(thread / 32) & 31],
-                           t->epoch,  kt_stamp_offset(pc), 0 };
-    const kt_access_kind as = kind == KT_ATOMIC_LOAD ? KT_ATOMIC : kind;
+    if (!shadow || kind == KT_ATOMIC_LOAD) return; /* an atomic read changes nothing */
+    kt_stamp now = place.space == KT_GLOBAL ? t->stamp_global : t->stamp_shared;
+    now.site = kt_stamp_site(pc);
     const size_t first = (address - base) / 4, last = (address + size - 1 - base) / 4;
-    for (size_t i = first; i <= last && i < words; ++i) {
-        if (as == KT_ATOMIC && kind == KT_ATOMIC_LOAD) continue; /* an atomic read changes nothing */
-        check_word(t, &shadow[i], &now, place, address, size, as, pc);
-    }
+    for (size_t i = first; i <= last && i < words; ++i)
+        check_word(t, &shadow[i], &now, place, address, size, kind, pc);
 }
