@@ -110,6 +110,11 @@ static void launch_begin(void *user, const labkit_launch *l)
     t->cooperative = false;
     if (t->sanitize) sanitizer_launch_begin(t);
     if (t->profile) profile_launch_begin(t);
+    t->quick = t->sanitize && !t->profile;
+    for (unsigned i = 0; i < t->buffers; ++i) {
+        const kt_buffer *b = &t->buffer[i];
+        t->quick_buffer[i] = (kt_quick_buffer){ b->start, b->end - b->start, b->shadow };
+    }
     t->watching = true;
 }
 
@@ -201,7 +206,7 @@ __attribute__((noinline)) static void watched_access_moved(kt_thread *t, uintptr
                                                            kt_access_kind kind, uintptr_t pc)
 {
     ktools_moved(t);
-    if (t->sanitize && !t->profile && sanitizer_quick(t, address, size, kind, pc)) return;
+    if (t->quick && sanitizer_quick(t, address, size, kind, pc)) return;
     watched_access_full(t, address, size, kind, pc);
 }
 
@@ -217,7 +222,7 @@ __attribute__((noinline)) static void watched_access(uintptr_t address, unsigned
         watched_access_moved(t, address, size, kind, pc);
         return;
     }
-    if (t->sanitize && !t->profile && sanitizer_quick(t, address, size, kind, pc)) return;
+    if (t->quick && sanitizer_quick(t, address, size, kind, pc)) return;
     watched_access_full(t, address, size, kind, pc);
 }
 
