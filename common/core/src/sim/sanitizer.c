@@ -332,6 +332,39 @@ static const char *space_name(kt_place place)
     return place.space == KT_GLOBAL || place.space == KT_GLOBAL_OOB ? "global" : "shared";
 }
 
+/* "thread (x, y, z)", and " of block (x, y, z)" when `block` is given. */
+static void who(char *out, size_t size, const unsigned thread[3], const unsigned *block)
+{
+    const int n = snprintf(out, size, "thread (%u, %u, %u)", thread[0], thread[1], thread[2]);
+    if (block && n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, " of block (%u, %u, %u)", block[0], block[1], block[2]);
+}
+
+/* The buffer or array an access touched, as a report names it. */
+typedef struct touched {
+    const char *name;
+    size_t bytes;      /* its size */
+    unsigned argument; /* its position in the launch's arguments, from 1; 0: a shared array */
+    long long offset;  /* of the access from its start, in bytes */
+    char who[96];      /* the running thread and its block */
+} touched;
+
+/* What every report starts with: kind, kernel, line, the running thread and
+ * block, the buffer and the index (rounded down: an access before the start
+ * has a negative one), from the place with its static shared array found. */
+static void start_report(kernel_report *r, touched *x, const kt_thread *t, kernel_report_kind kind,
+                         kt_place place, uintptr_t address, unsigned size, uintptr_t pc, bool write)
+{
+    uintptr_t origin;
+    region_of(t, place, &x->name, &origin, &x->bytes, &x->argument);
+    begin_report(r, t, kind, pc, write);
+    snprintf(r->buffer, sizeof r->buffer, "%s", x->name);
+    x->offset = (long long)(address - origin);
+    r->index = x->offset >= 0 ? x->offset / (long long)size
+                              : -((-x->offset + (long long)size - 1) / (long long)size);
+    who(x->who, sizeof x->who, r->thread, r->block);
+}
+
 __attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, kt_place place,
                                                            uintptr_t address, unsigned size,
                                                            kt_access_kind kind, uintptr_t pc)
@@ -342,29 +375,22 @@ __attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, k
     const bool global = place.space == KT_GLOBAL_OOB;
     if (!is_new && !global) return;
     kernel_report r;
-    const char *name;
-    uintptr_t origin;
-    size_t bytes;
-    unsigned argument;
-    region_of(t, place, &name, &origin, &bytes, &argument);
-    begin_report(&r, t, KERNEL_REPORT_OUT_OF_BOUNDS, pc, kind != KT_READ);
-    snprintf(r.buffer, sizeof r.buffer, "%s", name);
-    const long long offset = (long long)(address - origin);
-    r.index = offset >= 0 ? offset / (long long)size : -((-offset + (long long)size - 1) / (long long)size);
+    touched x;
+    start_report(&r, &x, t, KERNEL_REPORT_OUT_OF_BOUNDS, place, address, size, pc, kind != KT_READ);
     char where_from[96] = "";
-    if (argument) snprintf(where_from, sizeof where_from, "; argument %u of the launch", argument);
+    if (x.argument) snprintf(where_from, sizeof where_from, "; argument %u of the launch", x.argument);
     char how_far[96];
-    if (offset < 0)
-        snprintf(how_far, sizeof how_far, "%lld bytes before its start", -offset);
+    if (x.offset < 0)
+        snprintf(how_far, sizeof how_far, "%lld bytes before its start", -x.offset);
     else
-        snprintf(how_far, sizeof how_far, "%lld bytes past its end", offset - (long long)bytes);
-    snprintf(r.text, sizeof r.text,
-             "out-of-bounds %s of %s memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) %s "
-             "%s[%lld], %u bytes %s (%s has %zu bytes: %zu elements of %u bytes%s).\n  hint: %s",
-             kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, r.thread[0],
-             r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2],
-             kind == KT_READ ? "reads" : "writes", name, r.index, size, how_far, name, bytes, bytes / size,
-             size, where_from, hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
+        snprintf(how_far, sizeof how_far, "%lld bytes past its end", x.offset - (long long)x.bytes);
+    snprintf(
+        r.text, sizeof r.text,
+        "out-of-bounds %s of %s memory in %s at %s:%d: %s %s %s[%lld], %u bytes %s (%s has %zu bytes: %zu "
+        "elements of %u bytes%s).\n  hint: %s",
+        kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, x.who,
+        kind == KT_READ ? "reads" : "writes", x.name, r.index, size, how_far, x.name, x.bytes, x.bytes / size,
+        size, where_from, hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
     if (is_new) slot->index = publish(&r);
     /* Global memory around a buffer is its guard page (the access would
      * fault) or the note before it: the launch stops here, as a GPU's does. */
@@ -374,25 +400,21 @@ __attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, k
     }
 }
 
+/* A race, in shared memory (within a block: the other thread is named in
+ * it) or in global memory (the other thread may be of another block). */
 __attribute__((noinline)) static void report_race(const kt_thread *t, kt_place place, uintptr_t address,
                                                   unsigned size, kt_access_kind kind, uintptr_t pc,
                                                   const kt_stamp *earlier, const kt_stamp *now,
                                                   bool earlier_wrote)
 {
     place = ktools_shared_region(t, place, address);
-    const kernel_report_kind which =
-        place.space == KT_SHARED ? KERNEL_REPORT_SHARED_RACE : KERNEL_REPORT_GLOBAL_RACE;
+    const bool shared = place.space == KT_SHARED;
+    const kernel_report_kind which = shared ? KERNEL_REPORT_SHARED_RACE : KERNEL_REPORT_GLOBAL_RACE;
     seen_report *slot;
     if (!first_time(which, pc, kt_stamp_pc(earlier), place.region, &slot)) return;
     kernel_report r;
-    const char *name;
-    uintptr_t origin;
-    size_t bytes;
-    unsigned argument;
-    region_of(t, place, &name, &origin, &bytes, &argument);
-    begin_report(&r, t, which, pc, kind != KT_READ);
-    snprintf(r.buffer, sizeof r.buffer, "%s", name);
-    r.index = (long long)(address - origin) / (long long)size;
+    touched x;
+    start_report(&r, &x, t, which, place, address, size, pc, kind != KT_READ);
     ktools_where(kt_stamp_pc(earlier), r.other_file, sizeof r.other_file, &r.other_line);
     put3(r.other_thread, thread_index(earlier->thread));
     const bool same_block = earlier->block == now->block;
@@ -401,24 +423,16 @@ __attribute__((noinline)) static void report_race(const kt_thread *t, kt_place p
         put3(r.other_block, (dim3){ b % gx, b / gx % gy, b / (gx * gy) });
     }
     char other[96];
-    if (same_block)
-        snprintf(other, sizeof other, "thread (%u, %u, %u)", r.other_thread[0], r.other_thread[1],
-                 r.other_thread[2]);
-    else
-        snprintf(other, sizeof other, "thread (%u, %u, %u) of block (%u, %u, %u)", r.other_thread[0],
-                 r.other_thread[1], r.other_thread[2], r.other_block[0], r.other_block[1], r.other_block[2]);
+    who(other, sizeof other, r.other_thread, same_block ? NULL : r.other_block);
     const char *verb = kind == KT_READ ? "reads" : kind == KT_ATOMIC ? "updates" : "writes";
     snprintf(r.text, sizeof r.text,
-             "race on %s memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) %s %s[%lld], which "
-             "%s %s at %s:%d, and %s.\n  hint: %s",
-             space_name(place), r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0],
-             r.block[1], r.block[2], verb, name, r.index, other,
+             "race on %s memory in %s at %s:%d: %s %s %s[%lld], which %s %s at %s:%d, and %s.\n  hint: %s",
+             space_name(place), r.kernel, r.file, r.line, x.who, verb, x.name, r.index, other,
              !earlier_wrote             ? "read"
              : kt_stamp_atomic(earlier) ? "updated atomically"
                                         : "wrote",
              r.other_file, r.other_line,
-             place.space == KT_SHARED ? "no __syncthreads() came between them" : "nothing orders the two",
-             hints[which]);
+             shared ? "no __syncthreads() came between them" : "nothing orders the two", hints[which]);
     if (!same_lines_as_earlier(slot, &r)) slot->index = publish(&r);
 }
 
@@ -429,20 +443,12 @@ __attribute__((noinline)) static void report_uninitialized(const kt_thread *t, k
     seen_report *slot;
     if (!first_time(KERNEL_REPORT_UNINITIALIZED_READ, pc, 0, place.region, &slot)) return;
     kernel_report r;
-    const char *name;
-    uintptr_t origin;
-    size_t bytes;
-    unsigned argument;
-    region_of(t, place, &name, &origin, &bytes, &argument);
-    begin_report(&r, t, KERNEL_REPORT_UNINITIALIZED_READ, pc, false);
-    snprintf(r.buffer, sizeof r.buffer, "%s", name);
-    r.index = (long long)(address - origin) / (long long)size;
-    snprintf(
-        r.text, sizeof r.text,
-        "read of uninitialized shared memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) reads "
-        "%s[%lld], which no thread of this block wrote before.\n  hint: %s",
-        r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2],
-        name, r.index, hints[KERNEL_REPORT_UNINITIALIZED_READ]);
+    touched x;
+    start_report(&r, &x, t, KERNEL_REPORT_UNINITIALIZED_READ, place, address, size, pc, false);
+    snprintf(r.text, sizeof r.text,
+             "read of uninitialized shared memory in %s at %s:%d: %s reads %s[%lld], which no thread of this "
+             "block wrote before.\n  hint: %s",
+             r.kernel, r.file, r.line, x.who, x.name, r.index, hints[KERNEL_REPORT_UNINITIALIZED_READ]);
     slot->index = publish(&r);
 }
 
@@ -467,12 +473,13 @@ static inline void check_word(kt_thread *t, kt_word *w, const kt_stamp *now, kt_
         w->read = *now;
         return;
     }
-    if (kt_concurrent(&w->write, now, shared))
-        report_race(t, place, address, size, kind, pc, &w->write, now, true);
-    else if (kt_concurrent(&w->read, now, shared))
-        report_race(t, place, address, size, kind, pc, &w->read, now, false);
-    else if (kt_concurrent(&w->read2, now, shared))
-        report_race(t, place, address, size, kind, pc, &w->read2, now, false);
+    /* the last write, then either reader: the first that is concurrent is reported */
+    const kt_stamp *const earlier[3] = { &w->write, &w->read, &w->read2 };
+    for (unsigned i = 0; i < 3; ++i)
+        if (kt_concurrent(earlier[i], now, shared)) {
+            report_race(t, place, address, size, kind, pc, earlier[i], now, i == 0);
+            break;
+        }
     w->write = *now;
 }
 
