@@ -23,6 +23,9 @@
  *   - anything else (the thread's stack, the indices, a constant table): not
  *     watched.
  * Then the sanitizer (sanitizer.c) and the profiler (profile.c) each take it.
+ * When the sanitizer watches alone, sanitizer_quick (below) takes the common
+ * access first, a load or store of one word that has nothing to report, in
+ * about 100 instructions where the full way took 220 (bench/README.md).
  * Threads of a block run one after the other here, so the order of accesses is
  * known exactly: the sanitizer needs no vector clocks, only the block's
  * barrier count (its epoch) and each warp's. */
