@@ -136,10 +136,12 @@ static _Thread_local sanitizer_state me;
 /* Buffers' shadows of earlier launches, kept for the next ones: a fresh
  * shadow's pages fault in one by one as the kernel first touches them, which
  * cost the small launches of a check more than their accesses did (9% of the
- * naive product's time at 64 x 64). Up to SHADOW_KEEP_BYTES each; a larger
- * one comes from calloc, whose untouched pages cost nothing. */
-#define SHADOW_KEEP_BYTES ((size_t)4 << 20)
-#define SHADOWS_KEPT 4 /* a product's three buffers and one more: at most 16 MiB a worker */
+ * naive product's time at 64 x 64). Up to SHADOW_KEEP_BYTES each, room for
+ * lab 09's check sizes (100003 floats: 4.8 MB of shadow; at 4 MiB its copy's
+ * two shadows faulted in at every launch, 5x the time of its accesses); a
+ * larger one comes from calloc, whose untouched pages cost nothing. */
+#define SHADOW_KEEP_BYTES ((size_t)8 << 20)
+#define SHADOWS_KEPT 4 /* a product's three buffers and one more: at most 32 MiB a worker */
 static _Thread_local struct kept_shadow {
     kt_word *words;
     size_t count;
