@@ -5,7 +5,9 @@
  * Lab 04's naive product (from its solution; left out of the student copy) at
  * the shapes of lab 04's kernels claim ([64 x 64] x [64 x 64] and
  * [37 x 53] x [53 x 29]), and the 16 x 16 tiled product of bench_kernels.cuh
- * (shared memory, two barriers per tile) at N = 64 and 37, each launched:
+ * (shared memory, two barriers per tile; lab 09's step 2) at N = 64 and 37,
+ * and lab 09's copy at n = 100000 and block sum at n = 100003 (its kernels
+ * claim's sizes; from its solution, kernel_tools_launch09.c), each launched:
  *   plain        as a lab's launcher is built (kernel_tools_launch.c);
  *   instrumented the same file built for the kernel tools, both tools off:
  *                what the callbacks cost when they watch nothing;
@@ -111,10 +113,43 @@ static void measure(device sim, const char *name, const kernel_launchers *const 
     for (int m = INSTRUMENTED; m < MODES; ++m) printf(" %8.2fx", best[m] / best[PLAIN]);
     printf("  %8.1f ns\n", (best[SANITIZER] - best[PLAIN]) / accesses * 1e9);
 }
+
+#ifdef BENCH_WITH_LAB09
+/* Lab 09's copy or block sum over n floats in every mode (or mode `only`),
+ * as measure does: the fastest of `rounds`. */
+static void measure_stream(device sim, const char *name, const kernel_launchers *const launchers[2],
+                           int64_t n, double accesses, int rounds, int only)
+{
+    double best[MODES] = { 0 };
+    tensor *in = NULL, *out = NULL, *atomics = NULL;
+    CHECK(tensor_uniform(&in, sim, shape1(n), -1.0f, 1.0f, 3));
+    CHECK(tensor_zeros(&out, sim, shape1(n)));
+    CHECK(tensor_zeros(&atomics, sim, shape1(1))); /* a float's 4 bytes: the sum's counter */
+    tools_stream_args args = { tensor_data_const(in), tensor_data(out), n, (unsigned *)tensor_data(atomics),
+                               &worker_cpu_seconds };
+    for (int r = 0; r < rounds; ++r)
+        for (int m = 0; m < MODES; ++m) {
+            if (only >= 0 && m != only) continue;
+            tools_for(m);
+            CHECK(device_launch(sim, launchers[m != PLAIN], &args, sizeof args));
+            CHECK(device_synchronize(sim));
+            if (r == 0 || worker_cpu_seconds < best[m]) best[m] = worker_cpu_seconds;
+        }
+    tools_for(INSTRUMENTED);
+    tensor_free(in), tensor_free(out), tensor_free(atomics);
+    if (only >= 0) {
+        printf("  %-20s %s: %.2f ms\n", name, mode_names[only], best[only] * 1e3);
+        return;
+    }
+    printf("  %-20s %9.2f ms", name, best[PLAIN] * 1e3);
+    for (int m = INSTRUMENTED; m < MODES; ++m) printf(" %8.2fx", best[m] / best[PLAIN]);
+    printf("  %8.1f ns\n", (best[SANITIZER] - best[PLAIN]) / accesses * 1e9);
+}
+#endif
 #endif
 
 /* bench_kernel_tools [MODE [KERNEL]]: MODE (plain, instrumented, sanitizer,
- * profiler or both) runs that way alone, once, and KERNEL (naive or tiled)
+ * profiler or both) runs that way alone, once, and KERNEL (naive, tiled, copy or sum)
  * that kernel alone: what `valgrind --tool=callgrind` measures. */
 int main(int argc, char **argv)
 {
@@ -134,9 +169,10 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], mode_names[m]) == 0) only = m, rounds = 1;
     const char *kernel = argc > 2 ? argv[2] : "";
     if (argc > 3 || (argc >= 2 && only < 0) ||
-        (argc == 3 && strcmp(kernel, "naive") && strcmp(kernel, "tiled"))) {
-        fprintf(stderr,
-                "usage: bench_kernel_tools [plain|instrumented|sanitizer|profiler|both [naive|tiled]]\n");
+        (argc == 3 && strcmp(kernel, "naive") && strcmp(kernel, "tiled") && strcmp(kernel, "copy") &&
+         strcmp(kernel, "sum"))) {
+        fprintf(stderr, "usage: bench_kernel_tools [plain|instrumented|sanitizer|profiler|both "
+                        "[naive|tiled|copy|sum]]\n");
         return 2;
     }
     if (only < 0) {
@@ -154,7 +190,7 @@ int main(int argc, char **argv)
     /* lab 04's kernels claim (labs/04_matmul/check.c): [m x k] x [k x n] */
     static const product_shape naive_shapes[] = { { 64, 64, 64 }, { 37, 29, 53 } };
     const kernel_launchers *const naive[2] = { bench_tools_plain.naive, bench_tools_watched.naive };
-    if (strcmp(kernel, "tiled") != 0)
+    if (!*kernel || strcmp(kernel, "naive") == 0)
         measure(sim, "naive_matmul_kernel", naive, naive_shapes, 2,
                 naive_accesses(naive_shapes[0]) + naive_accesses(naive_shapes[1]), rounds, only);
 #else
@@ -162,9 +198,23 @@ int main(int argc, char **argv)
 #endif
     static const product_shape tiled_shapes[] = { { 64, 64, 64 }, { 37, 37, 37 } };
     const kernel_launchers *const tiled[2] = { bench_tools_plain.tiled, bench_tools_watched.tiled };
-    if (strcmp(kernel, "naive") != 0)
+    if (!*kernel || strcmp(kernel, "tiled") == 0)
         measure(sim, "bench_tiled_kernel", tiled, tiled_shapes, 2, tiled_accesses(64) + tiled_accesses(37),
                 rounds, only);
+#ifdef BENCH_WITH_LAB09
+    /* lab 09's kernels claim (labs/09_memory/check.c): the copy at n = 100000
+     * (a load and a store per element), the block sum at 100003 (a load, then
+     * a tree of 255 additions in shared memory per block: 3 accesses each,
+     * and a store of the element) */
+    const kernel_launchers *const copy[2] = { bench_tools09_plain.copy, bench_tools09_watched.copy };
+    const kernel_launchers *const sum[2] = { bench_tools09_plain.sum_block, bench_tools09_watched.sum_block };
+    const int64_t sum_blocks = (100003 + 255) / 256;
+    if (!*kernel || strcmp(kernel, "copy") == 0)
+        measure_stream(sim, "copy_kernel", copy, 100000, 2.0 * 100000, rounds, only);
+    if (!*kernel || strcmp(kernel, "sum") == 0)
+        measure_stream(sim, "sum_block_kernel", sum, 100003, (double)sum_blocks * (2.0 * 256 + 3.0 * 255),
+                       rounds, only);
+#endif
     /* the tools did run: a bench of tools that watched nothing would flatter them */
     const size_t reports = kernel_sanitizer_count();
     const unsigned long long watched = kernel_sanitizer_launches();

@@ -28,6 +28,24 @@ typedef struct tools_launchers {
     const kernel_launchers *naive, *tiled;
 } tools_launchers;
 
+/* Lab 09's copy (out = in) and block sum (out[0] = the sum of in), n floats;
+ * atomics: the sum's counter (one unsigned). */
+typedef struct tools_stream_args {
+    const float *in;
+    float *out;
+    int64_t n;
+    unsigned *atomics;
+    double *cpu_seconds;
+} tools_stream_args;
+
+/* Their launchers (kernel_tools_launch09.c), where lab 09's solution is in
+ * this copy of the kit. */
+typedef struct tools_launchers09 {
+    const kernel_launchers *copy, *sum_block;
+} tools_launchers09;
+
+extern const tools_launchers09 bench_tools09_plain, bench_tools09_watched;
+
 extern const tools_launchers bench_tools_plain;   /* compiled as the labs compile it */
 extern const tools_launchers bench_tools_watched; /* built for the kernel tools */
 

@@ -199,6 +199,44 @@ cleanup:
     tensor_free(out);
 }
 
+static void test_a_write_over_what_other_threads_read_is_a_race(void)
+{
+    kernel_sanitizer_clear();
+    tensor *in = filled(64, 1.0f), *out = filled(64, 0.0f);
+    REQUIRE(in && out);
+    tools_args a = { .a = tensor_data(in), .c = tensor_data(out) };
+    EXPECT_OK(run(SHIFT_LEFT, &a));
+    kernel_report r;
+    if (one_report(&r)) {
+        /* after the barrier thread 0 runs to its end first: it reads s[1],
+         * then thread 1 writes it */
+        EXPECT(r.kind == KERNEL_REPORT_SHARED_RACE && r.write);
+        EXPECT_AT(r, "war write");
+        EXPECT_EQ_I64(r.other_line, expected_line("war read"));
+        EXPECT_STREQ(r.buffer, "s");
+        EXPECT_EQ_I64(r.index, 1);
+        EXPECT(r.thread[0] == 1 && r.other_thread[0] == 0);
+        EXPECT_CONTAINS(r.text,
+                        "thread (1, 0, 0) of block (0, 0, 0) writes s[1], which thread (0, 0, 0) read");
+        EXPECT_EQ_I64((int64_t)r.count, 63); /* threads 1 to 63 */
+    }
+    /* every thread reads s[0], thread 63 last; then thread 63 writes it */
+    kernel_sanitizer_clear();
+    EXPECT_OK(run(LAST_WRITES, &a));
+    if (one_report(&r)) {
+        EXPECT(r.kind == KERNEL_REPORT_SHARED_RACE && r.write);
+        EXPECT_AT(r, "last write");
+        EXPECT_EQ_I64(r.other_line, expected_line("shared read"));
+        EXPECT_STREQ(r.buffer, "s");
+        EXPECT_EQ_I64(r.index, 0);
+        EXPECT(r.thread[0] == 63 && r.other_thread[0] == 62);
+        EXPECT_EQ_I64((int64_t)r.count, 1);
+    }
+cleanup:
+    tensor_free(in);
+    tensor_free(out);
+}
+
 static void test_threads_adding_into_one_cell_without_an_atomic_race_and_with_one_do_not(void)
 {
     kernel_sanitizer_clear();
@@ -400,6 +438,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_an_index_past_a_shared_array_is_reported_and_the_launch_goes_on);
     RUN_TEST(test_a_tiled_product_without_its_second_barrier_is_a_race_on_shared_memory);
     RUN_TEST(test_a_read_of_shared_memory_no_thread_wrote_is_reported);
+    RUN_TEST(test_a_write_over_what_other_threads_read_is_a_race);
     RUN_TEST(test_threads_adding_into_one_cell_without_an_atomic_race_and_with_one_do_not);
     RUN_TEST(test_barrier_divergence_stays_the_launch_error_and_is_a_report);
     RUN_TEST(test_sectors_per_request_grow_with_the_stride_of_a_copy);

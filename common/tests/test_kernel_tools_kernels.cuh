@@ -83,6 +83,34 @@ __global__ void half_written_kernel(float *out)
     out[t] = s[t]; /* expect: uninitialized */
 }
 
+/* Each thread reads its right neighbour's element, then writes its own over
+ * it, with no barrier between: thread t + 1 writes what thread t alone read
+ * (one reader: the race is found against the word's last reader). */
+__global__ void shift_left_kernel(const float *in, float *out)
+{
+    __shared__ float s[64];
+    const int t = (int)threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    const float right = t + 1 < 64 ? s[t + 1] : 0.0f; /* expect: war read */
+    s[t] = right;                                     /* expect: war write */
+    out[t] = right;
+}
+
+/* Every thread reads s[0]; the last one then writes it, with no barrier
+ * between: the word's last reader is the writer itself, and the race is
+ * found against the reader before it. */
+__global__ void last_writes_kernel(const float *in, float *out)
+{
+    __shared__ float s[64];
+    const int t = (int)threadIdx.x;
+    s[t] = in[t];
+    __syncthreads();
+    const float first = s[0];         /* expect: shared read */
+    if (t == 63) s[0] = first + 1.0f; /* expect: last write */
+    out[t] = first;
+}
+
 /* Every thread adds into one cell of global memory without an atomic. */
 __global__ void unguarded_sum_kernel(const float *in, float *total, int n)
 {

@@ -59,6 +59,18 @@ static void half_written(const void *raw, void *stream)
     LAUNCH(half_written_kernel, line_of(1), line_of(64), stream, p->c);
 }
 
+static void shift_left(const void *raw, void *stream)
+{
+    const tools_args *p = raw;
+    LAUNCH(shift_left_kernel, line_of(1), line_of(64), stream, p->a, p->c);
+}
+
+static void last_writes(const void *raw, void *stream)
+{
+    const tools_args *p = raw;
+    LAUNCH(last_writes_kernel, line_of(1), line_of(64), stream, p->a, p->c);
+}
+
 static void unguarded_sum(const void *raw, void *stream)
 {
     const tools_args *p = raw;
@@ -125,6 +137,8 @@ kernel_fn tools_launcher(tools_kernel k)
         [TILED_ONE_BARRIER] = tiled_one_barrier,
         [TILED] = tiled,
         [HALF_WRITTEN] = half_written,
+        [SHIFT_LEFT] = shift_left,
+        [LAST_WRITES] = last_writes,
         [UNGUARDED_SUM] = unguarded_sum,
         [ATOMIC_SUM] = atomic_sum,
         [STRIDED_COPY] = strided_copy,

@@ -24,6 +24,8 @@ typedef enum tools_kernel {
     TILED_ONE_BARRIER,
     TILED,
     HALF_WRITTEN,
+    SHIFT_LEFT,
+    LAST_WRITES,
     UNGUARDED_SUM,
     ATOMIC_SUM,
     STRIDED_COPY,

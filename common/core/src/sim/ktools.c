@@ -82,6 +82,7 @@ static void find_buffers(kt_thread *t, const labkit_launch *l)
         b->origin = (uintptr_t)pointer;
         b->name = l->names ? member_name(l->names[i]) : "a buffer";
         b->argument = i + 1;
+        b->words = (bytes + 3) / 4;
         b->shadow = NULL;
     }
 }
@@ -105,9 +106,15 @@ static void launch_begin(void *user, const labkit_launch *l)
         t->dynamic_hi = t->dynamic_lo + bytes;
     }
     t->block_started = false;
+    t->thread_seen.x = UINT32_MAX; /* the first access stamps its thread */
     t->cooperative = false;
     if (t->sanitize) sanitizer_launch_begin(t);
     if (t->profile) profile_launch_begin(t);
+    t->quick = t->sanitize && !t->profile;
+    for (unsigned i = 0; i < t->buffers; ++i) {
+        const kt_buffer *b = &t->buffer[i];
+        t->quick_buffer[i] = (kt_quick_buffer){ b->start, b->end - b->start, b->shadow };
+    }
     t->watching = true;
 }
 
@@ -145,12 +152,17 @@ void ktools_block_changed(void)
     t->cooperative = false;
 }
 
-static inline void follow_block(kt_thread *t)
+void ktools_moved(kt_thread *t)
 {
-    if (__builtin_expect(!t->block_started || t->block.x != blockIdx.x || t->block.y != blockIdx.y ||
-                             t->block.z != blockIdx.z,
-                         0))
+    if (!t->block_started || t->block.x != blockIdx.x || t->block.y != blockIdx.y || t->block.z != blockIdx.z)
         ktools_block_changed();
+    t->thread_seen = threadIdx;
+    const unsigned thread = ktools_thread();
+    t->thread_linear = thread;
+    const uint16_t wepoch = (uint16_t)t->warp_epoch[(thread / 32) & 31];
+    t->stamp_global = (kt_stamp){ t->block_linear + 1, (uint16_t)thread, wepoch, t->epoch, 0 };
+    t->stamp_shared = t->stamp_global;
+    t->stamp_shared.block = t->block_serial + 1;
 }
 
 static void block_cooperative(void *user, dim3 block, unsigned first)
@@ -158,7 +170,7 @@ static void block_cooperative(void *user, dim3 block, unsigned first)
     (void)user, (void)block, (void)first;
     kt_thread *t = &kt_self;
     if (!t->watching) return;
-    follow_block(t);
+    ktools_follow(t);
     t->cooperative = true;
 }
 
@@ -167,28 +179,51 @@ static void barrier_release(void *user, const coop_barrier_event *e)
     (void)user;
     kt_thread *t = &kt_self;
     if (!t->watching) return;
-    follow_block(t);
+    ktools_follow(t);
     if (e->kind == COOP_BARRIER_BLOCK) {
         t->epoch++;
         if (t->profile) profile_barrier(t);
     } else if (e->warp < 32) {
         t->warp_epoch[e->warp]++;
     }
+    t->thread_seen.x = UINT32_MAX; /* the stamps hold the epochs: make them again */
 }
 
 /* ---- the callbacks ------------------------------------------------------------------ */
 
-/* A watched launch's access; out of line, so that the callbacks of a program
- * that watches nothing now are a test and a return. */
-__attribute__((noinline)) static void watched_access(uintptr_t address, unsigned size, kt_access_kind kind,
-                                                     uintptr_t pc)
+/* A watched launch's access, when sanitizer_quick cannot take it. */
+__attribute__((noinline)) static void watched_access_full(kt_thread *t, uintptr_t address, unsigned size,
+                                                          kt_access_kind kind, uintptr_t pc)
 {
-    kt_thread *t = &kt_self;
-    follow_block(t);
     const kt_place place = ktools_classify(t, address);
     if (place.space == KT_NOT_WATCHED) return;
     if (t->profile) profile_access(t, place, address, size, kind, pc);
     if (t->sanitize) sanitizer_access(t, place, address, size, kind, pc);
+}
+
+/* An access that finds another GPU thread running, or a barrier passed. */
+__attribute__((noinline)) static void watched_access_moved(kt_thread *t, uintptr_t address, unsigned size,
+                                                           kt_access_kind kind, uintptr_t pc)
+{
+    ktools_moved(t);
+    if (t->quick && sanitizer_quick(t, address, size, kind, pc)) return;
+    watched_access_full(t, address, size, kind, pc);
+}
+
+/* A watched launch's access; out of line, so that the callbacks of a program
+ * that watches nothing now are a test and a return. The sanitizer alone takes
+ * most accesses on its quick path, with nothing called (the rest are tail
+ * calls: no register kept across a call); the profiler records every one. */
+__attribute__((noinline)) static void watched_access(uintptr_t address, unsigned size, kt_access_kind kind,
+                                                     uintptr_t pc)
+{
+    kt_thread *t = &kt_self;
+    if (__builtin_expect(ktools_moved_since(t), 0)) {
+        watched_access_moved(t, address, size, kind, pc);
+        return;
+    }
+    if (t->quick && sanitizer_quick(t, address, size, kind, pc)) return;
+    watched_access_full(t, address, size, kind, pc);
 }
 
 static inline void on_access(uintptr_t address, unsigned size, kt_access_kind kind, uintptr_t pc)
@@ -242,7 +277,7 @@ void __sanitizer_cov_trace_pc(void);
 __attribute__((noinline)) static void watched_branch(uintptr_t pc)
 {
     kt_thread *t = &kt_self;
-    follow_block(t);
+    ktools_follow(t);
     profile_branch(t, pc);
 }
 

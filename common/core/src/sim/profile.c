@@ -167,12 +167,14 @@ static bool grow(void **array, size_t *capacity, size_t need, size_t each)
     return true;
 }
 
-/* Mixed down to the low bits the tables use: (pc x c) ^ (k x c') kept the
- * low bits' patterns, and a warp's (pc, k) pairs probed long runs. */
+/* Mixed into the low bits the tables use: k spread over every bit first
+ * (k << 40 reached only the product's bits from 40 up, so in a table of
+ * fewer than 2^11 entries a pc's executions all probed one run), then the
+ * product's well-mixed high half brought down. */
 static inline size_t hash2(uintptr_t pc, uint32_t k)
 {
-    uint64_t h = ((uint64_t)pc ^ ((uint64_t)k << 40)) * 0x9e3779b97f4a7c15ull;
-    return (size_t)(h ^ h >> 29);
+    const uint64_t h = ((uint64_t)pc + (uint64_t)k * 0xc2b2ae3d27d4eb4full) * 0x9e3779b97f4a7c15ull;
+    return (size_t)(h >> 32 | h << 32);
 }
 
 /* The k-th execution of pc by a lane: its lane count of pc so far. */
@@ -269,6 +271,28 @@ static void count_group(const group *g, kernel_profile *p)
             p->shared_store_bank_conflicts += conflicts;
 }
 
+/* Room in this warp's table for `groups` groups in all, at most half full: a
+ * larger table (a power of two) holds the groups so far again. */
+static bool table_room(size_t groups)
+{
+    if (me.table_size >= 2 * groups && me.table_size > 0) return true;
+    size_t size = 64;
+    while (size < 2 * groups) size *= 2;
+    if (size > me.table_capacity) {
+        int32_t *t = realloc(me.table, size * sizeof *t);
+        if (!t) return false;
+        me.table = t, me.table_capacity = size;
+    }
+    me.table_size = size;
+    memset(me.table, 0xff, size * sizeof *me.table);
+    for (size_t g = 0; g < me.group_count; ++g) {
+        size_t i = hash2(me.groups[g].pc, me.groups[g].k) & (size - 1);
+        while (me.table[i] >= 0) i = (i + 1) & (size - 1);
+        me.table[i] = (int32_t)g;
+    }
+    return true;
+}
+
 /* A branch group's lanes went on to `to` (a group index, or -2: the end). */
 static void went(int32_t from, int32_t to)
 {
@@ -298,17 +322,12 @@ static void rebuild_warp(const trace_entry *entries, const size_t *from, const s
         if (from[lane] != to[lane]) first = lane;
     const size_t first_count = to[first] - from[first];
     if (!grow((void **)&me.first_lane, &me.first_lane_capacity, first_count, sizeof(int32_t))) return;
-    /* this warp's table: a power of two twice its entries, cleared alone
-     * (the array keeps the largest size any warp needed) */
-    size_t table_size = 64;
-    while (table_size < 2 * total) table_size *= 2;
-    if (table_size > me.table_capacity) {
-        int32_t *t = realloc(me.table, table_size * sizeof *t);
-        if (!t) return;
-        me.table = t, me.table_capacity = table_size;
-    }
-    me.table_size = table_size;
-    memset(me.table, 0xff, table_size * sizeof *me.table);
+    /* this warp's table: room for the first lane's groups; a lane that
+     * leaves the first lane's path makes room for its own (table_room).
+     * Sized for every entry of the warp, it was cleared for 30 times more
+     * groups than a warp of lanes in step has: 5% of the profiler's time */
+    me.table_size = 0;
+    if (!table_room(first_count)) return;
     for (unsigned lane = first; lane < 32; ++lane) {
         if (from[lane] == to[lane]) continue;
         int32_t previous = -1;
@@ -329,8 +348,10 @@ static void rebuild_warp(const trace_entry *entries, const size_t *from, const s
                 }
             }
             me.lane_generation++;
-            if (e + i < to[lane])
+            if (e + i < to[lane]) {
+                if (!table_room(me.group_count + (to[lane] - e - i))) return;
                 for (size_t j = 0; j < i; ++j) (void)lane_execution(entries[e + j].pc);
+            }
             e += i;
         } else {
             me.lane_generation++;
@@ -434,7 +455,7 @@ void profile_barrier(kt_thread *t)
 
 static void append(kt_thread *t, uintptr_t pc, uintptr_t address, unsigned size, uint8_t what)
 {
-    const unsigned thread = ktools_thread();
+    const unsigned thread = t->thread_linear;
     const int warp = (int)(thread / 32);
     /* without barriers, threads run in order: the warps before this one are done */
     if (!t->cooperative && warp != me.last_warp) {

@@ -129,8 +129,6 @@ typedef struct sanitizer_state {
     seen_report seen[MAX_SEEN];
     unsigned seen_count;
     bool failing; /* the sanitizer stops the launch: its failure is already reported */
-    kt_word *shared_shadow, *dynamic_shadow;
-    size_t shared_words, dynamic_words;
 } sanitizer_state;
 
 static _Thread_local sanitizer_state me;
@@ -138,10 +136,12 @@ static _Thread_local sanitizer_state me;
 /* Buffers' shadows of earlier launches, kept for the next ones: a fresh
  * shadow's pages fault in one by one as the kernel first touches them, which
  * cost the small launches of a check more than their accesses did (9% of the
- * naive product's time at 64 x 64). Up to SHADOW_KEEP_BYTES each; a larger
- * one comes from calloc, whose untouched pages cost nothing. */
-#define SHADOW_KEEP_BYTES ((size_t)4 << 20)
-#define SHADOWS_KEPT 4 /* a product's three buffers and one more: at most 16 MiB a worker */
+ * naive product's time at 64 x 64). Up to SHADOW_KEEP_BYTES each, room for
+ * lab 09's check sizes (100003 floats: 4.8 MB of shadow; at 4 MiB its copy's
+ * two shadows faulted in at every launch, 5x the time of its accesses); a
+ * larger one comes from calloc, whose untouched pages cost nothing. */
+#define SHADOW_KEEP_BYTES ((size_t)8 << 20)
+#define SHADOWS_KEPT 4 /* a product's three buffers and one more: at most 32 MiB a worker */
 static _Thread_local struct kept_shadow {
     kt_word *words;
     size_t count;
@@ -187,19 +187,19 @@ void sanitizer_launch_begin(kt_thread *t)
     me.failing = false;
     for (unsigned i = 0; i < t->buffers; ++i) take_shadow(&t->buffer[i]);
     const size_t shared_words = (t->shared_hi - t->shared_lo) / 4;
-    if (shared_words > me.shared_words) {
-        free(me.shared_shadow);
-        me.shared_shadow = calloc(shared_words, sizeof(kt_word));
-        me.shared_words = me.shared_shadow ? shared_words : 0;
+    if (shared_words > t->shared_words) {
+        free(t->shared_shadow);
+        t->shared_shadow = calloc(shared_words, sizeof(kt_word));
+        t->shared_words = t->shared_shadow ? shared_words : 0;
     }
     const size_t dynamic_words = (t->dynamic_hi - t->dynamic_lo + 3) / 4;
-    if (dynamic_words > me.dynamic_words) {
-        free(me.dynamic_shadow);
-        me.dynamic_shadow = calloc(dynamic_words, sizeof(kt_word));
-        me.dynamic_words = me.dynamic_shadow ? dynamic_words : 0;
+    if (dynamic_words > t->dynamic_words) {
+        free(t->dynamic_shadow);
+        t->dynamic_shadow = calloc(dynamic_words, sizeof(kt_word));
+        t->dynamic_words = t->dynamic_shadow ? dynamic_words : 0;
     } else if (dynamic_words > 0) {
         /* another launch's dynamic memory may start elsewhere: its stamps mean nothing here */
-        memset(me.dynamic_shadow, 0, dynamic_words * sizeof(kt_word));
+        memset(t->dynamic_shadow, 0, dynamic_words * sizeof(kt_word));
     }
 }
 
@@ -334,6 +334,39 @@ static const char *space_name(kt_place place)
     return place.space == KT_GLOBAL || place.space == KT_GLOBAL_OOB ? "global" : "shared";
 }
 
+/* "thread (x, y, z)", and " of block (x, y, z)" when `block` is given. */
+static void who(char *out, size_t size, const unsigned thread[3], const unsigned *block)
+{
+    const int n = snprintf(out, size, "thread (%u, %u, %u)", thread[0], thread[1], thread[2]);
+    if (block && n > 0 && (size_t)n < size)
+        snprintf(out + n, size - (size_t)n, " of block (%u, %u, %u)", block[0], block[1], block[2]);
+}
+
+/* The buffer or array an access touched, as a report names it. */
+typedef struct touched {
+    const char *name;
+    size_t bytes;      /* its size */
+    unsigned argument; /* its position in the launch's arguments, from 1; 0: a shared array */
+    long long offset;  /* of the access from its start, in bytes */
+    char who[96];      /* the running thread and its block */
+} touched;
+
+/* What every report starts with: kind, kernel, line, the running thread and
+ * block, the buffer and the index (rounded down: an access before the start
+ * has a negative one), from the place with its static shared array found. */
+static void start_report(kernel_report *r, touched *x, const kt_thread *t, kernel_report_kind kind,
+                         kt_place place, uintptr_t address, unsigned size, uintptr_t pc, bool write)
+{
+    uintptr_t origin;
+    region_of(t, place, &x->name, &origin, &x->bytes, &x->argument);
+    begin_report(r, t, kind, pc, write);
+    snprintf(r->buffer, sizeof r->buffer, "%s", x->name);
+    x->offset = (long long)(address - origin);
+    r->index = x->offset >= 0 ? x->offset / (long long)size
+                              : -((-x->offset + (long long)size - 1) / (long long)size);
+    who(x->who, sizeof x->who, r->thread, r->block);
+}
+
 __attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, kt_place place,
                                                            uintptr_t address, unsigned size,
                                                            kt_access_kind kind, uintptr_t pc)
@@ -344,29 +377,22 @@ __attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, k
     const bool global = place.space == KT_GLOBAL_OOB;
     if (!is_new && !global) return;
     kernel_report r;
-    const char *name;
-    uintptr_t origin;
-    size_t bytes;
-    unsigned argument;
-    region_of(t, place, &name, &origin, &bytes, &argument);
-    begin_report(&r, t, KERNEL_REPORT_OUT_OF_BOUNDS, pc, kind != KT_READ);
-    snprintf(r.buffer, sizeof r.buffer, "%s", name);
-    const long long offset = (long long)(address - origin);
-    r.index = offset >= 0 ? offset / (long long)size : -((-offset + (long long)size - 1) / (long long)size);
+    touched x;
+    start_report(&r, &x, t, KERNEL_REPORT_OUT_OF_BOUNDS, place, address, size, pc, kind != KT_READ);
     char where_from[96] = "";
-    if (argument) snprintf(where_from, sizeof where_from, "; argument %u of the launch", argument);
+    if (x.argument) snprintf(where_from, sizeof where_from, "; argument %u of the launch", x.argument);
     char how_far[96];
-    if (offset < 0)
-        snprintf(how_far, sizeof how_far, "%lld bytes before its start", -offset);
+    if (x.offset < 0)
+        snprintf(how_far, sizeof how_far, "%lld bytes before its start", -x.offset);
     else
-        snprintf(how_far, sizeof how_far, "%lld bytes past its end", offset - (long long)bytes);
-    snprintf(r.text, sizeof r.text,
-             "out-of-bounds %s of %s memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) %s "
-             "%s[%lld], %u bytes %s (%s has %zu bytes: %zu elements of %u bytes%s).\n  hint: %s",
-             kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, r.thread[0],
-             r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2],
-             kind == KT_READ ? "reads" : "writes", name, r.index, size, how_far, name, bytes, bytes / size,
-             size, where_from, hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
+        snprintf(how_far, sizeof how_far, "%lld bytes past its end", x.offset - (long long)x.bytes);
+    snprintf(
+        r.text, sizeof r.text,
+        "out-of-bounds %s of %s memory in %s at %s:%d: %s %s %s[%lld], %u bytes %s (%s has %zu bytes: %zu "
+        "elements of %u bytes%s).\n  hint: %s",
+        kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, x.who,
+        kind == KT_READ ? "reads" : "writes", x.name, r.index, size, how_far, x.name, x.bytes, x.bytes / size,
+        size, where_from, hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
     if (is_new) slot->index = publish(&r);
     /* Global memory around a buffer is its guard page (the access would
      * fault) or the note before it: the launch stops here, as a GPU's does. */
@@ -376,25 +402,21 @@ __attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, k
     }
 }
 
+/* A race, in shared memory (within a block: the other thread is named in
+ * it) or in global memory (the other thread may be of another block). */
 __attribute__((noinline)) static void report_race(const kt_thread *t, kt_place place, uintptr_t address,
                                                   unsigned size, kt_access_kind kind, uintptr_t pc,
                                                   const kt_stamp *earlier, const kt_stamp *now,
                                                   bool earlier_wrote)
 {
     place = ktools_shared_region(t, place, address);
-    const kernel_report_kind which =
-        place.space == KT_SHARED ? KERNEL_REPORT_SHARED_RACE : KERNEL_REPORT_GLOBAL_RACE;
+    const bool shared = place.space == KT_SHARED;
+    const kernel_report_kind which = shared ? KERNEL_REPORT_SHARED_RACE : KERNEL_REPORT_GLOBAL_RACE;
     seen_report *slot;
     if (!first_time(which, pc, kt_stamp_pc(earlier), place.region, &slot)) return;
     kernel_report r;
-    const char *name;
-    uintptr_t origin;
-    size_t bytes;
-    unsigned argument;
-    region_of(t, place, &name, &origin, &bytes, &argument);
-    begin_report(&r, t, which, pc, kind != KT_READ);
-    snprintf(r.buffer, sizeof r.buffer, "%s", name);
-    r.index = (long long)(address - origin) / (long long)size;
+    touched x;
+    start_report(&r, &x, t, which, place, address, size, pc, kind != KT_READ);
     ktools_where(kt_stamp_pc(earlier), r.other_file, sizeof r.other_file, &r.other_line);
     put3(r.other_thread, thread_index(earlier->thread));
     const bool same_block = earlier->block == now->block;
@@ -403,24 +425,16 @@ __attribute__((noinline)) static void report_race(const kt_thread *t, kt_place p
         put3(r.other_block, (dim3){ b % gx, b / gx % gy, b / (gx * gy) });
     }
     char other[96];
-    if (same_block)
-        snprintf(other, sizeof other, "thread (%u, %u, %u)", r.other_thread[0], r.other_thread[1],
-                 r.other_thread[2]);
-    else
-        snprintf(other, sizeof other, "thread (%u, %u, %u) of block (%u, %u, %u)", r.other_thread[0],
-                 r.other_thread[1], r.other_thread[2], r.other_block[0], r.other_block[1], r.other_block[2]);
+    who(other, sizeof other, r.other_thread, same_block ? NULL : r.other_block);
     const char *verb = kind == KT_READ ? "reads" : kind == KT_ATOMIC ? "updates" : "writes";
     snprintf(r.text, sizeof r.text,
-             "race on %s memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) %s %s[%lld], which "
-             "%s %s at %s:%d, and %s.\n  hint: %s",
-             space_name(place), r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0],
-             r.block[1], r.block[2], verb, name, r.index, other,
-             !earlier_wrote    ? "read"
-             : earlier->atomic ? "updated atomically"
-                               : "wrote",
+             "race on %s memory in %s at %s:%d: %s %s %s[%lld], which %s %s at %s:%d, and %s.\n  hint: %s",
+             space_name(place), r.kernel, r.file, r.line, x.who, verb, x.name, r.index, other,
+             !earlier_wrote             ? "read"
+             : kt_stamp_atomic(earlier) ? "updated atomically"
+                                        : "wrote",
              r.other_file, r.other_line,
-             place.space == KT_SHARED ? "no __syncthreads() came between them" : "nothing orders the two",
-             hints[which]);
+             shared ? "no __syncthreads() came between them" : "nothing orders the two", hints[which]);
     if (!same_lines_as_earlier(slot, &r)) slot->index = publish(&r);
 }
 
@@ -431,39 +445,16 @@ __attribute__((noinline)) static void report_uninitialized(const kt_thread *t, k
     seen_report *slot;
     if (!first_time(KERNEL_REPORT_UNINITIALIZED_READ, pc, 0, place.region, &slot)) return;
     kernel_report r;
-    const char *name;
-    uintptr_t origin;
-    size_t bytes;
-    unsigned argument;
-    region_of(t, place, &name, &origin, &bytes, &argument);
-    begin_report(&r, t, KERNEL_REPORT_UNINITIALIZED_READ, pc, false);
-    snprintf(r.buffer, sizeof r.buffer, "%s", name);
-    r.index = (long long)(address - origin) / (long long)size;
-    snprintf(
-        r.text, sizeof r.text,
-        "read of uninitialized shared memory in %s at %s:%d: thread (%u, %u, %u) of block (%u, %u, %u) reads "
-        "%s[%lld], which no thread of this block wrote before.\n  hint: %s",
-        r.kernel, r.file, r.line, r.thread[0], r.thread[1], r.thread[2], r.block[0], r.block[1], r.block[2],
-        name, r.index, hints[KERNEL_REPORT_UNINITIALIZED_READ]);
+    touched x;
+    start_report(&r, &x, t, KERNEL_REPORT_UNINITIALIZED_READ, place, address, size, pc, false);
+    snprintf(r.text, sizeof r.text,
+             "read of uninitialized shared memory in %s at %s:%d: %s reads %s[%lld], which no thread of this "
+             "block wrote before.\n  hint: %s",
+             r.kernel, r.file, r.line, x.who, x.name, r.index, hints[KERNEL_REPORT_UNINITIALIZED_READ]);
     slot->index = publish(&r);
 }
 
 /* ---- the check of one access ------------------------------------------------------------ */
-
-/* Whether an earlier access (stamp s) and the running thread's (now) may
- * happen in either order on a GPU. */
-static inline bool concurrent(const kt_stamp *s, const kt_stamp *now, bool shared)
-{
-    if (!s->block) return false;
-    if (s->block != now->block) return !shared; /* shared: another block's copy of the memory */
-    if (s->thread == now->thread || s->epoch != now->epoch) return false;
-    return s->thread / 32 != now->thread / 32 || s->wepoch == now->wepoch;
-}
-
-static inline bool same_thread(const kt_stamp *s, const kt_stamp *now)
-{
-    return s->block == now->block && s->thread == now->thread;
-}
 
 static inline void check_word(kt_thread *t, kt_word *w, const kt_stamp *now, kt_place place,
                               uintptr_t address, unsigned size, kt_access_kind kind, uintptr_t pc)
@@ -472,29 +463,33 @@ static inline void check_word(kt_thread *t, kt_word *w, const kt_stamp *now, kt_
     if (kind == KT_ATOMIC) {
         /* atomics never race with each other; a plain access that meets one still does */
         w->write = *now;
-        w->write.atomic = 1;
+        w->write.site |= 1;
         return;
     }
     if (kind == KT_READ) {
         if (shared && w->write.block != now->block)
             report_uninitialized(t, place, address, size, pc);
-        else if (concurrent(&w->write, now, shared))
+        else if (kt_concurrent(&w->write, now, shared))
             report_race(t, place, address, size, kind, pc, &w->write, now, true);
-        if (!same_thread(&w->read, now)) w->read2 = w->read;
+        if (!kt_same_thread(&w->read, now)) w->read2 = w->read;
         w->read = *now;
         return;
     }
-    if (concurrent(&w->write, now, shared))
-        report_race(t, place, address, size, kind, pc, &w->write, now, true);
-    else if (concurrent(&w->read, now, shared))
-        report_race(t, place, address, size, kind, pc, &w->read, now, false);
-    else if (concurrent(&w->read2, now, shared))
-        report_race(t, place, address, size, kind, pc, &w->read2, now, false);
+    /* the last write, then either reader: the first that is concurrent is reported */
+    const kt_stamp *const earlier[3] = { &w->write, &w->read, &w->read2 };
+    for (unsigned i = 0; i < 3; ++i)
+        if (kt_concurrent(earlier[i], now, shared)) {
+            report_race(t, place, address, size, kind, pc, earlier[i], now, i == 0);
+            break;
+        }
     w->write = *now;
 }
 
 void kt_code_anchor(void) {}
 
+/* The full check of an access: what sanitizer_quick (ktools_internal.h)
+ * leaves, an access out of bounds, across words, atomic, or one with
+ * something to report. */
 void sanitizer_access(kt_thread *t, kt_place place, uintptr_t address, unsigned size, kt_access_kind kind,
                       uintptr_t pc)
 {
@@ -507,21 +502,16 @@ void sanitizer_access(kt_thread *t, kt_place place, uintptr_t address, unsigned 
     size_t words;
     if (place.space == KT_GLOBAL) {
         const kt_buffer *b = &t->buffer[place.region];
-        shadow = b->shadow, base = b->start, words = (b->end - b->start + 3) / 4;
+        shadow = b->shadow, base = b->start, words = b->words;
     } else if (place.region == KT_DYNAMIC_SHARED) {
-        shadow = me.dynamic_shadow, base = t->dynamic_lo, words = me.dynamic_words;
+        shadow = t->dynamic_shadow, base = t->dynamic_lo, words = t->dynamic_words;
     } else {
-        shadow = me.shared_shadow, base = t->shared_lo, words = me.shared_words;
+        shadow = t->shared_shadow, base = t->shared_lo, words = t->shared_words;
     }
-    if (!shadow) return;
-    const unsigned thread = ktools_thread();
-    const uint32_t block = place.space == KT_GLOBAL ? t->block_linear : t->block_serial;
-    const kt_stamp now = { block + 1, (uint16_t)thread,    (uint16_t)t->warp_epoch[(thread / 32) & 31],
-                           t->epoch,  kt_stamp_offset(pc), 0 };
-    const kt_access_kind as = kind == KT_ATOMIC_LOAD ? KT_ATOMIC : kind;
+    if (!shadow || kind == KT_ATOMIC_LOAD) return; /* an atomic read changes nothing */
+    kt_stamp now = place.space == KT_GLOBAL ? t->stamp_global : t->stamp_shared;
+    now.site = kt_stamp_site(pc);
     const size_t first = (address - base) / 4, last = (address + size - 1 - base) / 4;
-    for (size_t i = first; i <= last && i < words; ++i) {
-        if (as == KT_ATOMIC && kind == KT_ATOMIC_LOAD) continue; /* an atomic read changes nothing */
-        check_word(t, &shadow[i], &now, place, address, size, as, pc);
-    }
+    for (size_t i = first; i <= last && i < words; ++i)
+        check_word(t, &shadow[i], &now, place, address, size, kind, pc);
 }
