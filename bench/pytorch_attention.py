@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""pytorch_attention.py: PyTorch's time for one unfused self-attention head on a GPU.
+"""pytorch_attention.py: PyTorch's time for one self-attention head on a GPU.
 
 For each size: q, k, v of shape [n, d], float32, on cuda:0, and the forward
 torch.softmax((q * scale) @ k.T, dim=-1) @ v with scale = 1 / sqrt(d): two
 products and a softmax over the n x n scores, as bench_attention's kit side.
+With --fused, also torch.nn.functional.scaled_dot_product_attention on the
+same q, k and v, which never stores the scores (for float32 PyTorch picks its
+memory-efficient kernel: its FlashAttention kernels take only 16-bit types),
+against lab 07's attention in one pass. Each forward's peak memory too, from
+the caching allocator's counters (torch.cuda.max_memory_allocated), beyond q,
+k and v: the output, and the scores where they are stored.
 TF32 is off, so the products are float32 like the kit's cuBLAS calls. Timed
 with CUDA events around forwards queued back to back, as many as fill about
 10 ms (at most 100), the fastest of --runs runs after a warm-up. Started by
@@ -12,7 +18,9 @@ bench_attention; by hand:
     python3 bench/pytorch_attention.py --sizes 1024,2048 --dims 64
 
 Prints "pytorch: device=<name> torch=<version>", then one line per size,
-"pytorch: n=<n> d=<d> ms=<milliseconds per forward>". Exits with 3 saying
+"pytorch: n=<n> d=<d> ms=<milliseconds per forward> peak=<bytes>", and with
+--fused a second, "pytorch: n=<n> d=<d> sdpa_ms=<milliseconds> peak=<bytes>".
+Exits with 3 saying
 "pytorch: absent (...)" when torch cannot be imported, and with 4 saying
 "pytorch: no CUDA (...)" when torch sees no GPU.
 """
@@ -46,11 +54,24 @@ def forward_ms(torch, forward, runs):
     return min(batch(repeat) for _ in range(runs))
 
 
+def peak_bytes(torch, forward):
+    """The bytes one forward() allocates at its peak beyond what was allocated before."""
+    torch.cuda.synchronize()
+    before = torch.cuda.memory_allocated()
+    torch.cuda.reset_peak_memory_stats()
+    out = forward()
+    torch.cuda.synchronize()
+    peak = torch.cuda.max_memory_allocated() - before
+    del out
+    return peak
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=numbers, default=[1024, 2048, 4096, 8192], help="sequence lengths n, e.g. 1024,2048")
     parser.add_argument("--dims", type=numbers, default=[64, 128], help="head sizes d, e.g. 64,128")
     parser.add_argument("--runs", type=int, default=10, help="timed runs per size (the fastest counts)")
+    parser.add_argument("--fused", action="store_true", help="also time scaled_dot_product_attention")
     args = parser.parse_args()
     try:
         import torch
@@ -75,7 +96,17 @@ def main():
                     return torch.softmax((q * scale) @ k.t(), dim=-1) @ v
 
                 ms = forward_ms(torch, forward, args.runs)
-                print(f"pytorch: n={n} d={d} ms={ms:.5f}", flush=True)
+                print(f"pytorch: n={n} d={d} ms={ms:.5f} peak={peak_bytes(torch, forward)}", flush=True)
+                if args.fused:
+                    # [batch, heads, n, d], as the function expects; its default scale is 1 / sqrt(d)
+                    q4, k4, v4 = (t.view(1, 1, n, d) for t in (q, k, v))
+
+                    def fused():
+                        return torch.nn.functional.scaled_dot_product_attention(q4, k4, v4)
+
+                    ms = forward_ms(torch, fused, args.runs)
+                    print(f"pytorch: n={n} d={d} sdpa_ms={ms:.5f} peak={peak_bytes(torch, fused)}", flush=True)
+                    del q4, k4, v4
                 del q, k, v
                 torch.cuda.empty_cache()
     return 0

@@ -15,6 +15,10 @@
  *   - attention matches float64, with and without the mask; its peak memory
  *     is one n x n matrix, released afterwards; it runs on its operands'
  *     device (sim:1 as well as sim:0) and on no other;
+ *   - attention in one pass (step 7) matches float64 and the two products, on
+ *     partial tiles, with and without the mask, on scores of +-1e4; it is one
+ *     launch, and its memory (the operands) doubles from n = 256 to 512 where
+ *     the two products' nearly quadruples;
  *   - each layer is the launches it should be, queued without waiting;
  *   - when a call inside a layer fails (each allocation, view, product and
  *     launch in turn, by the calls' wrappers below), the layer returns the
@@ -521,6 +525,203 @@ static void check_attention_device(device d)
     check_that(stays, "attention runs on its operands' device, and on no other", "%s", figures);
 }
 
+/* ---- step 7: attention in one pass ------------------------------------------------------ */
+
+/* Attention of host values q, k, v [n, dim] in one pass and as two products
+ * (step 6) on d: the one pass's largest error against float64, relative to
+ * sum p |v| (given.h), and where; the largest difference between the two
+ * versions on the same scale; whether out was written and is all finite. */
+typedef struct flash_result {
+    double error, apart, got, want;
+    int64_t at; /* the worst element */
+    bool finite, written;
+    status s;
+} flash_result;
+
+static flash_result run_flash(device d, const float *hq, const float *hk, const float *hv, int64_t n,
+                              int64_t dim, bool causal)
+{
+    flash_result r = { INFINITY, INFINITY, NAN, NAN, 0, false, false, STATUS_OK };
+    tensor *q, *k, *v, *out, *two;
+    float *hout, *htwo;
+    double want[FLASH_MAX_HEAD], size[FLASH_MAX_HEAD];
+    CHECK(tensor_from_host(&q, d, shape2(n, dim), hq));
+    CHECK(tensor_from_host(&k, d, shape2(n, dim), hk));
+    CHECK(tensor_from_host(&v, d, shape2(n, dim), hv));
+    CHECK(tensor_full(&out, d, shape2(n, dim), NAN)); /* never written: NaN */
+    CHECK(tensor_full(&two, d, shape2(n, dim), NAN));
+    r.s = CHECK_YOURS(lab_flash_attention(q, k, v, causal, out));
+    if (r.s == STATUS_OK) r.s = device_synchronize(d); /* a launch the device stopped fails here */
+    const status two_s = CHECK_YOURS(lab_attention(q, k, v, causal, two));
+    CHECK(host_copy(out, &hout));
+    CHECK(host_copy(two, &htwo));
+    if (r.s == STATUS_OK) {
+        r.error = attention_error(hq, hk, hv, n, dim, causal, hout, n, &r.at);
+        r.finite = true, r.apart = two_s == STATUS_OK ? 0.0 : INFINITY;
+        for (int64_t i = 0; i < n * dim; ++i)
+            r.finite = r.finite && isfinite(hout[i]), r.written = r.written || !isnan(hout[i]);
+        for (int64_t row = 0; row < n && two_s == STATUS_OK; ++row) {
+            attention_reference(hq, hk, hv, n, dim, causal, row, want, size);
+            for (int64_t c = 0; c < dim; ++c) {
+                const double gap = fabs((double)hout[row * dim + c] - htwo[row * dim + c]) / size[c];
+                r.apart = isnan(gap) ? INFINITY : fmax(r.apart, gap);
+            }
+        }
+        attention_reference(hq, hk, hv, n, dim, causal, r.at / dim, want, NULL);
+        r.got = hout[r.at], r.want = want[r.at % dim];
+    }
+    tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(out), tensor_free(two), free(hout),
+        free(htwo);
+    return r;
+}
+
+/* The worst case's figures, appended to `figures` once: the element and what
+ * float64 says, or the failed call. */
+static void flash_worst(const flash_result *r, int64_t n, int64_t dim, bool causal, char *figures,
+                        size_t size)
+{
+    if (r->s != STATUS_OK) {
+        check_append(figures, size, "; n %lld, d %lld%s%s", (long long)n, (long long)dim,
+                     causal ? ", causal" : "", check_failure_text(r->s));
+        return;
+    }
+    check_append(figures, size, "; n %lld, d %lld%s: out[%lld, %lld] = %.6g, float64 says %.6g%s",
+                 (long long)n, (long long)dim, causal ? ", causal" : "", (long long)(r->at / dim),
+                 (long long)(r->at % dim), r->got, r->want,
+                 r->written ? "" : " (no element of out was written: is the kernel still empty?)");
+}
+
+/* Random q, k and v: n not a multiple of FLASH_TILE (77: a last tile of 13
+ * keys and a last block with 19 threads past n; 45), a multiple of it, one
+ * row; head sizes from 3 to 64. */
+static void check_flash_matches(device d, bool causal)
+{
+    static const int64_t sizes[][2] = { { 77, 8 }, { 64, 16 }, { 1, 3 }, { 45, 64 } };
+    char figures[1024] = "";
+    double worst = 0.0, apart = 0.0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
+        const int64_t n = sizes[i][0], dim = sizes[i][1];
+        float *hq, *hk, *hv;
+        tensor *q = uniform(device_cpu(), shape2(n, dim), -2.0f, 2.0f, 180 + i, &hq);
+        tensor *k = uniform(device_cpu(), shape2(n, dim), -2.0f, 2.0f, 190 + i, &hk);
+        tensor *v = uniform(device_cpu(), shape2(n, dim), -1.0f, 1.0f, 200 + i, &hv);
+        const flash_result r = run_flash(d, hq, hk, hv, n, dim, causal);
+        if (!(r.error <= ATTENTION_TOLERANCE) && worst <= ATTENTION_TOLERANCE)
+            flash_worst(&r, n, dim, causal, figures, sizeof figures);
+        worst = fmax(worst, r.error), apart = fmax(apart, r.apart);
+        tensor_free(q), tensor_free(k), tensor_free(v), free(hq), free(hk), free(hv);
+    }
+    if (causal)
+        check_that(worst <= ATTENTION_TOLERANCE,
+                   "attention in one pass keeps the causal mask: row i sees keys j <= i, in every tile",
+                   "n 77, 64, 1 and 45 (d 8, 16, 3 and 64), causal: largest error %.2g of sum p |v| "
+                   "(tolerance %g); largest difference from the two products %.2g%s",
+                   worst, ATTENTION_TOLERANCE, apart, figures);
+    else
+        check_that(worst <= ATTENTION_TOLERANCE,
+                   "attention in one pass gives the two-product version's output, tile by tile",
+                   "n 77, 64, 1 and 45 (d 8, 16, 3 and 64): largest error %.2g of sum p |v| against float64 "
+                   "(tolerance %g, step 6's); largest difference from the two products %.2g%s",
+                   worst, ATTENTION_TOLERANCE, apart, figures);
+}
+
+/* Scores of +-1e4: integer q and k, whose products float32 holds exactly,
+ * and a scale of 1/4 (d = 16), so that the scores are exact and float64 has
+ * nothing to forgive. k in [20, 50]; by row, q in [20, 50] (every score
+ * 1600 to 10000: e^score overflows), in [-50, -20] (every score -10000 to
+ * -1600: e^score is 0, whatever the row's max started at) or in [-50, 50]
+ * (a max that jumps by thousands from tile to tile). With and without the
+ * mask. */
+static void check_flash_large(device d)
+{
+    enum { N = 77, DIM = 16 };
+    static float hq[N * DIM], hk[N * DIM], hv[N * DIM];
+    uint64_t x = 12345;
+    for (int i = 0; i < N * DIM; ++i) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull; /* a fixed sequence: exact inputs */
+        const int draw = (int)(x >> 33) % 31, kind = i / DIM % 3;
+        hk[i] = (float)(20 + draw);
+        hq[i] = (float)(kind == 0 ? 20 + draw : kind == 1 ? -20 - draw : (int)(x >> 40) % 101 - 50);
+        hv[i] = ((float)((int)(x >> 20) % 16) - 7.5f) / 8.0f; /* never 0: each row's winner counts */
+    }
+    char figures[1024] = "";
+    bool right = true;
+    double worst = 0.0;
+    for (int causal = 0; causal <= 1; ++causal) {
+        const flash_result r = run_flash(d, hq, hk, hv, N, DIM, causal);
+        const bool here = r.finite && r.error <= ATTENTION_TOLERANCE;
+        if (!here && right) {
+            flash_worst(&r, N, DIM, causal, figures, sizeof figures);
+            if (r.s == STATUS_OK && !r.finite) check_append(figures, sizeof figures, " (inf or NaN in out)");
+        }
+        right = right && here, worst = fmax(worst, r.error);
+    }
+    check_that(right, "attention in one pass survives scores of +-1e4: no overflow, no 0 / 0",
+               "n %d, d %d, rows whose scores are all 1600 to 1e4, all -1e4 to -1600, or both, with and "
+               "without the mask: largest error %.2g of sum p |v| (tolerance %g)%s",
+               N, DIM, worst, ATTENTION_TOLERANCE, figures);
+}
+
+/* The memory of attention of [n, 4] operands on d, at its peak, the operands
+ * included: the one pass's (with its launches and waits) and the two
+ * products'. Scores of 256 x 256 and more dwarf the operands (16 n floats). */
+typedef struct flash_memory {
+    long long one_pass, two_products;
+    call_usage u;
+    status s, two_s;
+} flash_memory;
+
+static flash_memory attention_memory(device d, int64_t n)
+{
+    enum { DIM = 4 };
+    flash_memory m = { 0, 0, { 0 }, STATUS_OK, STATUS_OK };
+    tensor *q, *k, *v, *out;
+    CHECK(tensor_uniform(&q, d, shape2(n, DIM), -2.0f, 2.0f, 210));
+    CHECK(tensor_uniform(&k, d, shape2(n, DIM), -2.0f, 2.0f, 211));
+    CHECK(tensor_uniform(&v, d, shape2(n, DIM), -1.0f, 1.0f, 212));
+    CHECK(tensor_empty(&out, d, DTYPE_F32, shape2(n, DIM)));
+    const long long operands = 4LL * n * DIM * (long long)sizeof(float);
+    size_t before = usage_begin(d);
+    m.s = CHECK_YOURS(lab_flash_attention(q, k, v, false, out));
+    m.u = usage_end(d, before);
+    m.one_pass = operands + m.u.peak_bytes;
+    before = usage_begin(d);
+    m.two_s = CHECK_YOURS(lab_attention(q, k, v, false, out));
+    m.two_products = operands + usage_end(d, before).peak_bytes;
+    tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(out);
+    return m;
+}
+
+static void check_flash_memory(device d)
+{
+    enum { N = 256 };
+    const flash_memory a = attention_memory(d, N), b = attention_memory(d, 2 * N);
+    const double one = (double)b.one_pass / (double)a.one_pass,
+                 two = (double)b.two_products / (double)a.two_products;
+    const status s = a.s != STATUS_OK       ? a.s
+                     : b.s != STATUS_OK     ? b.s
+                     : a.two_s != STATUS_OK ? a.two_s
+                                            : b.two_s;
+    check_that(s == STATUS_OK && b.u.launches == 1 && b.u.syncs == 0 && b.u.left_bytes == 0 && one <= 2.2 &&
+                   two >= 3.5,
+               "attention in one pass is one launch, queued, whose memory grows as n (the two products' as "
+               "n^2)",
+               "on %s, d 4, the operands included: at n = %d %lld bytes at the peak, at n = %d %lld: %.2fx "
+               "(want about 2); two products: %lld and %lld bytes, %.2fx (about 4: the n x n scores); at n = "
+               "%d launches %llu, waits %llu, %lld bytes left (want 1, 0, 0)%s",
+               device_name(d), N, a.one_pass, 2 * N, b.one_pass, one, a.two_products, b.two_products, two,
+               2 * N, (unsigned long long)b.u.launches, (unsigned long long)b.u.syncs, b.u.left_bytes,
+               check_failure_text(s));
+}
+
+static void check_flash(device d)
+{
+    check_flash_matches(d, false);
+    check_flash_matches(d, true);
+    check_flash_large(d);
+    check_flash_memory(d);
+}
+
 /* ---- a step that fails inside a layer ----------------------------------------------- */
 
 /* lab.cmake links this check with -Wl,--wrap for the calls a layer makes
@@ -576,9 +777,9 @@ status __wrap_device_launch(device d, const kernel_launchers *k, const void *arg
                 device_name(d), k && k->name ? k->name : "a kernel");
 }
 
-enum { LAYERS = 5 };
-static const char *const layer_names[LAYERS] = { "lab_conv_direct", "lab_im2col", "lab_conv_im2col",
-                                                 "lab_softmax_rows", "lab_attention" };
+enum { LAYERS = 6 };
+static const char *const layer_names[LAYERS] = { "lab_conv_direct",  "lab_im2col",    "lab_conv_im2col",
+                                                 "lab_softmax_rows", "lab_attention", "lab_flash_attention" };
 
 /* The operands of every layer, small: x [2, 3, 5, 4], w [4, 3, 3, 2], pad 1,
  * y [2, 4, 5, 5], cols [18, 50]; scores [8, 8]; q, k, v, out [8, 4]. */
@@ -593,7 +794,8 @@ static status call_layer(int layer, const layer_operands *o)
     case 1: return lab_im2col(o->x, 3, 2, 1, o->cols);
     case 2: return lab_conv_im2col(o->x, o->w, 1, o->y);
     case 3: return lab_softmax_rows(o->scores, 0.35f, true);
-    default: return lab_attention(o->q, o->k, o->v, true, o->out);
+    case 4: return lab_attention(o->q, o->k, o->v, true, o->out);
+    default: return lab_flash_attention(o->q, o->k, o->v, true, o->out);
     }
 }
 
@@ -645,7 +847,7 @@ static void check_failures(device d)
     if (right)
         snprintf(
             figures, sizeof figures,
-            "%d refusals on %s: every allocation, view, product and launch of the 5 layers in turn; each "
+            "%d refusals on %s: every allocation, view, product and launch of the 6 layers in turn; each "
             "returned its failure and left 0 bytes",
             tried, device_name(d));
     check_that(right,
@@ -731,6 +933,7 @@ int main(int argc, char **argv)
     check_softmax(d);
     check_attention(d);
     check_attention_device(d);
+    check_flash(d);
     check_failures(d);
     if (d.kind == DEVICE_CUDA)
         check_gpu_speed(d);
@@ -744,10 +947,12 @@ int main(int argc, char **argv)
 /* ---- kernels: your kernels under the kernel sanitizer ------------------------------- */
 
 /* ./lab check 07 --kernels: this check built for the kernel tools runs this
- * claim alone. Your three kernels through the layers that launch them, on the
- * convolutions' odd shapes and a causal and a full softmax of 37 rows (none
- * fills its last block), watched access by access: an index before or past
- * x, w, y, the im2col buffer or the scores names its line, thread and element
+ * claim alone. Your four kernels through the layers that launch them, on the
+ * convolutions' odd shapes, a causal and a full softmax of 37 rows and
+ * attention in one pass of 37 rows, causal and not (none fills its last
+ * block or tile), watched access by access: an index before or past x, w, y,
+ * the im2col buffer, the scores, q, k, v, out or a shared tile names its
+ * line, thread and element, and a race on a shared tile its two accesses
  * (labkit/check_kernels.h). */
 static int check_kernels(device d)
 {
@@ -786,9 +991,18 @@ static int check_kernels(device d)
         if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
             failed = failed ? failed : "lab_softmax_rows";
         tensor_free(scores);
+        tensor *q, *k, *v, *out; /* 37 rows: a last tile of 5 keys, 27 threads past n */
+        CHECK(tensor_uniform(&q, d, shape2(37, 8), -2.0f, 2.0f, 93 + (uint64_t)causal));
+        CHECK(tensor_uniform(&k, d, shape2(37, 8), -2.0f, 2.0f, 95 + (uint64_t)causal));
+        CHECK(tensor_uniform(&v, d, shape2(37, 8), -1.0f, 1.0f, 97 + (uint64_t)causal));
+        CHECK(tensor_zeros(&out, d, shape2(37, 8)));
+        s = CHECK_YOURS(lab_flash_attention(q, k, v, causal, out));
+        if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
+            failed = failed ? failed : "lab_flash_attention";
+        tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(out);
     }
     if (failed && kernel_sanitizer_count() == 0)
         check_that(false, "your layers run on the device", "%s: %s", failed, last_error());
-    check_kernels_clean("your three kernels' threads", d);
+    check_kernels_clean("your four kernels' threads", d);
     return check_finish("07_layers");
 }

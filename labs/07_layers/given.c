@@ -126,6 +126,21 @@ status attention_prepare(const char *who, const tensor *q, const tensor *k, cons
     return STATUS_OK;
 }
 
+status flash_prepare(const char *who, const tensor *q, const tensor *k, const tensor *v, const tensor *out)
+{
+    if (!who) who = "flash_prepare";
+    const status s = attention_prepare(who, q, k, v, out);
+    if (s != STATUS_OK) return s;
+    if (tensor_dim(q, 1) > FLASH_MAX_HEAD)
+        return fail(
+            STATUS_BAD_ARGUMENT,
+            "%s: the head size d is %lld; attention in one pass keeps a row of q and of the output "
+            "per thread, at most FLASH_MAX_HEAD = %d floats (launch.h): use lab_attention for a larger "
+            "head",
+            who, (long long)tensor_dim(q, 1), FLASH_MAX_HEAD);
+    return STATUS_OK;
+}
+
 /* ---- the reorder ---------------------------------------------------------------- */
 
 status conv_reorder(const tensor *product, tensor *y)

@@ -41,6 +41,10 @@ status softmax_prepare(const char *who, const tensor *scores, float scale);
 status attention_prepare(const char *who, const tensor *q, const tensor *k, const tensor *v,
                          const tensor *out);
 
+/* attention_prepare's checks, and a head size d of at most FLASH_MAX_HEAD
+ * (launch.h): attention in one pass (step 7). */
+status flash_prepare(const char *who, const tensor *q, const tensor *k, const tensor *v, const tensor *out);
+
 /* ---- the reorder after the product ------------------------------------------------ */
 
 /* y [N, K, H_out, W_out] from product [K, N H_out W_out], on their device: one

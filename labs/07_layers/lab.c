@@ -1,6 +1,6 @@
 /* lab.c: lab 07, layers as matrix products. Each function is one step of
- * README.md; lab.h says what each must do. Steps 2, 3 and 5 also have a kernel,
- * in layer_kernels.cuh.
+ * README.md; lab.h says what each must do. Steps 2, 3, 5 and 7 also have a
+ * kernel, in layer_kernels.cuh.
  * Build and run: ./lab run 07; check: ./lab check 07; stuck: ./lab hint 07. */
 #include "lab.h"
 
@@ -94,4 +94,20 @@ status lab_attention(const tensor *q, const tensor *k, const tensor *v, bool cau
     /* TODO: your code here */
     (void)causal;
     return todo("step 6: lab_attention");
+}
+
+/* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
+
+/* Goal: run your flash_attention_kernel (layer_kernels.cuh) on the operands'
+ * device, a block of FLASH_TILE threads per FLASH_TILE rows, and return
+ * without waiting: no tensor of your own this time. Look up flash_args and
+ * flash_attention_launchers (launch.h); the scale is step 6's. */
+status lab_flash_attention(const tensor *q, const tensor *k, const tensor *v, bool causal, tensor *out)
+{
+    status s =
+        flash_prepare("lab_flash_attention", q, k, v, out); /* given: step 6's, and d <= FLASH_MAX_HEAD */
+    if (s != STATUS_OK) return s;
+    /* TODO: your code here */
+    (void)causal;
+    return todo("step 7: lab_flash_attention (and flash_attention_kernel in layer_kernels.cuh)");
 }

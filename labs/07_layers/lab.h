@@ -1,6 +1,6 @@
 /* lab.h: what you write in lab 07 (layers as matrix products). Each function
- * belongs to one step of README.md; your code goes in lab.c, and the three
- * kernels of steps 2, 3 and 5 in layer_kernels.cuh.
+ * belongs to one step of README.md; your code goes in lab.c, and the four
+ * kernels of steps 2, 3, 5 and 7 in layer_kernels.cuh.
  *
  * Tensors are row-major float32 on one device (the CPU or a GPU, real or
  * simulated; every function here works on each). A convolution's input x is
@@ -76,5 +76,16 @@ status lab_softmax_rows(tensor *scores, float scale, bool causal);
  * memory used beyond the operands. Queues exactly 3 launches (two products and
  * your softmax) and returns without waiting. */
 status lab_attention(const tensor *q, const tensor *k, const tensor *v, bool causal, tensor *out);
+
+/* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
+
+/* The same out as lab_attention, by your flash_attention_kernel
+ * (layer_kernels.cuh): one launch, a block per FLASH_TILE rows of q, which
+ * reads K and V a tile at a time into shared memory and keeps, per row, a
+ * running max and a running sum (the online softmax), so that the n x n
+ * scores are never stored: the memory used is q, k, v and out, and nothing
+ * more. The head size d is at most FLASH_MAX_HEAD (launch.h). Queued;
+ * returns without waiting. */
+status lab_flash_attention(const tensor *q, const tensor *k, const tensor *v, bool causal, tensor *out);
 
 #endif

@@ -44,6 +44,16 @@ static void reorder_on_sim(const void *args, void *stream)
     LAUNCH(reorder_kernel, grid, block, stream, p->product, p->y, p->n, p->k, p->pixels);
 }
 
+/* Barriers make a block's threads fibers here (cuda_emulation.h): LAUNCH
+ * then calls the kernel with arguments of exactly its parameters' types. */
+static void flash_attention_on_sim(const void *args, void *stream)
+{
+    const flash_args *p = args;
+    const dim3 grid = { flash_blocks(p->n), 1, 1 }, block = { FLASH_TILE, 1, 1 };
+    LAUNCH(flash_attention_kernel, grid, block, stream, p->q, p->k, p->v, p->out, p->n, p->d, p->scale,
+           p->causal);
+}
+
 /* nvcc compiled launch.cu only in a build with CUDA (lab.cmake). */
 #ifdef LAB_WITH_CUDA
 #define ON_CUDA(launcher) launcher
@@ -57,3 +67,5 @@ const kernel_launchers im2col_launchers = { "im2col_kernel", im2col_on_sim, ON_C
 const kernel_launchers softmax_rows_launchers = { "softmax_rows_kernel", softmax_rows_on_sim,
                                                   ON_CUDA(softmax_rows_on_cuda) };
 const kernel_launchers reorder_launchers = { "reorder_kernel", reorder_on_sim, ON_CUDA(reorder_on_cuda) };
+const kernel_launchers flash_attention_launchers = { "flash_attention_kernel", flash_attention_on_sim,
+                                                     ON_CUDA(flash_attention_on_cuda) };

@@ -66,6 +66,21 @@ typedef struct softmax_args {
     int causal; /* 1: row i keeps its columns j <= i only */
 } softmax_args;
 
+/* flash_attention_kernel (step 7): a block of FLASH_TILE threads per
+ * FLASH_TILE rows of q, one thread per row, the last block rounded up; the
+ * block reads K and V FLASH_TILE rows at a time into its shared memory. The
+ * head size is at most FLASH_MAX_HEAD (each thread keeps its row of q and of
+ * the output in arrays of its own of that size). */
+#define FLASH_TILE 32
+#define FLASH_MAX_HEAD 128
+typedef struct flash_args {
+    const float *q, *k, *v; /* [n, d] on the device */
+    float *out;             /* [n, d] */
+    int64_t n, d;
+    float scale; /* 1 / sqrt(d) */
+    int causal;  /* 1: row i attends to the keys j <= i only */
+} flash_args;
+
 /* reorder_kernel (given): one thread per element of y. */
 typedef struct reorder_args {
     const float *product; /* [k, n h_out w_out] on the device */
@@ -76,19 +91,26 @@ typedef struct reorder_args {
 /* The launchers. Without CUDA, on_cuda is NULL and device_launch refuses a
  * cuda:N device with a message (such a build sees none). */
 extern const kernel_launchers conv_direct_launchers, im2col_launchers, softmax_rows_launchers,
-    reorder_launchers;
+    reorder_launchers, flash_attention_launchers;
 
 /* The launches on a real GPU (launch.cu; only in a build with CUDA). */
 void conv_direct_on_cuda(const void *args, void *stream);
 void im2col_on_cuda(const void *args, void *stream);
 void softmax_rows_on_cuda(const void *args, void *stream);
 void reorder_on_cuda(const void *args, void *stream);
+void flash_attention_on_cuda(const void *args, void *stream);
 
 /* Blocks of LAUNCH_BLOCK threads that cover `threads` threads (the last one
  * rounded up); 0 for none. */
 static inline unsigned launch_blocks(int64_t threads)
 {
     return threads <= 0 ? 0u : (unsigned)((threads + LAUNCH_BLOCK - 1) / LAUNCH_BLOCK);
+}
+
+/* Blocks of FLASH_TILE rows that cover n rows (the last one rounded up). */
+static inline unsigned flash_blocks(int64_t n)
+{
+    return n <= 0 ? 0u : (unsigned)((n + FLASH_TILE - 1) / FLASH_TILE);
 }
 
 #ifdef __cplusplus

@@ -1,12 +1,14 @@
-/* layer_kernels.cuh: your three kernels, steps 2, 3 and 5 of README.md (with
+/* layer_kernels.cuh: your four kernels, steps 2, 3, 5 and 7 of README.md (with
  * the functions of lab.c that launch them).
  *
  * Single-source kernels: the C compiler builds this file for the simulated GPU
  * (launch.c, after labkit/cuda_emulation.h) and nvcc builds the very same text
  * for a real one (launch.cu). So keep to the C subset of CUDA: index arithmetic
- * from blockIdx, blockDim and threadIdx, no shared memory, no __syncthreads().
- * The grid is 1-D and rounded up to whole blocks (launch.h): a thread whose
- * index is past the end of the work must do nothing. */
+ * from blockIdx, blockDim and threadIdx; steps 2, 3 and 5 need no shared
+ * memory and no __syncthreads(), step 7 both (__shared__ arrays of a size
+ * fixed in launch.h). The grid is 1-D and rounded up to whole blocks
+ * (launch.h): a thread whose index is past the end of the work must do
+ * nothing (in step 7: nothing but meet its block's barriers). */
 
 /* ==== Step 2: the direct convolution (README, "Step 2") =================== */
 
@@ -43,4 +45,26 @@ __global__ void softmax_rows_kernel(float *scores, int64_t rows, int64_t cols, f
 {
     /* TODO: your code here */
     (void)scores, (void)rows, (void)cols, (void)scale, (void)causal;
+}
+
+/* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
+
+/* Goal: out [n, d] = softmax(scale q k^T) v, with the causal mask when asked,
+ * without storing the scores. Thread t of block b owns row i = b FLASH_TILE + t
+ * of q and out: its row of q, its running max m, its running sum l and its
+ * row of the output (not yet divided by l) are its own variables and arrays.
+ * The block walks K and V a tile of FLASH_TILE rows at a time: its threads
+ * copy the tile into shared memory together, wait for each other, then each
+ * scores its row against the tile's keys, raises m to the tile's largest
+ * score (rescaling l and its output by e^(old m - new m)), and adds the
+ * tile's e^(score - m) to l and e^(score - m) v to its output; then they wait
+ * again before the next tile overwrites this one. Last, out = output / l. The
+ * last tile may have fewer than FLASH_TILE rows, and the last block threads
+ * past row n - 1: those meet every barrier but own no row. With causal, row
+ * i sees keys j <= i only, and no tile past the block's last row is needed. */
+__global__ void flash_attention_kernel(const float *q, const float *k, const float *v, float *out, int64_t n,
+                                       int64_t d, float scale, int causal)
+{
+    /* TODO: your code here */
+    (void)q, (void)k, (void)v, (void)out, (void)n, (void)d, (void)scale, (void)causal;
 }

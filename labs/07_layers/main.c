@@ -7,7 +7,8 @@
  *      the error against float64 on a sample of outputs.
  *   2. Self-attention, one head of size d, as the sequence grows: the time of
  *      Q K^T, of your softmax, of P V and of the whole, and the n x n scores in
- *      the peak memory.
+ *      the peak memory; then attention in one pass (step 7): its time, and its
+ *      peak memory, which holds no n x n matrix.
  * Sizes follow the device: a real GPU gets a realistic layer; the CPU and a
  * simulated GPU, whose kernels run one thread at a time, smaller ones. */
 #include <math.h>
@@ -17,9 +18,9 @@
 #include "given.h"
 #include "lab.h"
 
-typedef enum part { DIRECT, IM2COL, PRODUCT, IM2COL_PATH, SCORES, SOFTMAX, VALUES, ATTENTION } part;
-static const char *const part_names[] = { "direct", "im2col",  "matmul", "im2col+matmul",
-                                          "Q K^T",  "softmax", "P V",    "total" };
+typedef enum part { DIRECT, IM2COL, PRODUCT, IM2COL_PATH, SCORES, SOFTMAX, VALUES, ATTENTION, ONE_PASS } part;
+static const char *const part_names[] = { "direct",  "im2col", "matmul", "im2col+matmul", "Q K^T",
+                                          "softmax", "P V",    "total",  "one pass" };
 
 /* Everything the parts need; run() runs part t->p. */
 typedef struct work {
@@ -42,6 +43,7 @@ static status run(const void *context)
     case SOFTMAX:
         return lab_softmax_rows(t->scores, (float)(1.0 / sqrt((double)tensor_dim(t->q, 1))), t->causal);
     case VALUES: return op_matmul(t->scores, false, t->v, false, NULL, t->out);
+    case ONE_PASS: return lab_flash_attention(t->q, t->k, t->v, t->causal, t->out);
     default: return lab_attention(t->q, t->k, t->v, t->causal, t->out);
     }
 }
@@ -152,6 +154,77 @@ static void attention(results *r, device dev, int64_t n, int64_t d, bool causal,
     free(hq), free(hk), free(hv), free(hout);
 }
 
+/* ---- 3. attention in one pass ----------------------------------------------------------- */
+
+/* Attention in one pass runs one thread per row through every key: on the CPU
+ * and a simulated GPU about 4 n^2 d multiply-adds at one core's speed. Its time
+ * is measured up to this n there (its memory at every n, from one call). */
+enum { ONE_PASS_TIMED_N = 1024 };
+
+/* The row "one pass" at n: the time of lab_flash_attention (where timed), the
+ * memory it needs beyond q, k, v and out at its peak (none: no n x n scores)
+ * and its error against float64 on 16 rows. Returns the time (NaN: not timed). */
+static double one_pass(results *r, device dev, int64_t n, int64_t d, bool causal, int runs, bool timed)
+{
+    double ms = NAN;
+    work t = { .causal = causal };
+    float *hq, *hk, *hv, *hout;
+    CHECK(tensor_uniform(&t.q, dev, shape2(n, d), -1.0f, 1.0f, 3));
+    CHECK(tensor_uniform(&t.k, dev, shape2(n, d), -1.0f, 1.0f, 4));
+    CHECK(tensor_uniform(&t.v, dev, shape2(n, d), -1.0f, 1.0f, 5));
+    CHECK(tensor_empty(&t.out, dev, DTYPE_F32, shape2(n, d)));
+    const size_t before = usage_begin(dev);
+    CHECK(lab_flash_attention(t.q, t.k, t.v, causal, t.out));
+    const call_usage u = usage_end(dev, before);
+    CHECK(results_row(r));
+    results_text(r, "device", device_name(dev));
+    results_text(r, "layer", "attention");
+    results_text(r, "part", "one pass");
+    results_number(r, "n", (double)n);
+    if (timed) {
+        t.p = ONE_PASS;
+        CHECK(time_call(dev, run, &t, runs, &ms));
+        results_number(r, "ms", ms);
+        results_number(r, "gflops", 4.0 * (double)(n * n * d) / ms / 1e6);
+    }
+    results_number(r, "input_bytes", 3.0 * (double)tensor_bytes(t.q));
+    results_number(r, "extra_bytes", (double)u.peak_bytes);
+    CHECK(host_copy(t.q, &hq));
+    CHECK(host_copy(t.k, &hk));
+    CHECK(host_copy(t.v, &hv));
+    CHECK(host_copy(t.out, &hout));
+    results_number(r, "error", attention_error(hq, hk, hv, n, d, causal, hout, 16, NULL));
+    tensor_free(t.q), tensor_free(t.k), tensor_free(t.v), tensor_free(t.out);
+    free(hq), free(hk), free(hv), free(hout);
+    return ms;
+}
+
+/* Seconds for one pass at n: on the CPU or a simulated GPU about 4 n^2 d
+ * multiply-adds at 1 GFLOP/s, about 15 runs where timed, one call above. */
+static double one_pass_seconds(bool gpu, int64_t n, int head)
+{
+    const double call = 4.0 * (double)(n * n * head) / 1e9;
+    return gpu ? 0.05 : n <= ONE_PASS_TIMED_N ? 15.0 * call : call;
+}
+
+/* What one pass saved at the longest n: its peak memory, the operands
+ * included, against the two products' (summary), and its time where timed. */
+static void print_one_pass_takeaway(const summary *s, double one_pass_ms, bool gpu)
+{
+    const double operands = s->qkv_bytes * 4.0 / 3.0; /* out is as large as q */
+    printf(
+        "one pass: at n = %lld, attention in one pass peaked at %.4g MiB (q, k, v and out) against %.4g MiB "
+        "for the two products and their n x n scores (%.1fx)",
+        (long long)s->n, operands / 1048576.0, (operands + s->scores_bytes) / 1048576.0,
+        (operands + s->scores_bytes) / operands);
+    if (!isnan(one_pass_ms)) printf(", in %.4g ms against %.4g ms", one_pass_ms, s->ms[3]);
+    printf("%s\n",
+           gpu || !(one_pass_ms > s->ms[3])
+               ? ""
+               : " (slower here: your kernel runs one thread at a time, the products in OpenBLAS; on a "
+                 "GPU it reads K and V once per 32 rows where the products write and read the scores)");
+}
+
 /* ---- the experiment ----------------------------------------------------------------------- */
 
 static void print_takeaway(device dev, const summary *s)
@@ -226,20 +299,29 @@ int main(int argc, char **argv)
     printf("2. attention: one head, d = %d%s, n = %lld to %lld: Q K^T, your softmax, P V, and the whole\n\n",
            head, causal ? ", causal" : "", (long long)shortest, (long long)last_n);
     double estimate = 0.0, done = 0.0;
-    for (int64_t n = shortest; n <= last_n; n *= 2) estimate += attention_seconds(gpu, n, head);
+    for (int64_t n = shortest; n <= last_n; n *= 2)
+        estimate += attention_seconds(gpu, n, head) + one_pass_seconds(gpu, n, head);
     progress p;
     progress_begin(&p, "attention up to the longest sequence", estimate);
     summary s = { 0 };
+    double one_pass_ms = NAN;
     CHECK(results_echo(r, true));
     convolution(r, dev, d, runs, &s);
     for (int64_t n = shortest; n <= last_n; n *= 2) {
         attention(r, dev, n, head, causal, runs, &s);
-        done += attention_seconds(gpu, n, head);
+        if (head <= FLASH_MAX_HEAD)
+            one_pass_ms = one_pass(r, dev, n, head, causal, runs, gpu || n <= ONE_PASS_TIMED_N);
+        done += attention_seconds(gpu, n, head) + one_pass_seconds(gpu, n, head);
         progress_update(&p, done / estimate);
     }
     progress_end(&p);
     CHECK(results_print(r));
     print_takeaway(dev, &s);
+    if (head <= FLASH_MAX_HEAD)
+        print_one_pass_takeaway(&s, one_pass_ms, gpu);
+    else
+        printf("(attention in one pass left out: a head of %d is more than its FLASH_MAX_HEAD, %d)\n", head,
+               FLASH_MAX_HEAD);
     CHECK(results_finish(r, NULL));
     results_free(r);
     return 0;

@@ -1,6 +1,6 @@
 /* lab.c: lab 07, layers as matrix products. Each function is one step of
- * README.md; lab.h says what each must do. Steps 2, 3 and 5 also have a kernel,
- * in layer_kernels.cuh.
+ * README.md; lab.h says what each must do. Steps 2, 3, 5 and 7 also have a
+ * kernel, in layer_kernels.cuh.
  * Build and run: ./lab run 07; check: ./lab check 07; stuck: ./lab hint 07. */
 #include "lab.h"
 
@@ -135,4 +135,27 @@ status lab_attention(const tensor *q, const tensor *k, const tensor *v, bool cau
     if (s == STATUS_OK) s = op_matmul(scores, false, v, false, NULL, out);
     tensor_free(scores);
     return s;
+}
+
+/* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
+
+/* Goal: run your flash_attention_kernel (layer_kernels.cuh) on the operands'
+ * device, a block of FLASH_TILE threads per FLASH_TILE rows, and return
+ * without waiting: no tensor of your own this time. Look up flash_args and
+ * flash_attention_launchers (launch.h); the scale is step 6's. */
+status lab_flash_attention(const tensor *q, const tensor *k, const tensor *v, bool causal, tensor *out)
+{
+    status s =
+        flash_prepare("lab_flash_attention", q, k, v, out); /* given: step 6's, and d <= FLASH_MAX_HEAD */
+    if (s != STATUS_OK) return s;
+    const int64_t d = tensor_dim(q, 1);
+    const flash_args args = { .q = tensor_data_const(q),
+                              .k = tensor_data_const(k),
+                              .v = tensor_data_const(v),
+                              .out = tensor_data(out),
+                              .n = tensor_dim(q, 0),
+                              .d = d,
+                              .scale = (float)(1.0 / sqrt((double)d)),
+                              .causal = causal };
+    return device_launch(tensor_device(out), &flash_attention_launchers, &args, sizeof args);
 }

@@ -1,12 +1,14 @@
-/* layer_kernels.cuh: your three kernels, steps 2, 3 and 5 of README.md (with
+/* layer_kernels.cuh: your four kernels, steps 2, 3, 5 and 7 of README.md (with
  * the functions of lab.c that launch them).
  *
  * Single-source kernels: the C compiler builds this file for the simulated GPU
  * (launch.c, after labkit/cuda_emulation.h) and nvcc builds the very same text
  * for a real one (launch.cu). So keep to the C subset of CUDA: index arithmetic
- * from blockIdx, blockDim and threadIdx, no shared memory, no __syncthreads().
- * The grid is 1-D and rounded up to whole blocks (launch.h): a thread whose
- * index is past the end of the work must do nothing. */
+ * from blockIdx, blockDim and threadIdx; steps 2, 3 and 5 need no shared
+ * memory and no __syncthreads(), step 7 both (__shared__ arrays of a size
+ * fixed in launch.h). The grid is 1-D and rounded up to whole blocks
+ * (launch.h): a thread whose index is past the end of the work must do
+ * nothing (in step 7: nothing but meet its block's barriers). */
 
 /* ==== Step 2: the direct convolution (README, "Step 2") =================== */
 
@@ -82,4 +84,64 @@ __global__ void softmax_rows_kernel(float *scores, int64_t rows, int64_t cols, f
     }
     for (int64_t j = 0; j < seen; ++j) row[j] /= sum;
     for (int64_t j = seen; j < cols; ++j) row[j] = 0.0f; /* the future: masked */
+}
+
+/* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
+
+/* Goal: out [n, d] = softmax(scale q k^T) v, with the causal mask when asked,
+ * without storing the scores. Thread t of block b owns row i = b FLASH_TILE + t
+ * of q and out: its row of q, its running max m, its running sum l and its
+ * row of the output (not yet divided by l) are its own variables and arrays.
+ * The block walks K and V a tile of FLASH_TILE rows at a time: its threads
+ * copy the tile into shared memory together, wait for each other, then each
+ * scores its row against the tile's keys, raises m to the tile's largest
+ * score (rescaling l and its output by e^(old m - new m)), and adds the
+ * tile's e^(score - m) to l and e^(score - m) v to its output; then they wait
+ * again before the next tile overwrites this one. Last, out = output / l. The
+ * last tile may have fewer than FLASH_TILE rows, and the last block threads
+ * past row n - 1: those meet every barrier but own no row. With causal, row
+ * i sees keys j <= i only, and no tile past the block's last row is needed. */
+__global__ void flash_attention_kernel(const float *q, const float *k, const float *v, float *out, int64_t n,
+                                       int64_t d, float scale, int causal)
+{
+    __shared__ float k_tile[FLASH_TILE * FLASH_MAX_HEAD]; /* keys start .. start + keys - 1 */
+    __shared__ float v_tile[FLASH_TILE * FLASH_MAX_HEAD];
+    const int64_t t = threadIdx.x, row = (int64_t)blockIdx.x * FLASH_TILE + t;
+    const bool live = row < n; /* past n: copies tiles and meets the barriers, owns no row */
+    float q_row[FLASH_MAX_HEAD], acc[FLASH_MAX_HEAD], score[FLASH_TILE];
+    for (int64_t c = 0; c < d; ++c) q_row[c] = live ? q[row * d + c] : 0.0f, acc[c] = 0.0f;
+    float m = -INFINITY, l = 0.0f;
+    /* The same for every thread of the block, so that all meet the same barriers. */
+    const int64_t block_end = ((int64_t)blockIdx.x + 1) * FLASH_TILE;
+    const int64_t end = causal && block_end < n ? block_end : n;
+    for (int64_t start = 0; start < end; start += FLASH_TILE) {
+        const int64_t keys = end - start < FLASH_TILE ? end - start : FLASH_TILE;
+        __syncthreads(); /* every thread is done with the tile this one overwrites */
+        for (int64_t e = t; e < keys * d; e += FLASH_TILE) { /* neighbouring threads, neighbouring floats */
+            k_tile[e] = k[start * d + e];
+            v_tile[e] = v[start * d + e];
+        }
+        __syncthreads(); /* the whole tile is there */
+        if (!live) continue;
+        float tile_max = -INFINITY;
+        for (int64_t j = 0; j < keys; ++j) {
+            float dot = 0.0f;
+            for (int64_t c = 0; c < d; ++c) dot += q_row[c] * k_tile[j * d + c];
+            score[j] = causal && start + j > row ? -INFINITY : scale * dot;
+            tile_max = fmaxf(tile_max, score[j]);
+        }
+        /* Every tile holds a key the row sees (key `start` <= row), so the new
+         * max is finite; the first tile's rescale is e^-inf = 0 of nothing. */
+        const float new_max = fmaxf(m, tile_max), rescale = expf(m - new_max);
+        l *= rescale;
+        for (int64_t c = 0; c < d; ++c) acc[c] *= rescale;
+        for (int64_t j = 0; j < keys; ++j) {
+            const float p = expf(score[j] - new_max); /* <= 1: never overflows */
+            l += p;
+            for (int64_t c = 0; c < d; ++c) acc[c] += p * v_tile[j * d + c];
+        }
+        m = new_max;
+    }
+    if (live)
+        for (int64_t c = 0; c < d; ++c) out[row * d + c] = acc[c] / l;
 }
