@@ -82,3 +82,40 @@ __global__ void softmax_xent_backward_kernel(const float *probs, const int32_t *
     const float one_hot = labels[r] == c ? 1.0f : 0.0f;
     grad[i] = (probs[i] - one_hot) / (float)rows;
 }
+
+/* SGD with momentum over a list of tensors, one thread per element of the
+ * list (op_call.h's sgd_tensors): the expressions of the unfused kernels
+ * (axpy_kernel as a scale, then twice as an axpy) on one element, so that the
+ * compiler rounds (and, on a GPU, contracts into fused multiply-adds) as it
+ * does there. The list travels by value on a GPU, in the kernel's parameters
+ * (constant memory, up to 4 KiB, read by every thread at no cost); by address
+ * on the simulated GPU, where each thread is a function call that would copy
+ * it. */
+#ifdef __CUDACC__
+#define SGD_LIST_PARAMETER const sgd_tensors list_value
+#define SGD_LIST (&list_value)
+#define SGD_LIST_ARGUMENT(op) ((op)->sgd)
+#else
+#define SGD_LIST_PARAMETER const sgd_tensors *list_pointer
+#define SGD_LIST list_pointer
+#define SGD_LIST_ARGUMENT(op) (&(op)->sgd)
+#endif
+__global__ void sgd_momentum_kernel(SGD_LIST_PARAMETER, float lr, float momentum)
+{
+    const sgd_tensors *list = SGD_LIST;
+    const int64_t i = element_index();
+    if (i >= list->offset[list->count]) return;
+    int t = 0;
+    while (i >= list->offset[t + 1]) ++t;
+    const int64_t j = i - list->offset[t];
+    float *p = list->param[t];
+    if (momentum == 0.0f) {
+        p[j] = -lr * list->grad[t][j] + p[j];
+        return;
+    }
+    float *v = list->velocity[t];
+    float velocity = momentum * v[j] + 0.0f;
+    velocity = 1.0f * list->grad[t][j] + velocity;
+    v[j] = velocity;
+    p[j] = -lr * velocity + p[j];
+}
