@@ -79,8 +79,8 @@ static bool within(const char *what, const float *got, const double *want, const
         const double diff = fabs((double)got[i] - want[i]);
         if (diff <= bound[i]) continue;
         if (say && bad < 5)
-            fprintf(stderr, "    %s[%lld]: got %.9g, want %.9g, |diff| %.3g > bound %.3g\n", what, (long long)i,
-                    (double)got[i], want[i], diff, bound[i]);
+            fprintf(stderr, "    %s[%lld]: got %.9g, want %.9g, |diff| %.3g > bound %.3g\n", what,
+                    (long long)i, (double)got[i], want[i], diff, bound[i]);
         ++bad;
     }
     return bad == 0;
@@ -109,7 +109,8 @@ static bool sgd_set_make(sgd_set *s, uint64_t seed)
         float *hp = random_host(n, 0.1f, 2.0f, seed + 3 * (uint64_t)i);
         float *hg = random_host(n, 1e-3f, 1.0f, seed + 3 * (uint64_t)i + 1);
         float *hv = random_host(n, 1e-3f, 1.0f, seed + 3 * (uint64_t)i + 2);
-        if (hp && hg && hv) s->p[i] = on_device(sh, hp), s->g[i] = on_device(sh, hg), s->v[i] = on_device(sh, hv);
+        if (hp && hg && hv)
+            s->p[i] = on_device(sh, hp), s->g[i] = on_device(sh, hg), s->v[i] = on_device(sh, hv);
         free(hp), free(hg), free(hv);
         if (!s->p[i] || !s->g[i] || !s->v[i]) return false;
     }
@@ -160,16 +161,18 @@ static void check_sgd(float lr, float momentum)
     REQUIRE_OK(sgd_unfused(&unfused, lr, momentum)); /* twice: the velocities matter the second time */
     const uint64_t before = launches();
     for (int step = 0; step < 2; ++step)
-        REQUIRE_OK(op_sgd_momentum(fused.p, (const tensor *const *)fused.g, fused.v, SGD_TENSORS, lr, momentum));
+        REQUIRE_OK(
+            op_sgd_momentum(fused.p, (const tensor *const *)fused.g, fused.v, SGD_TENSORS, lr, momentum));
     EXPECT_EQ_I64(launches() - before, 2); /* one launch per step, whatever the number of tensors */
     /* The comparison catches a step whose learning rate is one float32 ulp off. */
     const float lr_off = nextafterf(lr, 1.0f);
     for (int step = 0; step < 2; ++step)
-        REQUIRE_OK(op_sgd_momentum(wrong.p, (const tensor *const *)wrong.g, wrong.v, SGD_TENSORS, lr_off, momentum));
+        REQUIRE_OK(
+            op_sgd_momentum(wrong.p, (const tensor *const *)wrong.g, wrong.v, SGD_TENSORS, lr_off, momentum));
     EXPECT_MSG(!sgd_sets_equal(&wrong, &unfused), "the comparison did not catch a learning rate one ulp off");
     EXPECT_MSG(sgd_sets_equal(&fused, &unfused),
-               "op_sgd_momentum (lr %g, momentum %g) on %s: not the bits of op_scale, op_axpy, op_axpy", (double)lr,
-               (double)momentum, device_name(dev));
+               "op_sgd_momentum (lr %g, momentum %g) on %s: not the bits of op_scale, op_axpy, op_axpy",
+               (double)lr, (double)momentum, device_name(dev));
 cleanup:
     sgd_set_free(&fused), sgd_set_free(&unfused), sgd_set_free(&wrong);
 }
@@ -228,7 +231,8 @@ static void test_bias_in_the_epilogue_is_the_product_then_the_bias(void)
     const int64_t m = 37, k = 53, n = 29;
     float *ha = random_host(m * k, 0.1f, 1.0f, 21), *hb = random_host(k * n, 0.1f, 1.0f, 22);
     float *hbias = random_host(n, 0.1f, 1.0f, 23), *fused = NULL, *plain = NULL;
-    double *unfused = calloc((size_t)(m * n), sizeof(double)), *wrong = calloc((size_t)(m * n), sizeof(double));
+    double *unfused = calloc((size_t)(m * n), sizeof(double)),
+           *wrong = calloc((size_t)(m * n), sizeof(double));
     double *bound = calloc((size_t)(m * n), sizeof(double));
     tensor *a = NULL, *b = NULL, *bias = NULL, *out = NULL, *out_plain = NULL;
     REQUIRE(ha && hb && hbias && unfused && wrong && bound);
@@ -286,7 +290,8 @@ static void test_column_sum_is_the_row_order_sum_within_its_bound(void)
     REQUIRE((got = download(out)));
     for (int64_t c = 0; c < cols; ++c) {
         double total = 0.0, magnitude = 0.0;
-        for (int64_t r = 0; r < rows; ++r) total += hx[r * cols + c], magnitude += fabs((double)hx[r * cols + c]);
+        for (int64_t r = 0; r < rows; ++r)
+            total += hx[r * cols + c], magnitude += fabs((double)hx[r * cols + c]);
         want[c] = (float)total;
         wrong[c] = (float)(total - hx[(rows - 1) * cols + c]); /* the last row left out */
         bound[c] = EPS32 * fabs(total) * 2.0 + 2.0 * (double)rows * EPS64 * magnitude;
@@ -346,13 +351,15 @@ static void test_softmax_cross_entropy_in_one_kernel_matches_its_rows(void)
         if (r < 256) first_rows += term;
     }
     const bool exact = !device_is_gpu(dev) || dev.kind == DEVICE_SIM;
-    for (int64_t i = 0; i < rows * cols; ++i) want[i] = replica[i], bound[i] = exact ? 0.0 : 4.0 * EPS32 * 2.0 * fabs(want[i]);
+    for (int64_t i = 0; i < rows * cols; ++i)
+        want[i] = replica[i], bound[i] = exact ? 0.0 : 4.0 * EPS32 * 2.0 * fabs(want[i]);
     EXPECT_MSG(within("probs", probs, want, bound, rows * cols, true), "softmax probabilities on %s: not %s",
                device_name(dev), exact ? "the CPU's bits" : "within 4 float32 ulps of the CPU's");
     float got_loss = NAN;
     REQUIRE_OK(tensor_item(loss, &got_loss));
     const double mean = total / (double)rows;
-    const double loss_bound = 2.0 * EPS32 * fabs(mean) + 2.0 * (double)rows * EPS64 * magnitude / (double)rows;
+    const double loss_bound =
+        2.0 * EPS32 * fabs(mean) + 2.0 * (double)rows * EPS64 * magnitude / (double)rows;
     const double wrong_mean = first_rows / (double)rows; /* the first block of rows only */
     EXPECT_MSG(!(fabs((double)(float)wrong_mean - mean) <= loss_bound),
                "the bound did not catch a loss over the first 256 rows only");

@@ -68,10 +68,10 @@ bool make_plan(cuda_lt *lt, lt_plan *p)
     ok = ok && api.desc_set(p->desc, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb) == CUBLAS_STATUS_SUCCESS;
     ok = ok && api.desc_set(p->desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue) ==
                    CUBLAS_STATUS_SUCCESS;
-    ok = ok && api.layout_create(&p->a, CUDA_R_32F, p->trans_b ? k : n, p->trans_b ? n : k, p->trans_b ? k : n) ==
-                   CUBLAS_STATUS_SUCCESS;
-    ok = ok && api.layout_create(&p->b, CUDA_R_32F, p->trans_a ? m : k, p->trans_a ? k : m, p->trans_a ? m : k) ==
-                   CUBLAS_STATUS_SUCCESS;
+    ok = ok && api.layout_create(&p->a, CUDA_R_32F, p->trans_b ? k : n, p->trans_b ? n : k,
+                                 p->trans_b ? k : n) == CUBLAS_STATUS_SUCCESS;
+    ok = ok && api.layout_create(&p->b, CUDA_R_32F, p->trans_a ? m : k, p->trans_a ? k : m,
+                                 p->trans_a ? m : k) == CUBLAS_STATUS_SUCCESS;
     ok = ok && api.layout_create(&p->d, CUDA_R_32F, n, m, n) == CUBLAS_STATUS_SUCCESS;
     cublasLtMatmulPreference_t pref = nullptr;
     ok = ok && api.pref_create(&pref) == CUBLAS_STATUS_SUCCESS;
@@ -136,13 +136,15 @@ status lt_gemm_bias(cuda_lt *lt, cudaStream_t stream, const op_call *op, bool *d
         const void *bias = op->c;
         s = api.desc_set(plan->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
         if (s == CUBLAS_STATUS_SUCCESS)
-            s = api.matmul(lt->handle, plan->desc, &one, op->b, plan->a, op->a, plan->b, &zero, op->out, plan->d,
-                           op->out, plan->d, &plan->algo, lt->workspace, lt->workspace_bytes, stream);
+            s = api.matmul(lt->handle, plan->desc, &one, op->b, plan->a, op->a, plan->b, &zero, op->out,
+                           plan->d, op->out, plan->d, &plan->algo, lt->workspace, lt->workspace_bytes,
+                           stream);
         *done = s == CUBLAS_STATUS_SUCCESS;
     }
     pthread_mutex_unlock(&lt->lock);
     if (s != CUBLAS_STATUS_SUCCESS)
-        return fail(STATUS_BACKEND_FAILED, "%s:%d: cublasLtMatmul (bias in the epilogue) failed: status %d (m=%lld "
+        return fail(STATUS_BACKEND_FAILED,
+                    "%s:%d: cublasLtMatmul (bias in the epilogue) failed: status %d (m=%lld "
                     "n=%lld k=%lld)",
                     __FILE__, __LINE__, (int)s, (long long)op->m, (long long)op->cols, (long long)op->k);
     return STATUS_OK;
