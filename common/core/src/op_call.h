@@ -37,14 +37,17 @@ typedef enum op_kind {
     OP_SGD_MOMENTUM           /* every tensor of sgd: SGD with momentum alpha, lr beta */
 } op_kind;
 
-/* The tensors of one fused SGD step, flattened: element i of the list is
- * element i - offset[t] of tensor t, where offset[t] <= i < offset[t + 1]. */
+/* The tensors of one fused SGD step: tensor t has offset[t + 1] - offset[t]
+ * elements. On a GPU it gets blocks first_block[t] to first_block[t + 1] - 1
+ * of the launch (set by the launch, kernels/gpu_ops.cuh), so that every block
+ * works on one tensor. */
 typedef struct sgd_tensors {
     int count;
     float *param[OP_SGD_MAX_TENSORS];
     const float *grad[OP_SGD_MAX_TENSORS];
     float *velocity[OP_SGD_MAX_TENSORS]; /* NULL with momentum 0 */
     int64_t offset[OP_SGD_MAX_TENSORS + 1];
+    int64_t first_block[OP_SGD_MAX_TENSORS + 1];
 } sgd_tensors;
 
 typedef struct op_call {

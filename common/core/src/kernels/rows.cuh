@@ -37,25 +37,27 @@ __global__ void finish_sum_kernel(const double *partials, int64_t count, int64_t
 }
 
 /* Column sums (a bias's gradient) by a block per COLUMN_GROUP columns: the
- * block's COLUMN_GROUP x COLUMN_SLICES threads each add up every
- * COLUMN_SLICES-th row of one column (neighbouring threads read neighbouring
- * columns of a row: coalesced), then the first slice adds the slices' totals
- * from shared memory. One thread per column, down 128 rows, kept a GPU's
- * memory system nearly idle: 7 us on an H100 for a [128, 256] gradient. */
+ * block's COLUMN_GROUP x blockDim.y threads each add up every blockDim.y-th
+ * row of one column (neighbouring threads read neighbouring columns of a row:
+ * coalesced), then the first slice adds the slices' totals from shared
+ * memory. One thread per column, down 128 rows, kept a GPU's memory system
+ * nearly idle: 7 us on an H100 for a [128, 256] gradient. blockDim.y is at
+ * most COLUMN_SLICES. */
 #define COLUMN_GROUP 32
 #define COLUMN_SLICES 8
 __global__ void column_sum_kernel(const float *x, int64_t rows, int64_t cols, float *out)
 {
     __shared__ double slice_totals[COLUMN_SLICES][COLUMN_GROUP];
     const int64_t c = (int64_t)blockIdx.x * COLUMN_GROUP + threadIdx.x;
+    const int64_t slices = blockDim.y;
     double total = 0.0;
     if (c < cols)
-        for (int64_t r = threadIdx.y; r < rows; r += COLUMN_SLICES) total += x[r * cols + c];
+        for (int64_t r = threadIdx.y; r < rows; r += slices) total += x[r * cols + c];
     slice_totals[threadIdx.y][threadIdx.x] = total;
     __syncthreads();
     if (threadIdx.y != 0 || c >= cols) return;
     double sum = 0.0;
-    for (int s = 0; s < COLUMN_SLICES; ++s) sum += slice_totals[s][threadIdx.x];
+    for (int64_t s = 0; s < slices; ++s) sum += slice_totals[s][threadIdx.x];
     out[c] = (float)sum;
 }
 
