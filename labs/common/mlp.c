@@ -208,6 +208,8 @@ _Static_assert(2 * MLP_MAX_LAYERS <= OP_SGD_MAX_TENSORS, "op_sgd_momentum must t
 status mlp_sgd_step(mlp *net, float lr, float momentum)
 {
     if (!net) return fail(STATUS_BAD_ARGUMENT, "mlp_sgd_step: net is NULL");
+    const char *unfused = getenv("LABKIT_MLP_UNFUSED");
+    if (unfused && strcmp(unfused, "1") == 0) return mlp_sgd_step_unfused(net, lr, momentum);
     tensor *params[2 * MLP_MAX_LAYERS], *velocities[2 * MLP_MAX_LAYERS];
     const tensor *grads[2 * MLP_MAX_LAYERS];
     for (int i = 0; i < net->nlayers; ++i) {

@@ -99,7 +99,9 @@ status lab_layer_backward(layer *l, const tensor *input, const tensor *output, t
                           tensor *grad_input);
 
 /* SGD: v = momentum v + g, then W -= lr v (with momentum 0: W -= lr g), for
- * every weight and bias in one launch (op_sgd_momentum: one kernel on a GPU). */
+ * every weight and bias in one launch (op_sgd_momentum: one kernel on a GPU).
+ * With LABKIT_MLP_UNFUSED=1 in the environment it is mlp_sgd_step_unfused: how
+ * bench_training_epoch runs lab 05's own program before fusion. */
 status mlp_sgd_step(mlp *net, float lr, float momentum);
 
 /* The same update, bit for bit, as three operations per tensor (op_scale,
