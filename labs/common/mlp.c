@@ -192,15 +192,32 @@ static status sgd_update(tensor *param, const tensor *grad, tensor *velocity, fl
     return op_axpy(-lr, velocity, param);
 }
 
-status mlp_sgd_step(mlp *net, float lr, float momentum)
+status mlp_sgd_step_unfused(mlp *net, float lr, float momentum)
 {
-    if (!net) return fail(STATUS_BAD_ARGUMENT, "mlp_sgd_step: net is NULL");
+    if (!net) return fail(STATUS_BAD_ARGUMENT, "mlp_sgd_step_unfused: net is NULL");
     for (int i = 0; i < net->nlayers; ++i) {
         layer *l = &net->layers[i];
         TRY(sgd_update(l->W, l->dW, l->vW, lr, momentum));
         TRY(sgd_update(l->b, l->db, l->vb, lr, momentum));
     }
     return STATUS_OK;
+}
+
+/* Every weight and bias in one launch. */
+_Static_assert(2 * MLP_MAX_LAYERS <= OP_SGD_MAX_TENSORS, "op_sgd_momentum must take every parameter at once");
+status mlp_sgd_step(mlp *net, float lr, float momentum)
+{
+    if (!net) return fail(STATUS_BAD_ARGUMENT, "mlp_sgd_step: net is NULL");
+    const char *unfused = getenv("LABKIT_MLP_UNFUSED");
+    if (unfused && strcmp(unfused, "1") == 0) return mlp_sgd_step_unfused(net, lr, momentum);
+    tensor *params[2 * MLP_MAX_LAYERS], *velocities[2 * MLP_MAX_LAYERS];
+    const tensor *grads[2 * MLP_MAX_LAYERS];
+    for (int i = 0; i < net->nlayers; ++i) {
+        layer *l = &net->layers[i];
+        params[2 * i] = l->W, grads[2 * i] = l->dW, velocities[2 * i] = l->vW;
+        params[2 * i + 1] = l->b, grads[2 * i + 1] = l->db, velocities[2 * i + 1] = l->vb;
+    }
+    return op_sgd_momentum(params, grads, velocities, 2 * net->nlayers, lr, momentum);
 }
 
 /* ---- the --layers option ---------------------------------------------------------- */

@@ -98,8 +98,16 @@ status mlp_backward(mlp *net, mlp_batch *b);
 status lab_layer_backward(layer *l, const tensor *input, const tensor *output, tensor *grad_output,
                           tensor *grad_input);
 
-/* SGD: v = momentum v + g, then W -= lr v (with momentum 0: W -= lr g). */
+/* SGD: v = momentum v + g, then W -= lr v (with momentum 0: W -= lr g), for
+ * every weight and bias in one launch (op_sgd_momentum: one kernel on a GPU).
+ * With LABKIT_MLP_UNFUSED=1 in the environment it is mlp_sgd_step_unfused: how
+ * bench_training_epoch runs lab 05's own program before fusion. */
 status mlp_sgd_step(mlp *net, float lr, float momentum);
+
+/* The same update, bit for bit, as three operations per tensor (op_scale,
+ * op_axpy, op_axpy): 6 x layers launches. Kept for the benches' comparison of
+ * the step before and after fusion. */
+status mlp_sgd_step_unfused(mlp *net, float lr, float momentum);
 
 /* The largest layer size --layers accepts. */
 #define MLP_MAX_WIDTH 100000

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "labkit/ops.h"
 #include "labkit/tensor.h"
 
 typedef enum op_kind {
@@ -32,8 +33,22 @@ typedef enum op_kind {
     OP_COLUMN_SUM,            /* out[c] = sum over rows of a[r, c]                */
     OP_ARGMAX,                /* iout[r] = argmax over c of a[r, c]               */
     OP_ACCURACY,              /* out[0] = fraction of rows with argmax == label    */
-    OP_CONVERT                /* a or a16 (in_type) -> out or out16 (out_type)     */
+    OP_CONVERT,               /* a or a16 (in_type) -> out or out16 (out_type)     */
+    OP_SGD_MOMENTUM           /* every tensor of sgd: SGD with momentum alpha, lr beta */
 } op_kind;
+
+/* The tensors of one fused SGD step: tensor t has offset[t + 1] - offset[t]
+ * elements. On a GPU it gets blocks first_block[t] to first_block[t + 1] - 1
+ * of the launch (set by the launch, kernels/gpu_ops.cuh), so that every block
+ * works on one tensor. */
+typedef struct sgd_tensors {
+    int count;
+    float *param[OP_SGD_MAX_TENSORS];
+    const float *grad[OP_SGD_MAX_TENSORS];
+    float *velocity[OP_SGD_MAX_TENSORS]; /* NULL with momentum 0 */
+    int64_t offset[OP_SGD_MAX_TENSORS + 1];
+    int64_t first_block[OP_SGD_MAX_TENSORS + 1];
+} sgd_tensors;
 
 typedef struct op_call {
     op_kind kind;
@@ -41,7 +56,8 @@ typedef struct op_call {
     int64_t rows, cols;    /* a viewed as [rows, cols] (row-wise ops)               */
     int64_t m, k;          /* matmul: out is [m, cols], the inner dimension is k    */
     bool trans_a, trans_b; /* matmul                                                */
-    float alpha;           /* fill value, scale, axpy factor                        */
+    float alpha;           /* fill value, scale, axpy factor, SGD's momentum        */
+    float beta;            /* SGD's learning rate                                   */
     const float *a, *b, *c;
     const int32_t *labels;
     float *out, *out2;
@@ -54,6 +70,7 @@ typedef struct op_call {
     uint16_t *out16;           /* convert: a 16-bit result                         */
     float *scratch;            /* matmul on cpu and sim: room for the inputs widened
                                   to float32, m*k + k*n floats; set by the backend  */
+    sgd_tensors sgd;           /* OP_SGD_MOMENTUM                                  */
 } op_call;
 
 /* Whether a matrix product needs its inputs widened (or rounded to TF32) into

@@ -393,3 +393,77 @@ status op_accuracy(const tensor *logits, const tensor *labels, tensor *out)
     c.labels = (const int32_t *)labels->data;
     return launch_op(out, &c);
 }
+
+/* ---- fused ---------------------------------------------------------------- */
+
+/* Tensor i of a list, named for a message: "params[2]". */
+static operand listed(const char *list, int i, const tensor *t, char *name, size_t size)
+{
+    snprintf(name, size, "%s[%d]", list, i);
+    return (operand){ name, t };
+}
+
+status op_sgd_momentum(tensor *const *params, const tensor *const *grads, tensor *const *velocities,
+                       int count, float lr, float momentum)
+{
+    const char *op = "op_sgd_momentum";
+    if (!params || !grads || (momentum != 0.0f && !velocities))
+        return fail(STATUS_BAD_ARGUMENT, "%s: %s is NULL; give one array of %d tensors for each%s", op,
+                    !params  ? "params"
+                    : !grads ? "grads"
+                             : "velocities",
+                    count, momentum != 0.0f ? " (velocities may be NULL with momentum 0 only)" : "");
+    if (count < 1 || count > OP_SGD_MAX_TENSORS)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "%s: count is %d but must be 1 to %d (OP_SGD_MAX_TENSORS); call it once per group of "
+                    "at most %d parameters",
+                    op, count, OP_SGD_MAX_TENSORS, OP_SGD_MAX_TENSORS);
+    if (!(lr == lr) || !(momentum == momentum))
+        return fail(STATUS_BAD_ARGUMENT, "%s: lr (%g) and momentum (%g) must be numbers, not NaN", op,
+                    (double)lr, (double)momentum);
+    const bool with_velocity = momentum != 0.0f;
+    op_call c;
+    memset(&c, 0, sizeof c);
+    c.kind = OP_SGD_MOMENTUM;
+    c.alpha = momentum, c.beta = lr;
+    c.sgd.count = count;
+    for (int i = 0; i < count; ++i) {
+        char pn[32], gn[32], vn[32];
+        operand xs[] = { listed("params", i, params[i], pn, sizeof pn),
+                         listed("grads", i, grads[i], gn, sizeof gn),
+                         listed("velocities", i, with_velocity ? velocities[i] : NULL, vn, sizeof vn) };
+        const int n = with_velocity ? 3 : 2;
+        TRY(require_f32_on_one_device(op, xs, n));
+        TRY(require_one_device(op, (operand[]){ { "params[0]", params[0] }, xs[0] }, 2));
+        for (int k = 1; k < n; ++k) TRY(require_same_shape(op, xs[0], xs[k]));
+        for (int k = 0; k < n; ++k)
+            for (int l = k + 1; l < n; ++l) TRY(require_distinct(op, xs[k], xs[l]));
+        /* Threads of one kernel update every tensor at once: a tensor listed
+         * twice would be updated twice by the unfused calls, and raced on here. */
+        for (int j = 0; j < i; ++j) {
+            const tensor *mine[] = { params[i], grads[i], with_velocity ? velocities[i] : NULL };
+            const tensor *theirs[] = { params[j], grads[j], with_velocity ? velocities[j] : NULL };
+            for (int k = 0; k < n; ++k)
+                for (int l = 0; l < n; ++l)
+                    if (mine[k]->data == theirs[l]->data && (k != 1 || l != 1))
+                        return fail(STATUS_BAD_ARGUMENT,
+                                    "%s: %s[%d] and %s[%d] share memory; each parameter, and its velocity, "
+                                    "must be listed once (only gradients may be shared)",
+                                    op,
+                                    k == 0   ? "params"
+                                    : k == 1 ? "grads"
+                                             : "velocities",
+                                    i,
+                                    l == 0   ? "params"
+                                    : l == 1 ? "grads"
+                                             : "velocities",
+                                    j);
+        }
+        c.sgd.param[i] = (float *)params[i]->data;
+        c.sgd.grad[i] = (const float *)grads[i]->data;
+        c.sgd.velocity[i] = with_velocity ? (float *)velocities[i]->data : NULL;
+        c.sgd.offset[i + 1] = c.sgd.offset[i] + params[i]->numel;
+    }
+    c.n = c.sgd.offset[count];
+    return launch_op(params[0], &c);
+}

@@ -78,6 +78,22 @@ status op_argmax(const tensor *x, tensor *out);
 /* out [1] = fraction of rows of logits [B,C] whose argmax equals labels [B]. */
 status op_accuracy(const tensor *logits, const tensor *labels, tensor *out);
 
+/* ---- fused: one launch (one kernel on a GPU) where the operations above take several ----
+ *
+ * SGD with momentum over `count` parameters (at most OP_SGD_MAX_TENSORS), for
+ * every i:
+ *   momentum != 0: velocities[i] = momentum velocities[i] + grads[i], then
+ *                  params[i] -= lr velocities[i]
+ *   momentum == 0: params[i] -= lr grads[i]      (velocities may be NULL)
+ * in one launch, with the arithmetic of op_scale(v, momentum, v),
+ * op_axpy(1, g, v), op_axpy(-lr, v, p) (or op_axpy(-lr, g, p)) element by
+ * element, in that order: the result is theirs, bit for bit. params[i],
+ * grads[i] and velocities[i] have one shape, are float32 and live on one device;
+ * no tensor may appear twice or be both a parameter and a gradient. */
+#define OP_SGD_MAX_TENSORS 16
+status op_sgd_momentum(tensor *const *params, const tensor *const *grads, tensor *const *velocities,
+                       int count, float lr, float momentum);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@ struct cuda_device {
     cudaStream_t stream;
     cublasHandle_t blas;
     void *blas_workspace;
+    cuda_lt lt; // cuBLASLt, for products with the bias in their epilogue
     double *scratch;
 };
 
@@ -60,6 +61,7 @@ void stop_all_devices()
         cuda_device *dev = &devices[i];
         if (!dev->started || cudaSetDevice(i) != cudaSuccess) continue;
         cudaStreamSynchronize(dev->stream);
+        lt_stop(&dev->lt);
         if (blas && dev->blas) blas->destroy(dev->blas);
         cudaFree(dev->blas_workspace);
         cudaFree(dev->scratch);
@@ -95,6 +97,7 @@ status start_blas(int index, cuda_device *dev)
     if (s != CUBLAS_STATUS_SUCCESS)
         return fail(STATUS_BACKEND_FAILED, "cuda:%d: cuBLAS could not start: %s", index,
                     blas->status_string(s));
+    lt_start(&dev->lt, dev->blas_workspace, workspace);
     return STATUS_OK;
 }
 
@@ -241,7 +244,7 @@ status cuda_run(int index, const op_call *op)
     cuda_device *dev = nullptr;
     status s = use_device(index, &dev);
     if (s != STATUS_OK) return s;
-    return cuda_run_op(dev->stream, cuda_blas(), dev->blas, dev->scratch, op);
+    return cuda_run_op(dev->stream, cuda_blas(), dev->blas, &dev->lt, dev->scratch, op);
 }
 
 status cuda_enqueue(int index, kernel_fn fn, const void *args, size_t args_size)

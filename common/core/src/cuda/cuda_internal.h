@@ -7,6 +7,7 @@
 
 #include "../op_call.h"
 #include "cuda_blas.h"
+#include "cuda_blas_lt.h"
 #include "labkit/status.h"
 
 /* The scratch space (in doubles) that cuda_run_op needs for reductions. */
@@ -20,7 +21,7 @@ status nccl_all_reduce_sum(const int *indices, float *const *data, const cudaStr
 #endif
 
 /* Queues `op`'s kernels (and cuBLAS calls) on `stream`; returns at once. */
-status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, double *scratch,
-                   const op_call *op);
+status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, cuda_lt *lt,
+                   double *scratch, const op_call *op);
 
 #endif

@@ -9,6 +9,7 @@ struct gpu_context {
     cudaStream_t stream;
     const cublas_api *api;
     cublasHandle_t blas;
+    cuda_lt *lt;
     double *partials;
 };
 
@@ -59,8 +60,13 @@ static status tensor_core_gemm(gpu_context *ctx, const op_call *op)
     return STATUS_OK;
 }
 
-static status gpu_gemm(gpu_context *ctx, const op_call *op)
+// A float32 product with a bias is one cuBLASLt call, the bias added in its
+// epilogue (cuda_blas_lt.h); where cuBLASLt cannot make it, and for the other
+// products, cuBLAS's call, and gpu_ops.cuh adds the bias with a kernel.
+static status gpu_gemm(gpu_context *ctx, const op_call *op, bool *bias_added)
 {
+    TRY(lt_gemm_bias(ctx->lt, ctx->stream, op, bias_added));
+    if (*bias_added) return STATUS_OK;
     return op->in_type == DTYPE_F32 && !op->tf32 ? float32_gemm(ctx, op) : tensor_core_gemm(ctx, op);
 }
 
@@ -82,9 +88,9 @@ static status gpu_launch_status(gpu_context *ctx)
 
 size_t cuda_scratch_doubles(void) { return REDUCE_THREADS; }
 
-status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, double *scratch,
-                   const op_call *op)
+status cuda_run_op(cudaStream_t stream, const cublas_api *api, cublasHandle_t blas, cuda_lt *lt,
+                   double *scratch, const op_call *op)
 {
-    gpu_context ctx = { stream, api, blas, scratch };
+    gpu_context ctx = { stream, api, blas, lt, scratch };
     return gpu_run_op(&ctx, op);
 }

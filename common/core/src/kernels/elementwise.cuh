@@ -82,3 +82,46 @@ __global__ void softmax_xent_backward_kernel(const float *probs, const int32_t *
     const float one_hot = labels[r] == c ? 1.0f : 0.0f;
     grad[i] = (probs[i] - one_hot) / (float)rows;
 }
+
+/* SGD with momentum over a list of tensors, SGD_PER_THREAD elements per
+ * thread, each block on one tensor (op_call.h's sgd_tensors): the expressions of the
+ * unfused kernels (axpy_kernel as a scale, then twice as an axpy) on one
+ * element, so that the compiler rounds (and, on a GPU, contracts into fused
+ * multiply-adds) as it does there. The list travels by value on a GPU, in the
+ * kernel's parameters (constant memory, up to 4 KiB, read by every thread at
+ * no cost); by address on the simulated GPU, where each thread is a function
+ * call that would copy it. */
+#ifdef __CUDACC__
+#define SGD_LIST_PARAMETER const sgd_tensors list_value
+#define SGD_LIST (&list_value)
+#define SGD_LIST_ARGUMENT(list) (list)
+#else
+#define SGD_LIST_PARAMETER const sgd_tensors *list_pointer
+#define SGD_LIST list_pointer
+#define SGD_LIST_ARGUMENT(list) (&(list))
+#endif
+#define SGD_PER_THREAD 8 /* elements per thread: the tensor's lookup, and a call per thread on sim, shared */
+__global__ void sgd_momentum_kernel(SGD_LIST_PARAMETER, float lr, float momentum)
+{
+    const sgd_tensors *list = SGD_LIST;
+    const int64_t block = blockIdx.x;
+    int t = 0;
+    while (block >= list->first_block[t + 1]) ++t; /* the same for the whole block */
+    const int64_t n = list->offset[t + 1] - list->offset[t];
+    const int64_t first = (block - list->first_block[t]) * blockDim.x * SGD_PER_THREAD + threadIdx.x;
+    float *p = list->param[t], *v = list->velocity[t];
+    const float *g = list->grad[t];
+    /* neighbouring threads on neighbouring elements at every k: coalesced */
+    for (int k = 0; k < SGD_PER_THREAD; ++k) {
+        const int64_t j = first + (int64_t)k * blockDim.x;
+        if (j >= n) return;
+        if (momentum == 0.0f) {
+            p[j] = -lr * g[j] + p[j];
+            continue;
+        }
+        float velocity = momentum * v[j] + 0.0f;
+        velocity = 1.0f * g[j] + velocity;
+        v[j] = velocity;
+        p[j] = -lr * velocity + p[j];
+    }
+}

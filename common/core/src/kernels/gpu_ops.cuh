@@ -4,8 +4,12 @@
  * defines:
  *   gpu_context                      the device's stream, BLAS handle, scratch
  *   LAUNCH(kernel, grid, block, ctx, args...)
- *   gpu_gemm(ctx, op)                the matrix product (cuBLAS, or OpenBLAS); declared
- *                                    at least (sim defines it below, with these kernels)
+ *   gpu_gemm(ctx, op, &bias_added)   the matrix product (cuBLAS, or OpenBLAS); declared
+ *                                    at least (sim defines it below, with these kernels);
+ *                                    it sets bias_added when it added op->c to every row
+ *                                    itself, in its epilogue (cuBLASLt's, or the simulated
+ *                                    GPU's loop after OpenBLAS), else add_bias_rows_kernel
+ *                                    adds it, a kernel more
  *   gpu_launch_status(ctx)           whether the launches were accepted
  * and ctx->partials must hold REDUCE_THREADS doubles. */
 
@@ -55,15 +59,54 @@ static void launch_sum(gpu_context *ctx, const op_call *op)
     launch_finish(ctx, scale, squares, op->out);
 }
 
-static void launch_row_partials(gpu_context *ctx, const op_call *op)
+static void launch_accuracy(gpu_context *ctx, const op_call *op)
 {
-    if (op->kind == OP_ACCURACY)
-        LAUNCH(accuracy_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels,
-               op->rows, op->cols, ctx->partials);
-    else
-        LAUNCH(softmax_xent_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels,
-               op->rows, op->cols, op->out, ctx->partials);
-    launch_finish(ctx, 1.0 / (double)op->rows, 0, op->kind == OP_ACCURACY ? op->out : op->out2);
+    LAUNCH(accuracy_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels, op->rows,
+           op->cols, ctx->partials);
+    launch_finish(ctx, 1.0 / (double)op->rows, 0, op->out);
+}
+
+/* A block per COLUMN_GROUP columns, COLUMN_SLICES threads down each on a GPU.
+ * The simulated GPU runs a block's threads one after another, so more threads
+ * buy it nothing, and each costs it a fiber at the barrier (about 0.7 us): it
+ * runs 2 down each column, still the shared-memory sum that its kernel
+ * sanitizer checks, at a quarter of the fibers (lab 05's check on sim:0 took
+ * 0.4 CPU-s more with 8). */
+#ifdef __CUDACC__
+#define COLUMN_SLICES_RUN COLUMN_SLICES
+#else
+#define COLUMN_SLICES_RUN 2
+#endif
+static void launch_column_sum(gpu_context *ctx, const op_call *op)
+{
+    const dim3 grid = { (unsigned)((op->cols + COLUMN_GROUP - 1) / COLUMN_GROUP), 1, 1 };
+    const dim3 block = { COLUMN_GROUP, COLUMN_SLICES_RUN, 1 };
+    LAUNCH(column_sum_kernel, grid, block, ctx, op->a, op->rows, op->cols, op->out);
+}
+
+/* Each tensor of the list its own run of blocks: a block never straddles two
+ * tensors, and finds its tensor once. The list is copied to set the runs (on
+ * the simulated GPU the launch runs before this returns). */
+static void launch_sgd(gpu_context *ctx, const op_call *op)
+{
+    sgd_tensors list = op->sgd;
+    list.first_block[0] = 0;
+    for (int t = 0; t < list.count; ++t)
+        list.first_block[t + 1] =
+            list.first_block[t] + (list.offset[t + 1] - list.offset[t] + BLOCK_SIZE * SGD_PER_THREAD - 1) /
+                                      (BLOCK_SIZE * SGD_PER_THREAD);
+    LAUNCH(sgd_momentum_kernel, dims((unsigned)list.first_block[list.count]), dims(BLOCK_SIZE), ctx,
+           SGD_LIST_ARGUMENT(list), op->beta, op->alpha);
+}
+
+static status launch_matmul(gpu_context *ctx, const op_call *op)
+{
+    bool bias_added = false;
+    if (gpu_gemm(ctx, op, &bias_added) != STATUS_OK) return STATUS_BACKEND_FAILED;
+    if (op->c && !bias_added)
+        LAUNCH(add_bias_rows_kernel, blocks_for(op->m * op->cols), dims(BLOCK_SIZE), ctx, op->out, op->c,
+               op->m, op->cols);
+    return STATUS_OK;
 }
 
 /* tensor_convert: one kernel per direction (the front end allows only these). */
@@ -99,13 +142,13 @@ static status gpu_run_op(gpu_context *ctx, const op_call *op)
         LAUNCH(sigmoid_backward_kernel, grid, block, ctx, op->a, op->b, op->out, op->n);
         break;
     case OP_MATMUL:
-        if (gpu_gemm(ctx, op) != STATUS_OK) return STATUS_BACKEND_FAILED;
-        if (op->c)
-            LAUNCH(add_bias_rows_kernel, blocks_for(op->m * op->cols), block, ctx, op->out, op->c, op->m,
-                   op->cols);
+        if (launch_matmul(ctx, op) != STATUS_OK) return STATUS_BACKEND_FAILED;
         break;
     case OP_SOFTMAX_XENT:
-    case OP_ACCURACY: launch_row_partials(ctx, op); break;
+        LAUNCH(softmax_xent_kernel, dims(1), dims(XENT_THREADS), ctx, op->a, op->labels, op->rows, op->cols,
+               op->out, op->out2);
+        break;
+    case OP_ACCURACY: launch_accuracy(ctx, op); break;
     case OP_SOFTMAX_XENT_BACKWARD:
         LAUNCH(softmax_xent_backward_kernel, blocks_for(op->rows * op->cols), block, ctx, op->a, op->labels,
                op->out, op->rows, op->cols);
@@ -113,13 +156,12 @@ static status gpu_run_op(gpu_context *ctx, const op_call *op)
     case OP_SUM:
     case OP_MEAN:
     case OP_NORM: launch_sum(ctx, op); break;
-    case OP_COLUMN_SUM:
-        LAUNCH(column_sum_kernel, blocks_for(op->cols), block, ctx, op->a, op->rows, op->cols, op->out);
-        break;
+    case OP_COLUMN_SUM: launch_column_sum(ctx, op); break;
     case OP_ARGMAX:
         LAUNCH(argmax_rows_kernel, blocks_for(op->rows), block, ctx, op->a, op->rows, op->cols, op->iout);
         break;
     case OP_CONVERT: launch_convert(ctx, op); break;
+    case OP_SGD_MOMENTUM: launch_sgd(ctx, op); break;
     }
     return gpu_launch_status(ctx);
 }

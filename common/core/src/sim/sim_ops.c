@@ -17,7 +17,7 @@ typedef struct gpu_context {
 } gpu_context;
 
 /* The matrix product, defined below, once the kernels are in. */
-static status gpu_gemm(gpu_context *ctx, const op_call *op);
+static status gpu_gemm(gpu_context *ctx, const op_call *op, bool *bias_added);
 
 /* A launch on the simulated GPU cannot be refused. */
 static status gpu_launch_status(gpu_context *ctx)
@@ -46,8 +46,12 @@ static void widen_on_worker(gpu_context *ctx, const op_call *op, const float *x,
 /* Row-major out[m, n] = op(a) op(b), as cuBLAS does it on a real GPU. The
  * simulated GPU has no tensor cores: a bf16, f16 or TF32 product is OpenBLAS's
  * float32 product of the inputs widened (or rounded to TF32) into the scratch
- * that sim_backend.c gave the call: the same numbers as the CPU's, bit for bit. */
-static status gpu_gemm(gpu_context *ctx, const op_call *op)
+ * that sim_backend.c gave the call: the same numbers as the CPU's, bit for bit.
+ * The bias is added in the product's epilogue, as cuBLASLt's does on a real
+ * GPU: a loop on the worker right after OpenBLAS, where the kernel that added
+ * it ran every element as a GPU thread of its own. Each element gets one
+ * rounded addition either way: the same numbers, bit for bit. */
+static status gpu_gemm(gpu_context *ctx, const op_call *op, bool *bias_added)
 {
     blas_warn_if_slow_kernels();
     const int m = (int)op->m, n = (int)op->cols, k = (int)op->k;
@@ -61,6 +65,11 @@ static status gpu_gemm(gpu_context *ctx, const op_call *op)
     cblas_sgemm(CblasRowMajor, op->trans_a ? CblasTrans : CblasNoTrans,
                 op->trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, op->trans_a ? m : k, b,
                 op->trans_b ? k : n, 0.0f, op->out, n);
+    if (op->c) {
+        for (int64_t r = 0; r < op->m; ++r)
+            for (int64_t c = 0; c < op->cols; ++c) op->out[r * op->cols + c] += op->c[c];
+        *bias_added = true;
+    }
     return STATUS_OK;
 }
 
