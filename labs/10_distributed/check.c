@@ -39,9 +39,10 @@ static const char *current_claim = "the check starts";
 static void stuck(const char *where, double waited)
 {
     if (world_rank == 0) {
-        printf("  FAIL  %s: rank 0 waited %.0f s %s, and no rank answered: a deadlock (every rank waiting for "
-               "another: does every rank send before it receives? MPI_Sendrecv does both at once)\n",
-               current_claim, waited, where);
+        printf(
+            "  FAIL  %s: rank 0 waited %.0f s %s, and no rank answered: a deadlock (every rank waiting for "
+            "another: does every rank send before it receives? MPI_Sendrecv does both at once)\n",
+            current_claim, waited, where);
         fflush(stdout);
         PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
     }
@@ -57,7 +58,8 @@ static void watchdog(int signal)
 {
     (void)signal;
     char text[512];
-    snprintf(text, sizeof text, "rank %d still waiting after %d s %s", world_rank, WATCHDOG_S, watchdog_where);
+    snprintf(text, sizeof text, "rank %d still waiting after %d s %s", world_rank, WATCHDOG_S,
+             watchdog_where);
     stuck(text, WATCHDOG_S);
 }
 
@@ -74,7 +76,8 @@ static int type_bytes(MPI_Datatype type)
 
 /* Waits for requests as MPI_Waitall would, but sleeping between tests and
  * giving up after WAIT_DEADLINE_S with what it waited for. */
-static int wait_for(MPI_Request *requests, int n, MPI_Status *statuses, const char *call, int peer, long long bytes)
+static int wait_for(MPI_Request *requests, int n, MPI_Status *statuses, const char *call, int peer,
+                    long long bytes)
 {
     const double start = PMPI_Wtime();
     for (long tries = 0;; ++tries) {
@@ -98,7 +101,8 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, M
     MPI_Request request;
     const int code = PMPI_Isend(buf, count, type, dest, tag, comm, &request);
     if (code != MPI_SUCCESS) return code;
-    return wait_for(&request, 1, MPI_STATUSES_IGNORE, "MPI_Send to rank", dest, (long long)count * type_bytes(type));
+    return wait_for(&request, 1, MPI_STATUSES_IGNORE, "MPI_Send to rank", dest,
+                    (long long)count * type_bytes(type));
 }
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
@@ -107,20 +111,23 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     MPI_Status statuses[1];
     const int code = PMPI_Irecv(buf, count, type, source, tag, comm, &request);
     if (code != MPI_SUCCESS) return code;
-    const int waited = wait_for(&request, 1, statuses, "MPI_Recv from rank", source, (long long)count * type_bytes(type));
+    const int waited =
+        wait_for(&request, 1, statuses, "MPI_Recv from rank", source, (long long)count * type_bytes(type));
     if (status != MPI_STATUS_IGNORE) *status = statuses[0];
     return waited;
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                 int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status)
 {
     bytes_sent += (long long)sendcount * type_bytes(sendtype);
     sends++;
     MPI_Request requests[2];
     MPI_Status statuses[2];
     int code = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &requests[0]);
-    if (code == MPI_SUCCESS) code = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &requests[1]);
+    if (code == MPI_SUCCESS)
+        code = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &requests[1]);
     if (code != MPI_SUCCESS) return code;
     code = wait_for(requests, 2, statuses, "MPI_Sendrecv with rank", dest,
                     (long long)sendcount * type_bytes(sendtype));
@@ -139,8 +146,7 @@ static bool all_agree(bool mine)
 
 /* The claim, held only if it holds on every rank; printed by rank 0 (the
  * others' standard output goes nowhere). */
-static bool claim(bool mine, const char *name, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
+static bool claim(bool mine, const char *name, const char *format, ...) __attribute__((format(printf, 3, 4)));
 static bool claim(bool mine, const char *name, const char *format, ...)
 {
     char figures[512];
@@ -173,21 +179,22 @@ static void begin(const char *claim_name, const char *where)
 }
 
 /* A kit call that fails ends the run with its message (not a claim of yours). */
-#define KIT(call)                                                                                  \
-    do {                                                                                           \
-        status kit_status_ = (call);                                                               \
-        if (kit_status_ != STATUS_OK) {                                                            \
-            fprintf(stderr, "rank %d: ", world_rank);                                              \
-            check_report_failure(__FILE__, __LINE__, #call, kit_status_);                          \
-            PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);                                               \
-        }                                                                                          \
+#define KIT(call)                                                         \
+    do {                                                                  \
+        status kit_status_ = (call);                                      \
+        if (kit_status_ != STATUS_OK) {                                   \
+            fprintf(stderr, "rank %d: ", world_rank);                     \
+            check_report_failure(__FILE__, __LINE__, #call, kit_status_); \
+            PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);                      \
+        }                                                                 \
     } while (0)
 
 /* ---- step 1: ranks and devices ---------------------------------------------- */
 
 static void check_ranks(device d)
 {
-    begin("lab_ranks gives every rank its own number, the world's size and its place on its machine", "in your lab_ranks");
+    begin("lab_ranks gives every rank its own number, the world's size and its place on its machine",
+          "in your lab_ranks");
     rank_info info = { -1, -1, -1, -1 };
     const status s = CHECK_YOURS(lab_ranks(MPI_COMM_WORLD, &info));
     MPI_Comm local;
@@ -203,54 +210,65 @@ static void check_ranks(device d)
     if (wrong < 0)
         check_append(figures, sizeof figures, "%d ranks", world_size);
     else
-        check_append(figures, sizeof figures, "rank %d of %d is wrong (its own words on stderr)", wrong, world_size);
-    claim(right, "lab_ranks gives every rank its own number, the world's size and its place on its machine", "%s",
-          figures);
+        check_append(figures, sizeof figures, "rank %d of %d is wrong (its own words on stderr)", wrong,
+                     world_size);
+    claim(right, "lab_ranks gives every rank its own number, the world's size and its place on its machine",
+          "%s", figures);
     if (wrong >= 0 && world_rank == wrong)
-        fprintf(stderr, "rank %d: lab_ranks said rank %d of %d, %d of %d on this machine; MPI says %d of %d, %d of %d%s\n",
-                world_rank, info.rank, info.size, info.local_rank, info.local_size, world_rank, world_size, local_rank,
-                local_size, check_failure_text(s));
+        fprintf(stderr,
+                "rank %d: lab_ranks said rank %d of %d, %d of %d on this machine; MPI says %d of %d, %d of "
+                "%d%s\n",
+                world_rank, info.rank, info.size, info.local_rank, info.local_size, world_rank, world_size,
+                local_rank, local_size, check_failure_text(s));
 
-    begin("each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)", "in your lab_pick_device");
+    begin("each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)",
+          "in your lab_pick_device");
     struct {
         device requested;
         int local_rank, gpus;
         device expected;
         bool refused;
     } cases[] = {
-        { { DEVICE_CPU, 0 }, 1, 0, { DEVICE_CPU, 0 }, false },  { { DEVICE_SIM, 1 }, 2, 0, { DEVICE_SIM, 0 }, false },
-        { { DEVICE_CUDA, 0 }, 1, 4, { DEVICE_CUDA, 1 }, false }, { { DEVICE_CUDA, 0 }, 5, 4, { DEVICE_CUDA, 1 }, false },
+        { { DEVICE_CPU, 0 }, 1, 0, { DEVICE_CPU, 0 }, false },
+        { { DEVICE_SIM, 1 }, 2, 0, { DEVICE_SIM, 0 }, false },
+        { { DEVICE_CUDA, 0 }, 1, 4, { DEVICE_CUDA, 1 }, false },
+        { { DEVICE_CUDA, 0 }, 5, 4, { DEVICE_CUDA, 1 }, false },
         { { DEVICE_CUDA, 0 }, 0, 0, { DEVICE_CPU, 0 }, true },
     };
     figures[0] = 0;
     bool ok = true;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         device got = { DEVICE_CPU, -1 };
-        const status t = CHECK_YOURS(lab_pick_device(cases[i].requested, cases[i].local_rank, cases[i].gpus, &got));
-        const bool good = cases[i].refused ? t == STATUS_WRONG_DEVICE : t == STATUS_OK && device_equal(got, cases[i].expected);
+        const status t =
+            CHECK_YOURS(lab_pick_device(cases[i].requested, cases[i].local_rank, cases[i].gpus, &got));
+        const bool good = cases[i].refused ? t == STATUS_WRONG_DEVICE
+                                           : t == STATUS_OK && device_equal(got, cases[i].expected);
         if (!good && ok)
             check_append(figures, sizeof figures, "for %s, local rank %d, %d real GPUs here: %s, not %s%s",
                          device_name(cases[i].requested), cases[i].local_rank, cases[i].gpus,
                          t == STATUS_OK ? device_name(got) : status_name(t),
-                         cases[i].refused ? "STATUS_WRONG_DEVICE" : device_name(cases[i].expected), check_failure_text(t));
+                         cases[i].refused ? "STATUS_WRONG_DEVICE" : device_name(cases[i].expected),
+                         check_failure_text(t));
         ok = ok && good;
     }
     device mine = { DEVICE_CPU, -1 };
     const status t = CHECK_YOURS(lab_pick_device(d, info.local_rank, device_count(DEVICE_CUDA), &mine));
-    const bool here = t == STATUS_OK && (d.kind == DEVICE_CUDA ? mine.kind == DEVICE_CUDA && device_exists(mine)
-                                                               : device_equal(mine, (device){ d.kind, 0 }));
+    const bool here =
+        t == STATUS_OK && (d.kind == DEVICE_CUDA ? mine.kind == DEVICE_CUDA && device_exists(mine)
+                                                 : device_equal(mine, (device){ d.kind, 0 }));
     if (ok && !here)
         check_append(figures, sizeof figures, "asked for %s, rank %d picked %s", device_name(d), world_rank,
                      t == STATUS_OK ? device_name(mine) : status_name(t));
-    claim(ok && here, "each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)", "%s",
-          ok && here ? "5 cases and this run's" : figures);
+    claim(ok && here, "each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)",
+          "%s", ok && here ? "5 cases and this run's" : figures);
 }
 
 /* ---- step 2: the ring ------------------------------------------------------- */
 
 static void check_chunks(void)
 {
-    begin("lab_chunk splits n elements into p chunks that follow each other, the first n % p one longer", "in your lab_chunk");
+    begin("lab_chunk splits n elements into p chunks that follow each other, the first n % p one longer",
+          "in your lab_chunk");
     char figures[300] = "";
     bool ok = true;
     const int64_t sizes[] = { 0, 1, 2, 7, 10, 1003 };
@@ -264,15 +282,16 @@ static void check_chunks(void)
                 const int64_t want = n / p + (i < n % p ? 1 : 0);
                 if (s != STATUS_OK || first != next || count != want) {
                     ok = false;
-                    check_append(figures, sizeof figures, "n = %lld, p = %d, chunk %d: %lld..%lld, not %lld..%lld%s",
-                                 (long long)n, p, i, (long long)first, (long long)(first + count - 1), (long long)next,
+                    check_append(figures, sizeof figures,
+                                 "n = %lld, p = %d, chunk %d: %lld..%lld, not %lld..%lld%s", (long long)n, p,
+                                 i, (long long)first, (long long)(first + count - 1), (long long)next,
                                  (long long)(next + want - 1), check_failure_text(s));
                 }
                 next += want;
             }
         }
-    claim(ok, "lab_chunk splits n elements into p chunks that follow each other, the first n % p one longer", "%s",
-          ok ? "n = 0 to 1003, p = 1 to 4" : figures);
+    claim(ok, "lab_chunk splits n elements into p chunks that follow each other, the first n % p one longer",
+          "%s", ok ? "n = 0 to 1003, p = 1 to 4" : figures);
 }
 
 /* A rank's own values, different on every rank and for every n. */
@@ -290,8 +309,10 @@ static void fill(float *x, int64_t n)
  * rank holds the same bits. */
 static status ring_against_mpi(int64_t n, double *error, bool *same, long long *bytes, long long *calls)
 {
-    float *mine = malloc(sizeof(float) * (size_t)(n ? n : 1)), *sum = malloc(sizeof(float) * (size_t)(n ? n : 1));
-    float *magnitude = malloc(sizeof(float) * (size_t)(n ? n : 1)), *first = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    float *mine = malloc(sizeof(float) * (size_t)(n ? n : 1)),
+          *sum = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    float *magnitude = malloc(sizeof(float) * (size_t)(n ? n : 1)),
+          *first = malloc(sizeof(float) * (size_t)(n ? n : 1));
     if (!mine || !sum || !magnitude || !first) {
         fprintf(stderr, "rank %d: no room for 4 x %lld floats\n", world_rank, (long long)n);
         PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
@@ -319,7 +340,8 @@ static status ring_against_mpi(int64_t n, double *error, bool *same, long long *
 
 static void check_ring(void)
 {
-    const char *equal = "your ring all-reduce equals MPI_Allreduce within float rounding, the same bits on every rank";
+    const char *equal =
+        "your ring all-reduce equals MPI_Allreduce within float rounding, the same bits on every rank";
     begin(equal, "in your lab_ring_all_reduce");
     const int64_t sizes[] = { 1, 2, 7, 1003 }; /* chunks that every MPI buffers (its eager limit) */
     char figures[400] = "";
@@ -333,9 +355,11 @@ static void check_ring(void)
         const double worst = max_over_ranks(s == STATUS_OK ? error : INFINITY);
         const bool all_same = all_agree(same);
         if (ok && !all_agree(good))
-            check_append(figures, sizeof figures, "n = %lld on %d ranks: %s%s", (long long)sizes[k], world_size,
-                         s != STATUS_OK ? "the call failed" : worst > 1.0 ? "a sum off by more than float rounding"
-                                                                          : "ranks hold different bits",
+            check_append(figures, sizeof figures, "n = %lld on %d ranks: %s%s", (long long)sizes[k],
+                         world_size,
+                         s != STATUS_OK ? "the call failed"
+                         : worst > 1.0  ? "a sum off by more than float rounding"
+                                        : "ranks hold different bits",
                          check_failure_text(s));
         else if (ok)
             check_append(figures, sizeof figures, "%sn = %lld: %.2g of the rounding bound%s", k ? ", " : "",
@@ -355,8 +379,10 @@ static void check_ring(void)
               high = 2LL * (world_size - 1) * ((n + world_size - 1) / world_size) * 4;
     PMPI_Allreduce(&bytes, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     const bool right = bytes >= low && bytes <= high && calls == 2LL * (world_size - 1);
-    claim(right && total == 2LL * (world_size - 1) * n * 4, "your ring sends 2 (p - 1) / p of the buffer per rank",
-          "rank 0 sent %lld bytes of a %lld-byte buffer in %lld sends (%.3gx; 2 (p - 1) / p = %.3g, in %d sends "
+    claim(right && total == 2LL * (world_size - 1) * n * 4,
+          "your ring sends 2 (p - 1) / p of the buffer per rank",
+          "rank 0 sent %lld bytes of a %lld-byte buffer in %lld sends (%.3gx; 2 (p - 1) / p = %.3g, in %d "
+          "sends "
           "of one chunk); all ranks %lld bytes, 2 (p - 1) n = %lld",
           bytes, (long long)n * 4, calls, (double)bytes / (n * 4.0), 2.0 * (world_size - 1) / world_size,
           2 * (world_size - 1), total, 2LL * (world_size - 1) * n * 4);
@@ -436,8 +462,8 @@ static void check_training(device d)
           TRAIN_SEED, (long long)max_over_ranks((double)before), (long long)n,
           wrong < 0 ? "all equal after" : "not on every rank after: see rank ", check_failure_text(s));
     if (wrong >= 0 && world_rank == wrong)
-        fprintf(stderr, "rank %d: %lld of %lld parameters differ from rank 0's after the broadcast%s\n", world_rank,
-                (long long)after, (long long)n, kept ? "" : " (rank 0's own changed)");
+        fprintf(stderr, "rank %d: %lld of %lld parameters differ from rank 0's after the broadcast%s\n",
+                world_rank, (long long)after, (long long)n, kept ? "" : " (rank 0's own changed)");
 
     /* One batch's gradients: each rank on its slice, then averaged. */
     const char *averaged = "after lab_average_gradients every rank holds the whole batch's mean gradient";
@@ -454,10 +480,12 @@ static void check_training(device d)
     KIT(dist_read(&m.net, 1, mine, n));
     KIT(dist_slice_gradients(&one, data.images, data.labels, TRAIN_BATCH));
     KIT(dist_read(&one.net, 1, theirs, n));
-    const double gradient_error = max_over_ranks(s == STATUS_OK ? largest_difference(mine, theirs, n) : INFINITY);
+    const double gradient_error =
+        max_over_ranks(s == STATUS_OK ? largest_difference(mine, theirs, n) : INFINITY);
     const int64_t gradient_bits = differ_from_rank0(mine, n, &largest);
     claim(s == STATUS_OK && gradient_error <= 1e-5 && gradient_bits == 0, averaged,
-          "%d rows as %d slices: largest difference %.2g from one process's, %lld values differ between ranks%s",
+          "%d rows as %d slices: largest difference %.2g from one process's, %lld values differ between "
+          "ranks%s",
           TRAIN_BATCH, world_size, gradient_error, (long long)max_over_ranks((double)gradient_bits),
           check_failure_text(s));
     if (device_is_gpu(d)) {
@@ -465,8 +493,8 @@ static void check_training(device d)
         const uint64_t down = c1.d2h_copies - c0.d2h_copies, up = c1.h2d_copies - c0.h2d_copies;
         claim(down == (uint64_t)tensors && up == (uint64_t)tensors,
               "lab_average_gradients copies each gradient to the host once and back once",
-              "rank %d: %llu copies down, %llu up, for %d gradient tensors", world_rank, (unsigned long long)down,
-              (unsigned long long)up, tensors);
+              "rank %d: %llu copies down, %llu up, for %d gradient tensors", world_rank,
+              (unsigned long long)down, (unsigned long long)up, tensors);
     }
 
     /* TRAIN_STEPS steps of training: every rank on its slice, against one
@@ -476,18 +504,21 @@ static void check_training(device d)
     s = STATUS_OK;
     for (int step = 0; step < TRAIN_STEPS && s == STATUS_OK; ++step) {
         s = CHECK_YOURS(dist_step(&m, &data, step * TRAIN_BATCH, TRAIN_BATCH, TRAIN_LR, MPI_COMM_WORLD));
-        KIT(dist_slice_gradients(&one, data.images + step * TRAIN_BATCH * pixels, data.labels + step * TRAIN_BATCH,
-                                 TRAIN_BATCH));
+        KIT(dist_slice_gradients(&one, data.images + step * TRAIN_BATCH * pixels,
+                                 data.labels + step * TRAIN_BATCH, TRAIN_BATCH));
         KIT(mlp_sgd_step(&one.net, TRAIN_LR, 0.0f));
     }
     const bool trained = all_agree(s == STATUS_OK);
     KIT(dist_read(&m.net, 0, mine, n));
     KIT(dist_read(&one.net, 0, theirs, n));
     const int64_t bits = differ_from_rank0(mine, n, &largest);
-    claim(trained && bits == 0, identical, "%lld of %lld values differ from rank 0's on some rank, by up to %.2g%s",
-          (long long)max_over_ranks((double)bits), (long long)n, max_over_ranks(largest), check_failure_text(s));
+    claim(trained && bits == 0, identical,
+          "%lld of %lld values differ from rank 0's on some rank, by up to %.2g%s",
+          (long long)max_over_ranks((double)bits), (long long)n, max_over_ranks(largest),
+          check_failure_text(s));
     const double error = max_over_ranks(trained ? largest_difference(mine, theirs, n) : INFINITY);
-    claim(trained && error <= 1e-5, "after 3 steps the parameters are within 1e-5 of one process's on the whole batch",
+    claim(trained && error <= 1e-5,
+          "after 3 steps the parameters are within 1e-5 of one process's on the whole batch",
           "largest difference %.2g over %lld parameters, %d rows a step on %d ranks", error, (long long)n,
           TRAIN_BATCH, world_size);
     free(mine), free(theirs);
@@ -506,12 +537,14 @@ int main(int argc, char **argv)
     alarm(WATCHDOG_S + (world_rank ? 3 : 0));
     const device requested = check_device(argc, argv);
     if (world_size < 2)
-        printf("note: 1 rank: start the check with the launcher (./lab check 10, or mpiexec -n 2 %s)\n", argv[0]);
+        printf("note: 1 rank: start the check with the launcher (./lab check 10, or mpiexec -n 2 %s)\n",
+               argv[0]);
     check_ranks(requested);
     rank_info info = { 0, 1, 0, 1 };
     device d = requested;
     if (lab_ranks(MPI_COMM_WORLD, &info) != STATUS_OK ||
-        lab_pick_device(requested, info.local_rank, device_count(DEVICE_CUDA), &d) != STATUS_OK || !device_exists(d))
+        lab_pick_device(requested, info.local_rank, device_count(DEVICE_CUDA), &d) != STATUS_OK ||
+        !device_exists(d))
         d = requested.kind == DEVICE_SIM ? (device){ DEVICE_SIM, 0 } : requested;
     check_chunks();
     check_ring();

@@ -14,10 +14,8 @@
 static int rank_, size_;
 
 static const results_column columns[] = {
-    { "method", RESULTS_TEXT, "all-reduce", "%s", 13 },
-    { "bytes", RESULTS_BYTES, "buffer", NULL, 8 },
-    { "us", RESULTS_NUMBER, "time (us)", "%.1f", 10 },
-    { "fit_us", RESULTS_NUMBER, "fit (us)", "%.1f", 9 },
+    { "method", RESULTS_TEXT, "all-reduce", "%s", 13 }, { "bytes", RESULTS_BYTES, "buffer", NULL, 8 },
+    { "us", RESULTS_NUMBER, "time (us)", "%.1f", 10 },  { "fit_us", RESULTS_NUMBER, "fit (us)", "%.1f", 9 },
     { "gbps", RESULTS_NUMBER, "GB/s", "%.3f", 7 },
 };
 #define NCOLUMNS 5
@@ -52,7 +50,8 @@ static void fit_line(const double *bytes, const double *t, int n, double *a, dou
     double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (int i = 0; i < n; ++i) {
         const double w = 1.0 / (t[i] * t[i]);
-        sw += w, sx += w * bytes[i], sy += w * t[i], sxx += w * bytes[i] * bytes[i], sxy += w * bytes[i] * t[i];
+        sw += w, sx += w * bytes[i], sy += w * t[i], sxx += w * bytes[i] * bytes[i],
+            sxy += w * bytes[i] * t[i];
     }
     const double det = sw * sxx - sx * sx;
     *b = det > 0 ? (sw * sxy - sx * sy) / det : 0;
@@ -82,11 +81,13 @@ int main(int argc, char **argv)
     int picks[2 * 64] = { 0 }, mine[2] = { d.kind, d.index };
     if (size_ <= 64) MPI_Gather(mine, 2, MPI_INT, picks, 2, MPI_INT, 0, MPI_COMM_WORLD);
     printf("%d ranks; device of each:", size_);
-    for (int r = 0; r < size_ && r < 64; ++r) printf(" %d:%s", r, device_name((device){ picks[2 * r], picks[2 * r + 1] }));
+    for (int r = 0; r < size_ && r < 64; ++r)
+        printf(" %d:%s", r, device_name((device){ picks[2 * r], picks[2 * r + 1] }));
     printf("\n\n");
 
     results *r;
     CHECK(results_create(&r, &args, columns, NCOLUMNS));
+    CHECK(results_mention_device(r, d));
     const int64_t largest = args.quick ? (1 << 18) : (1 << 22); /* floats: 1 MiB or 16 MiB */
     float *x = calloc((size_t)largest, sizeof(float));
     if (!x) return fprintf(stderr, "rank %d: no room for %lld floats\n", rank_, (long long)largest), 1;
@@ -112,8 +113,8 @@ int main(int argc, char **argv)
     }
     CHECK(results_print(r));
     for (int m = 0; m < 2; ++m)
-        printf("%-13s latency a = %.1f us, bandwidth 1/b = %.2f GB/s (t = a + bytes / B)\n", names[m], 1e6 * a[m],
-               b[m] > 0 ? 1e-9 / b[m] : INFINITY);
+        printf("%-13s latency a = %.1f us, bandwidth 1/b = %.2f GB/s (t = a + bytes / B)\n", names[m],
+               1e6 * a[m], b[m] > 0 ? 1e-9 / b[m] : INFINITY);
 
     /* A few steps of data-parallel training, every rank on its own slice. */
     const int64_t sizes[] = { SYNTHETIC_SIDE * SYNTHETIC_SIDE, 64, DATA_CLASSES };
@@ -131,12 +132,21 @@ int main(int argc, char **argv)
         if (s == 0) first_loss = loss / size_;
         last_loss = loss / size_;
     }
-    printf("\ntraining on %d ranks, %lld rows a step: mean slice loss %.3f after step 1, %.3f after step %lld\n",
-           size_, (long long)batch, first_loss, last_loss, (long long)steps);
-    printf("takeaway: a small all-reduce costs its latency (your ring pays it 2 (p - 1) = %d times: %.0f us), a "
-           "large one its bytes; the ring sends 2 (p - 1) / p of the buffer per rank, whatever p.\n",
-           2 * (size_ - 1), 1e6 * a[0]);
-    if (rank_ == 0) CHECK(results_finish(r, NULL));
+    printf(
+        "\ntraining on %d ranks, %lld rows a step: mean slice loss %.3f after step 1, %.3f after step %lld\n",
+        size_, (long long)batch, first_loss, last_loss, (long long)steps);
+    printf(
+        "takeaway: a small all-reduce costs its latency (your ring pays it 2 (p - 1) = %d times: %.0f us), a "
+        "large one its bytes; the ring sends 2 (p - 1) / p of the buffer per rank, whatever p.\n",
+        2 * (size_ - 1), 1e6 * a[0]);
+    /* The fitted lines, for plot.gp to draw as functions of the size. */
+    char fits[4][64];
+    snprintf(fits[0], sizeof fits[0], "ring_a=%.9g", 1e6 * a[0]);
+    snprintf(fits[1], sizeof fits[1], "ring_b=%.9g", 1e6 * b[0]);
+    snprintf(fits[2], sizeof fits[2], "mpi_a=%.9g", 1e6 * a[1]);
+    snprintf(fits[3], sizeof fits[3], "mpi_b=%.9g", 1e6 * b[1]);
+    const char *const vars[] = { fits[0], fits[1], fits[2], fits[3], NULL };
+    if (rank_ == 0) CHECK(results_finish(r, vars));
     results_free(r);
     dist_free(&m);
     dataset_free(&data);

@@ -36,10 +36,11 @@ static status slice_for(dist_model *m, int64_t rows, mlp_batch **out)
 status dist_slice_gradients(dist_model *m, const float *images, const int32_t *labels, int64_t rows)
 {
     if (!m || m->net.nlayers < 1 || rows < 0 || (rows > 0 && (!images || !labels)))
-        return fail(STATUS_BAD_ARGUMENT,
-                    "dist_slice_gradients: a model made by dist_create, rows >= 0 (%lld) and, for a slice that "
-                    "is not empty, its images and labels",
-                    (long long)rows);
+        return fail(
+            STATUS_BAD_ARGUMENT,
+            "dist_slice_gradients: a model made by dist_create, rows >= 0 (%lld) and, for a slice that "
+            "is not empty, its images and labels",
+            (long long)rows);
     m->loss = 0.0f;
     if (rows == 0) { /* an empty slice adds nothing to the batch's gradient */
         for (int i = 0; i < m->net.nlayers; ++i) {
@@ -71,7 +72,8 @@ status dist_step(dist_model *m, const dataset *data, int64_t first, int64_t batc
     int64_t mine = 0, rows = 0;
     TRY(lab_chunk(batch, size, rank, &mine, &rows));
     if (mine < 0 || rows < 0 || mine + rows > batch)
-        return fail(STATUS_BAD_ARGUMENT, "dist_step: lab_chunk gave rank %d rows %lld..%lld of a batch of %lld", rank,
+        return fail(STATUS_BAD_ARGUMENT,
+                    "dist_step: lab_chunk gave rank %d rows %lld..%lld of a batch of %lld", rank,
                     (long long)mine, (long long)(mine + rows - 1), (long long)batch);
     const int64_t pixels = dataset_pixels(data);
     TRY(dist_slice_gradients(m, data->images + (first + mine) * pixels, data->labels + first + mine, rows));
@@ -82,7 +84,8 @@ status dist_step(dist_model *m, const dataset *data, int64_t first, int64_t batc
 int64_t dist_parameter_count(const mlp *net)
 {
     int64_t count = 0;
-    for (int i = 0; net && i < net->nlayers; ++i) count += net->layers[i].in * net->layers[i].out + net->layers[i].out;
+    for (int i = 0; net && i < net->nlayers; ++i)
+        count += net->layers[i].in * net->layers[i].out + net->layers[i].out;
     return count;
 }
 

@@ -20,9 +20,9 @@
 #define DIST_SLICE_SIZES 4 /* slice sizes a model keeps tensors for */
 
 typedef struct dist_model {
-    mlp net;                             /* lab 05's network, on net.dev */
-    mlp_batch slices[DIST_SLICE_SIZES];  /* the tensors of a slice, one per size met so far */
-    float loss;                          /* the mean loss over the last slice (0 for an empty one) */
+    mlp net;                            /* lab 05's network, on net.dev */
+    mlp_batch slices[DIST_SLICE_SIZES]; /* the tensors of a slice, one per size met so far */
+    float loss;                         /* the mean loss over the last slice (0 for an empty one) */
 } dist_model;
 
 /* Lab 05's network on d, drawn from `seed` (the check seeds every rank

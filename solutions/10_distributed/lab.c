@@ -22,7 +22,8 @@ status lab_ranks(MPI_Comm comm, rank_info *out)
 status lab_pick_device(device requested, int local_rank, int gpus_here, device *out)
 {
     if (!out || local_rank < 0 || gpus_here < 0)
-        return fail(STATUS_BAD_ARGUMENT, "lab_pick_device: out must not be NULL, local_rank (%d) and gpus_here (%d) >= 0",
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_pick_device: out must not be NULL, local_rank (%d) and gpus_here (%d) >= 0",
                     local_rank, gpus_here);
     if (requested.kind == DEVICE_CPU) {
         *out = device_cpu();
@@ -44,7 +45,8 @@ status lab_pick_device(device requested, int local_rank, int gpus_here, device *
 status lab_chunk(int64_t n, int p, int i, int64_t *first, int64_t *count)
 {
     if (n < 0 || p < 1 || i < 0 || i >= p || !first || !count)
-        return fail(STATUS_BAD_ARGUMENT, "lab_chunk: n >= 0 (%lld), p >= 1 (%d), 0 <= i < p (%d)", (long long)n, p, i);
+        return fail(STATUS_BAD_ARGUMENT, "lab_chunk: n >= 0 (%lld), p >= 1 (%d), 0 <= i < p (%d)",
+                    (long long)n, p, i);
     const int64_t base = n / p, extra = n % p;
     *first = i * base + (i < extra ? i : extra);
     *count = base + (i < extra ? 1 : 0);
@@ -60,16 +62,20 @@ status lab_ring_all_reduce(float *data, int64_t n, MPI_Comm comm)
     MPI_Comm_size(comm, &p);
     if (p == 1 || n == 0) return STATUS_OK;
     if (n / p + 1 > INT32_MAX)
-        return fail(STATUS_BAD_ARGUMENT, "lab_ring_all_reduce: chunks of %lld floats are more than MPI's int count",
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_ring_all_reduce: chunks of %lld floats are more than MPI's int count",
                     (long long)(n / p + 1));
     const int right = (rank + 1) % p, left = (rank + p - 1) % p;
     float *in = malloc(sizeof(float) * (size_t)(n / p + 1));
-    if (!in) return fail(STATUS_OUT_OF_MEMORY, "lab_ring_all_reduce: no room for a chunk of %lld floats", (long long)(n / p + 1));
+    if (!in)
+        return fail(STATUS_OUT_OF_MEMORY, "lab_ring_all_reduce: no room for a chunk of %lld floats",
+                    (long long)(n / p + 1));
     int64_t sf = 0, sc = 0, rf = 0, rc = 0;
     for (int s = 0; s < p - 1; ++s) { /* reduce-scatter: chunk rank - s goes right, rank - s - 1 comes in */
         lab_chunk(n, p, (rank - s + p) % p, &sf, &sc);
         lab_chunk(n, p, (rank - s - 1 + 2 * p) % p, &rf, &rc);
-        MPI_Sendrecv(data + sf, (int)sc, MPI_FLOAT, right, 0, in, (int)rc, MPI_FLOAT, left, 0, comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(data + sf, (int)sc, MPI_FLOAT, right, 0, in, (int)rc, MPI_FLOAT, left, 0, comm,
+                     MPI_STATUS_IGNORE);
         for (int64_t j = 0; j < rc; ++j) data[rf + j] += in[j];
     }
     for (int s = 0; s < p - 1; ++s) { /* all-gather: rank + 1 - s is finished here, pass it on */
@@ -92,7 +98,9 @@ status lab_broadcast_parameters(mlp *net, MPI_Comm comm)
         for (int j = 0; j < 2; ++j) {
             const int64_t n = tensor_numel(params[j]);
             float *host = malloc(sizeof(float) * (size_t)n);
-            if (!host) return fail(STATUS_OUT_OF_MEMORY, "lab_broadcast_parameters: no room for %lld floats", (long long)n);
+            if (!host)
+                return fail(STATUS_OUT_OF_MEMORY, "lab_broadcast_parameters: no room for %lld floats",
+                            (long long)n);
             status s = tensor_to_host(params[j], host, n);
             if (s == STATUS_OK) MPI_Bcast(host, (int)n, MPI_FLOAT, 0, comm);
             if (s == STATUS_OK) s = tensor_copy_from_host(params[j], host, n);
@@ -106,12 +114,15 @@ status lab_broadcast_parameters(mlp *net, MPI_Comm comm)
 status lab_average_gradients(mlp *net, int64_t my_rows, int64_t batch_rows, MPI_Comm comm)
 {
     if (!net || my_rows < 0 || batch_rows < 1 || my_rows > batch_rows)
-        return fail(STATUS_BAD_ARGUMENT, "lab_average_gradients: net, 0 <= my_rows (%lld) <= batch_rows (%lld), batch_rows >= 1",
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_average_gradients: net, 0 <= my_rows (%lld) <= batch_rows (%lld), batch_rows >= 1",
                     (long long)my_rows, (long long)batch_rows);
     int64_t total = 0;
-    for (int i = 0; i < net->nlayers; ++i) total += tensor_numel(net->layers[i].dW) + tensor_numel(net->layers[i].db);
+    for (int i = 0; i < net->nlayers; ++i)
+        total += tensor_numel(net->layers[i].dW) + tensor_numel(net->layers[i].db);
     float *host = malloc(sizeof(float) * (size_t)total);
-    if (!host) return fail(STATUS_OUT_OF_MEMORY, "lab_average_gradients: no room for %lld floats", (long long)total);
+    if (!host)
+        return fail(STATUS_OUT_OF_MEMORY, "lab_average_gradients: no room for %lld floats", (long long)total);
     status s = STATUS_OK;
     int64_t at = 0;
     for (int i = 0; i < net->nlayers && s == STATUS_OK; ++i) {
