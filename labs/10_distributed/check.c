@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lab.h"
+#include "nccl_mpi.h"
 
 static int world_rank, world_size;
 static const char *current_claim = "the check starts";
@@ -526,6 +527,51 @@ static void check_training(device d)
     dataset_free(&data);
 }
 
+/* ---- on real GPUs: NCCL, bootstrapped over MPI --------------------------------- */
+
+/* Where every rank has a real GPU of its own (NCCL refuses two ranks on one
+ * GPU): NCCL's sum of device buffers against MPI_Allreduce's of the same
+ * values on the host. Given code, not yours: it proves the bootstrap. */
+static void check_nccl(device d, const rank_info *info)
+{
+    const bool own_gpu = d.kind == DEVICE_CUDA && info->local_size <= device_count(DEVICE_CUDA);
+    if (!all_agree(own_gpu && dist_nccl_built())) {
+        if (d.kind == DEVICE_CUDA)
+            printf("note: NCCL not tried: %s\n", !dist_nccl_built()
+                                                     ? "this build has no NCCL"
+                                                     : "it needs a GPU per rank (LABKIT_RANKS=1 on one GPU)");
+        return;
+    }
+    const char *name = "NCCL, its unique id broadcast over MPI, sums device buffers like MPI_Allreduce";
+    begin(name, "in NCCL's ncclCommInitRank or ncclAllReduce");
+    const int64_t n = 1003;
+    float *mine = malloc(sizeof(float) * n), *sum = malloc(sizeof(float) * n),
+          *magnitude = malloc(sizeof(float) * n);
+    if (!mine || !sum || !magnitude) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    fill(mine, n);
+    for (int64_t i = 0; i < n; ++i) magnitude[i] = fabsf(mine[i]);
+    PMPI_Allreduce(mine, sum, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(MPI_IN_PLACE, magnitude, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    dist_nccl *nccl = NULL;
+    tensor *t = NULL;
+    status s = dist_nccl_create(MPI_COMM_WORLD, d, &nccl);
+    if (s == STATUS_OK) s = tensor_from_host(&t, d, shape1(n), mine);
+    if (s == STATUS_OK) s = dist_nccl_all_reduce_sum(nccl, t);
+    if (s == STATUS_OK) s = tensor_to_host(t, mine, n);
+    double error = 0;
+    for (int64_t i = 0; s == STATUS_OK && i < n; ++i) {
+        const double e =
+            fabs((double)mine[i] - sum[i]) / (2.0 * world_size * FLT_EPSILON * magnitude[i] + FLT_MIN);
+        if (!(e <= error)) error = isnan(e) ? INFINITY : e;
+    }
+    const double worst = max_over_ranks(s == STATUS_OK ? error : INFINITY);
+    claim(s == STATUS_OK && worst <= 1.0, name, "%d ranks, %lld floats: %.2g of the rounding bound%s",
+          world_size, (long long)n, worst, check_failure_text(s));
+    tensor_free(t);
+    dist_nccl_free(nccl);
+    free(mine), free(sum), free(magnitude);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -549,6 +595,7 @@ int main(int argc, char **argv)
     check_chunks();
     check_ring();
     check_training(d);
+    check_nccl(d, &info);
     const int code = check_finish("10_distributed");
     alarm(0);
     MPI_Finalize();

@@ -8,7 +8,14 @@ if(NOT LABKIT_HAVE_MPI)
   set(LAB_UNAVAILABLE "it needs MPI (apt-get install openmpi-bin libopenmpi-dev, or ./lab deps), then configure again")
   return()
 endif()
-list(APPEND LAB_SOURCES ${dir}/train.c)
+list(APPEND LAB_SOURCES ${dir}/train.c ${dir}/nccl_mpi.c)
+# nccl_mpi.c: NCCL bootstrapped over MPI on real GPUs, where CMake found CUDA
+# and NCCL (cmake/dependencies.cmake); elsewhere its calls say it is not built.
+if(LABKIT_HAVE_NCCL)
+  set_source_files_properties(${dir}/nccl_mpi.c PROPERTIES COMPILE_DEFINITIONS LAB10_WITH_NCCL=1
+                              INCLUDE_DIRECTORIES "${LABKIT_NCCL_INCLUDE_DIR}")
+  list(APPEND LAB_LIBRARIES ${LABKIT_NCCL_LIBRARY} CUDA::cudart)
+endif()
 list(APPEND LAB_SHARED lab_common lab_common_backward)
 list(APPEND LAB_USES 05)
 list(APPEND LAB_LIBRARIES MPI::MPI_C)
