@@ -45,4 +45,11 @@ if(EXISTS ${LABKIT_SOLUTIONS_DIR}/${LAB_NAME}/lab.c)
   set_tests_properties(${LAB_NAME}.solution.sim.ranks3 PROPERTIES LABELS solution SKIP_RETURN_CODE 77 TIMEOUT 120
                        ENVIRONMENT "${environment}")
   labkit_test_needs(TEST ${LAB_NAME}.solution.sim.ranks3 LABELS solution TARGETS check${LAB_NN}-solution)
+  # On a machine with one real GPU, one rank: NCCL takes a GPU per rank, and
+  # its claim (NCCL bootstrapped over MPI) runs only then. Skipped without a GPU.
+  add_test(NAME ${LAB_NAME}.gpu.cuda0.ranks1 COMMAND ${LAB_LAUNCHER} $<TARGET_FILE:check${LAB_NN}-solution>
+                                                      --device cuda:0)
+  set_tests_properties(${LAB_NAME}.gpu.cuda0.ranks1 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 120
+                       ENVIRONMENT "${LABKIT_CHECK_ENVIRONMENT};LABKIT_RANKS=1")
+  labkit_test_needs(TEST ${LAB_NAME}.gpu.cuda0.ranks1 LABELS gpu TARGETS check${LAB_NN}-solution)
 endif()

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "lab.h"
+#include "nccl_mpi.h"
 
 static int rank_, size_;
 
@@ -21,10 +22,16 @@ static const results_column columns[] = {
 #define NCOLUMNS 5
 #define MAX_SIZES 32
 
-/* Seconds for one all-reduce of n floats by `method` (0: yours, 1: MPI's),
- * the slowest rank's, best of a few rounds of a few calls. */
+/* On real GPUs with a GPU per rank: NCCL on device buffers (method 2). */
+static dist_nccl *nccl;
+static device nccl_device;
+
+/* Seconds for one all-reduce of n floats by `method` (0: yours, 1: MPI's,
+ * 2: NCCL's on the device), the slowest rank's, best of a few rounds. */
 static double time_all_reduce(int method, float *x, int64_t n, int calls)
 {
+    tensor *view = NULL;
+    if (method == 2) CHECK(tensor_zeros(&view, nccl_device, shape1(n)));
     double best = INFINITY;
     for (int round = 0; round < 3; ++round) {
         MPI_Barrier(MPI_COMM_WORLD);
@@ -32,14 +39,18 @@ static double time_all_reduce(int method, float *x, int64_t n, int calls)
         for (int c = 0; c < calls; ++c) {
             if (method == 0)
                 CHECK(lab_ring_all_reduce(x, n, MPI_COMM_WORLD));
-            else
+            else if (method == 1)
                 MPI_Allreduce(MPI_IN_PLACE, x, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            else
+                CHECK(dist_nccl_all_reduce_sum(nccl, view));
             for (int64_t i = 0; i < n; i += 1024) x[i] = 1.0f; /* keep the values finite */
         }
+        if (method == 2) CHECK(device_synchronize(tensor_device(view)));
         double seconds = (MPI_Wtime() - start) / calls, slowest = 0;
         MPI_Allreduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         if (slowest < best) best = slowest;
     }
+    tensor_free(view);
     return best;
 }
 
@@ -91,16 +102,25 @@ int main(int argc, char **argv)
     const int64_t largest = args.quick ? (1 << 18) : (1 << 22); /* floats: 1 MiB or 16 MiB */
     float *x = calloc((size_t)largest, sizeof(float));
     if (!x) return fprintf(stderr, "rank %d: no room for %lld floats\n", rank_, (long long)largest), 1;
-    const char *names[2] = { "your ring", "MPI_Allreduce" };
-    double bytes[MAX_SIZES], t[2][MAX_SIZES];
+    const char *names[3] = { "your ring", "MPI_Allreduce", "NCCL" };
+    double bytes[MAX_SIZES], t[3][MAX_SIZES];
+    /* NCCL where every rank has a real GPU of its own (it refuses two ranks on one). */
+    int methods = 2,
+        own = d.kind == DEVICE_CUDA && info.local_size <= device_count(DEVICE_CUDA) && dist_nccl_built();
+    MPI_Allreduce(MPI_IN_PLACE, &own, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (own) {
+        CHECK(dist_nccl_create(MPI_COMM_WORLD, d, &nccl));
+        nccl_device = d;
+        methods = 3;
+    }
     int nsizes = 0;
     for (int64_t n = 1; n <= largest && nsizes < MAX_SIZES; n *= args.quick ? 16 : 4, ++nsizes) {
         bytes[nsizes] = 4.0 * (double)n;
         const int calls = n < 4096 ? 50 : n < (1 << 18) ? 10 : 3;
-        for (int m = 0; m < 2; ++m) t[m][nsizes] = time_all_reduce(m, x, n, calls);
+        for (int m = 0; m < methods; ++m) t[m][nsizes] = time_all_reduce(m, x, n, calls);
     }
-    double a[2], b[2];
-    for (int m = 0; m < 2; ++m) {
+    double a[3], b[3];
+    for (int m = 0; m < methods; ++m) {
         fit_line(bytes, t[m], nsizes, &a[m], &b[m]);
         for (int i = 0; i < nsizes; ++i) {
             results_row(r);
@@ -112,7 +132,7 @@ int main(int argc, char **argv)
         }
     }
     CHECK(results_print(r));
-    for (int m = 0; m < 2; ++m)
+    for (int m = 0; m < methods; ++m)
         printf("%-13s latency a = %.1f us, bandwidth 1/b = %.2f GB/s (t = a + bytes / B)\n", names[m],
                1e6 * a[m], b[m] > 0 ? 1e-9 / b[m] : INFINITY);
 
@@ -149,6 +169,7 @@ int main(int argc, char **argv)
     if (rank_ == 0) CHECK(results_finish(r, vars));
     results_free(r);
     dist_free(&m);
+    dist_nccl_free(nccl);
     dataset_free(&data);
     free(x);
     MPI_Finalize();

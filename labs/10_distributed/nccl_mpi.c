@@ -16,13 +16,15 @@ bool dist_nccl_built(void) { return true; }
 
 static status nccl_failure(const char *call, ncclResult_t r)
 {
-    return fail(STATUS_BACKEND_FAILED, "%s failed: %s (NCCL_DEBUG=INFO says more)", call, ncclGetErrorString(r));
+    return fail(STATUS_BACKEND_FAILED, "%s failed: %s (NCCL_DEBUG=INFO says more)", call,
+                ncclGetErrorString(r));
 }
 
 status dist_nccl_create(MPI_Comm comm, device d, dist_nccl **out)
 {
     if (!out || d.kind != DEVICE_CUDA || !device_exists(d))
-        return fail(STATUS_WRONG_DEVICE, "dist_nccl_create: NCCL needs a real GPU (cuda:N), not %s", device_name(d));
+        return fail(STATUS_WRONG_DEVICE, "dist_nccl_create: NCCL needs a real GPU (cuda:N), not %s",
+                    device_name(d));
     *out = NULL;
     int rank = 0, size = 1;
     MPI_Comm_rank(comm, &rank);
@@ -33,7 +35,9 @@ status dist_nccl_create(MPI_Comm comm, device d, dist_nccl **out)
     if (rank == 0) r = ncclGetUniqueId(&id);
     int made = r == ncclSuccess;
     MPI_Bcast(&made, 1, MPI_INT, 0, comm);
-    if (!made) return rank == 0 ? nccl_failure("ncclGetUniqueId", r) : fail(STATUS_BACKEND_FAILED, "rank 0 could not make NCCL's unique id");
+    if (!made)
+        return rank == 0 ? nccl_failure("ncclGetUniqueId", r)
+                         : fail(STATUS_BACKEND_FAILED, "rank 0 could not make NCCL's unique id");
     MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, comm);
     dist_nccl *c = calloc(1, sizeof *c);
     if (!c) return fail(STATUS_OUT_OF_MEMORY, "dist_nccl_create: no host memory");
@@ -69,7 +73,8 @@ static void all_reduce_on_stream(const void *args, void *stream)
 status dist_nccl_all_reduce_sum(dist_nccl *c, tensor *t)
 {
     if (!c || !t || tensor_dtype(t) != DTYPE_F32 || !device_equal(tensor_device(t), c->dev))
-        return fail(STATUS_BAD_ARGUMENT, "dist_nccl_all_reduce_sum: a float32 tensor on the communicator's %s",
+        return fail(STATUS_BAD_ARGUMENT,
+                    "dist_nccl_all_reduce_sum: a float32 tensor on the communicator's %s",
                     c ? device_name(c->dev) : "GPU");
     ncclResult_t result = ncclSuccess;
     const all_reduce_args args = { c->comm, tensor_data(t), (size_t)tensor_numel(t), &result };
@@ -94,10 +99,11 @@ bool dist_nccl_built(void) { return false; }
 
 static status not_built(const char *call)
 {
-    return fail(STATUS_BACKEND_FAILED,
-                "%s: this build has no NCCL (it needs CUDA and NCCL's nccl.h and libnccl: the configure summary "
-                "says whether it found them)",
-                call);
+    return fail(
+        STATUS_BACKEND_FAILED,
+        "%s: this build has no NCCL (it needs CUDA and NCCL's nccl.h and libnccl: the configure summary "
+        "says whether it found them)",
+        call);
 }
 
 status dist_nccl_create(MPI_Comm comm, device d, dist_nccl **out)
