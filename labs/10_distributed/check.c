@@ -196,31 +196,47 @@ static void check_ranks(device d)
 {
     begin("lab_ranks gives every rank its own number, the world's size and its place on its machine",
           "in your lab_ranks");
+    /* In the world, and in a communicator of the same processes numbered
+     * backwards: the ranks are those of the communicator it is given. */
+    MPI_Comm backwards;
+    PMPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &backwards);
     rank_info info = { -1, -1, -1, -1 };
-    const status s = CHECK_YOURS(lab_ranks(MPI_COMM_WORLD, &info));
-    MPI_Comm local;
-    PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &local);
-    int local_rank = 0, local_size = 0;
-    PMPI_Comm_rank(local, &local_rank);
-    PMPI_Comm_size(local, &local_size);
-    PMPI_Comm_free(&local);
-    const bool right = s == STATUS_OK && info.rank == world_rank && info.size == world_size &&
-                       info.local_rank == local_rank && info.local_size == local_size;
+    status s = STATUS_OK;
+    bool right = true;
+    for (int c = 0; c < 2; ++c) {
+        if (!all_agree(right)) break; /* lab_ranks may be collective: every rank calls it, or none */
+        const MPI_Comm comm = c == 0 ? MPI_COMM_WORLD : backwards;
+        info = (rank_info){ -1, -1, -1, -1 };
+        s = CHECK_YOURS(lab_ranks(comm, &info));
+        int rank = 0, size = 0, local_rank = 0, local_size = 0;
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Comm_size(comm, &size);
+        MPI_Comm local;
+        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        PMPI_Comm_rank(local, &local_rank);
+        PMPI_Comm_size(local, &local_size);
+        PMPI_Comm_free(&local);
+        right = s == STATUS_OK && info.rank == rank && info.size == size && info.local_rank == local_rank &&
+                info.local_size == local_size;
+        if (!right)
+            fprintf(
+                stderr,
+                "rank %d: in %s, lab_ranks said rank %d of %d, %d of %d on this machine; MPI says %d of %d, "
+                "%d of %d%s\n",
+                world_rank, c == 0 ? "MPI_COMM_WORLD" : "a communicator numbered backwards", info.rank,
+                info.size, info.local_rank, info.local_size, rank, size, local_rank, local_size,
+                check_failure_text(s));
+    }
+    PMPI_Comm_free(&backwards);
     const int wrong = first_rank(!right);
     char figures[400] = "";
     if (wrong < 0)
-        check_append(figures, sizeof figures, "%d ranks", world_size);
+        check_append(figures, sizeof figures, "%d ranks, in the world and numbered backwards", world_size);
     else
         check_append(figures, sizeof figures, "rank %d of %d is wrong (its own words on stderr)", wrong,
                      world_size);
     claim(right, "lab_ranks gives every rank its own number, the world's size and its place on its machine",
           "%s", figures);
-    if (wrong >= 0 && world_rank == wrong)
-        fprintf(stderr,
-                "rank %d: lab_ranks said rank %d of %d, %d of %d on this machine; MPI says %d of %d, %d of "
-                "%d%s\n",
-                world_rank, info.rank, info.size, info.local_rank, info.local_size, world_rank, world_size,
-                local_rank, local_size, check_failure_text(s));
 
     begin("each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)",
           "in your lab_pick_device");
