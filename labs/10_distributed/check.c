@@ -45,6 +45,7 @@ static void stuck(const char *where, double waited)
             "another: does every rank send before it receives? MPI_Sendrecv does both at once)\n",
             current_claim, waited, where);
         fflush(stdout);
+        sleep(1); /* the launcher forwards it before the abort kills the run (MPICH's drops it otherwise) */
         PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
     }
     fprintf(stderr, "rank %d: waited %.0f s %s\n", world_rank, waited, where);
