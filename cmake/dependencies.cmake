@@ -96,6 +96,41 @@ if(OpenMP_C_FOUND)
   set(LABKIT_HAVE_OPENMP ON)
 endif()
 
+# ---- MPI (optional): lab 10's training over processes ------------------------
+# Only lab 10's programs use it (labs/10_distributed/lab.cmake), through
+# FindMPI's C component: Open MPI or MPICH, whichever mpicc/mpiexec is first on
+# the PATH (Debian's alternatives). The kit installs Open MPI (./lab deps): with
+# more ranks than cores (3 ranks on a 2-core laptop) its waiting ranks yield
+# the core, where MPICH's spin (lab 10's README, "Which MPI"). Without MPI,
+# lab 10 is not built, and the summary says why.
+find_package(MPI QUIET COMPONENTS C)
+set(LABKIT_HAVE_MPI OFF)
+set(LABKIT_MPI_NAME "")
+if(MPI_C_FOUND AND MPIEXEC_EXECUTABLE)
+  set(LABKIT_HAVE_MPI ON)
+  # Which implementation: its launcher says so ("mpiexec (OpenRTE) 4.1.4",
+  # "HYDRA build details: Version: 4.0.2").
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE mpiexec_version ERROR_VARIABLE mpiexec_version
+                  TIMEOUT 20)
+  if(mpiexec_version MATCHES "Open MPI|OpenRTE")
+    string(REGEX MATCH "[0-9]+\\.[0-9]+\\.[0-9]+" version "${mpiexec_version}")
+    set(LABKIT_MPI_NAME "Open MPI ${version}")
+    # As root Open MPI refuses to start without --allow-run-as-root, and it
+    # refuses more ranks than cores without --oversubscribe (with it, a
+    # waiting rank yields its core): the suite runs 3 ranks on 2 cores.
+    if(NOT MPIEXEC_PREFLAGS MATCHES "oversubscribe")
+      set(MPIEXEC_PREFLAGS --allow-run-as-root --oversubscribe CACHE STRING "flags before the program in mpiexec's line" FORCE)
+    endif()
+  elseif(mpiexec_version MATCHES "HYDRA")
+    string(REGEX MATCH "Version: +[0-9.]+" version "${mpiexec_version}")
+    string(REGEX REPLACE "Version: +" "" version "${version}")
+    set(LABKIT_MPI_NAME "MPICH ${version}")
+  else()
+    set(LABKIT_MPI_NAME "MPI ${MPI_C_VERSION}")
+  endif()
+  string(REPLACE ";" " " LABKIT_MPIEXEC_LINE "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} N ${MPIEXEC_PREFLAGS}")
+endif()
+
 # ---- CUDA (optional) --------------------------------------------------------
 set(LABKIT_HAVE_CUDA OFF)
 if(LABKIT_CUDA)

@@ -8,7 +8,8 @@
 # The check stops as soon as that claim fails (LABKIT_CHECK_UNTIL, check.c):
 # what it would check after it cannot change this test's verdict.
 set(ENV{LABKIT_CHECK_UNTIL} "${CLAIM}")
-execute_process(COMMAND ${PROGRAM} --device ${DEVICE}
+# LAUNCHER: the lab's launcher (LAB_LAUNCHER: lab 10's mpiexec line), or empty.
+execute_process(COMMAND ${LAUNCHER} ${PROGRAM} --device ${DEVICE}
                 RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(status EQUAL 77)

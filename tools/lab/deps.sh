@@ -16,7 +16,7 @@ cmd_deps() {
   if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     die "deps knows Debian and Ubuntu only. Install by hand: a C17 compiler (gcc), make," \
       "CMake >= $CMAKE_MIN, OpenBLAS with cblas.h, cJSON (cjson/cJSON.h and libcjson)," \
-      "libffi (ffi.h and libffi)," \
+      "libffi (ffi.h and libffi), MPI (Open MPI or MPICH, for lab 10)," \
       "and gnuplot (optional, for plots)."
   fi
   # A compiler and make: build-essential, or gcc and make already there.
@@ -32,6 +32,11 @@ cmd_deps() {
   pkg_installed libcjson-dev || { missing+=(libcjson-dev); plain+=(libcjson-dev); }
   # libffi: a simulated GPU calls the kernels whose threads meet at barriers through it.
   pkg_installed libffi-dev || { missing+=(libffi-dev); plain+=(libffi-dev); }
+  # MPI for lab 10's ranks: Open MPI (labs/10_distributed/README.md, "Which MPI").
+  # An MPICH already there serves as well: FindMPI takes either.
+  if ! { pkg_installed openmpi-bin && pkg_installed libopenmpi-dev; } && ! pkg_installed libmpich-dev; then
+    missing+=(openmpi-bin libopenmpi-dev); plain+=(openmpi-bin libopenmpi-dev)
+  fi
   # Any gnuplot will do; the small one is gnuplot-nox, without its recommends.
   if ! pkg_installed gnuplot-nox && ! pkg_installed gnuplot-qt && ! pkg_installed gnuplot-x11 \
     && ! command -v gnuplot >/dev/null 2>&1; then
@@ -47,7 +52,7 @@ cmd_deps() {
   fi
 
   if ((${#missing[@]} == 0)); then
-    say "nothing missing: compiler, make, cmake, OpenBLAS, cJSON, libffi and gnuplot are installed."
+    say "nothing missing: compiler, make, cmake, OpenBLAS, cJSON, libffi, MPI and gnuplot are installed."
     say "$cuda_line"
     return 0
   fi

@@ -90,7 +90,29 @@ cmd_run() {
   need_program "$exe" "$target"
   # From the caller's directory, so that --csv and --plot paths mean what they say.
   cd "$CALLER_DIR"
-  exec "$ROOT/$exe" "${args[@]}"
+  run_launched "$ROOT/$exe" "${args[@]}"
+}
+
+# Runs a lab's program, through its launcher where it has one (lab 10: the
+# `launch` file beside it, mpiexec with LABKIT_RANKS ranks): a first
+# `--ranks N` among the program's arguments sets N, 2 by default.
+run_launched() {
+  local exe=$1 args=() ranks=${LABKIT_RANKS:-2}
+  shift
+  if [[ ! -x ${exe%/*}/launch ]]; then
+    exec "$exe" "$@"
+  fi
+  while (($# > 0)); do
+    case $1 in
+      --ranks) (($# >= 2)) || usage_error "run: --ranks needs a number of processes, e.g. --ranks 4"
+        ranks=$2; shift ;;
+      --ranks=*) ranks=${1#--ranks=} ;;
+      *) args+=("$1") ;;
+    esac
+    shift
+  done
+  [[ $ranks =~ ^[1-9][0-9]{0,2}$ ]] || usage_error "run: --ranks takes a number of processes from 1 to 999, not '$ranks'"
+  LABKIT_RANKS=$ranks exec "${exe%/*}/launch" "$exe" "${args[@]}"
 }
 
 # ---- check ----------------------------------------------------------------------------

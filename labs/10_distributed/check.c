@@ -1,0 +1,620 @@
+/* check.c: lab 10's claims, made by every rank of an MPI run (the launcher
+ * starts LABKIT_RANKS copies: ./lab check 10 runs 2, then 3). Each rank checks
+ * what it sees; the ranks agree on every verdict through a reduction before
+ * rank 0 prints it, so that every rank counts the same claims and exits with
+ * the same code. A rank that fails a call of the kit ends the whole run with
+ * its message; a rank that waits too long (a deadlock) ends it with where it
+ * waited, never a hang.
+ *
+ * The check counts what your ring sends through MPI's profiling interface:
+ * its own MPI_Send, MPI_Recv and MPI_Sendrecv stand in front of the library's
+ * (PMPI_*), count the bytes and wait with a deadline. */
+#include <float.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lab.h"
+#include "nccl_mpi.h"
+
+static int world_rank, world_size;
+static const char *current_claim = "the check starts";
+
+/* ---- no hang, ever ---------------------------------------------------------- */
+
+/* A blocking call of the ring waits at most this long: a partner that has
+ * not answered by then never will (two ranks both sending first). */
+#define WAIT_DEADLINE_S 10.0
+/* The whole check takes about 2 s; past this, something waits forever. CTest
+ * gives each test 120 s. */
+#define WATCHDOG_S 50
+
+/* Ends the run with where this rank waited. Rank 0 says it as the failure of
+ * the claim being checked; the others say it on stderr and wait a little, so
+ * that rank 0's words are the ones the run ends with. */
+static void stuck(const char *where, double waited)
+{
+    if (world_rank == 0) {
+        printf(
+            "  FAIL  %s: rank 0 waited %.0f s %s, and no rank answered: a deadlock (every rank waiting for "
+            "another: does every rank send before it receives? MPI_Sendrecv does both at once)\n",
+            current_claim, waited, where);
+        fflush(stdout);
+        sleep(1); /* the launcher forwards it before the abort kills the run (MPICH's drops it otherwise) */
+        PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    }
+    fprintf(stderr, "rank %d: waited %.0f s %s\n", world_rank, waited, where);
+    fflush(stderr);
+    sleep(5);
+    PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+}
+
+static char watchdog_where[200] = "in the check";
+
+static void watchdog(int signal)
+{
+    (void)signal;
+    char text[512];
+    snprintf(text, sizeof text, "rank %d still waiting after %d s %s", world_rank, WATCHDOG_S,
+             watchdog_where);
+    stuck(text, WATCHDOG_S);
+}
+
+/* ---- MPI's profiling interface: what your ring sends ------------------------ */
+
+static long long bytes_sent, sends;
+
+static int type_bytes(MPI_Datatype type)
+{
+    int size = 0;
+    PMPI_Type_size(type, &size);
+    return size;
+}
+
+/* Waits for requests as MPI_Waitall would, but sleeping between tests and
+ * giving up after WAIT_DEADLINE_S with what it waited for. */
+static int wait_for(MPI_Request *requests, int n, MPI_Status *statuses, const char *call, int peer,
+                    long long bytes)
+{
+    const double start = PMPI_Wtime();
+    for (long tries = 0;; ++tries) {
+        int done = 0;
+        const int code = PMPI_Testall(n, requests, &done, statuses);
+        if (code != MPI_SUCCESS || done) return code;
+        const double waited = PMPI_Wtime() - start;
+        if (waited > WAIT_DEADLINE_S) {
+            char where[200];
+            snprintf(where, sizeof where, "in %s %d (%lld bytes)", call, peer, bytes);
+            stuck(where, waited);
+        }
+        if (tries > 50) nanosleep(&(struct timespec){ 0, 200000 }, NULL);
+    }
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    bytes_sent += (long long)count * type_bytes(type);
+    sends++;
+    MPI_Request request;
+    const int code = PMPI_Isend(buf, count, type, dest, tag, comm, &request);
+    if (code != MPI_SUCCESS) return code;
+    return wait_for(&request, 1, MPI_STATUSES_IGNORE, "MPI_Send to rank", dest,
+                    (long long)count * type_bytes(type));
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    MPI_Request request;
+    MPI_Status statuses[1];
+    const int code = PMPI_Irecv(buf, count, type, source, tag, comm, &request);
+    if (code != MPI_SUCCESS) return code;
+    const int waited =
+        wait_for(&request, 1, statuses, "MPI_Recv from rank", source, (long long)count * type_bytes(type));
+    if (status != MPI_STATUS_IGNORE) *status = statuses[0];
+    return waited;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                 MPI_Status *status)
+{
+    bytes_sent += (long long)sendcount * type_bytes(sendtype);
+    sends++;
+    MPI_Request requests[2];
+    MPI_Status statuses[2];
+    int code = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &requests[0]);
+    if (code == MPI_SUCCESS)
+        code = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &requests[1]);
+    if (code != MPI_SUCCESS) return code;
+    code = wait_for(requests, 2, statuses, "MPI_Sendrecv with rank", dest,
+                    (long long)sendcount * type_bytes(sendtype));
+    if (status != MPI_STATUS_IGNORE) *status = statuses[0];
+    return code;
+}
+
+/* ---- claims every rank agrees on -------------------------------------------- */
+
+static bool all_agree(bool mine)
+{
+    int holds = mine, all = 0;
+    PMPI_Allreduce(&holds, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    return all != 0;
+}
+
+/* The claim, held only if it holds on every rank; printed by rank 0 (the
+ * others' standard output goes nowhere). */
+static bool claim(bool mine, const char *name, const char *format, ...) __attribute__((format(printf, 3, 4)));
+static bool claim(bool mine, const char *name, const char *format, ...)
+{
+    char figures[512];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(figures, sizeof figures, format, args);
+    va_end(args);
+    return check_that(all_agree(mine), name, "%s", figures);
+}
+
+/* The lowest rank for which `bad` holds, or -1. */
+static int first_rank(bool bad)
+{
+    int mine = bad ? world_rank : world_size, first = 0;
+    PMPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return first == world_size ? -1 : first;
+}
+
+static double max_over_ranks(double value)
+{
+    double max = 0;
+    PMPI_Allreduce(&value, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return max;
+}
+
+static void begin(const char *claim_name, const char *where)
+{
+    current_claim = claim_name;
+    snprintf(watchdog_where, sizeof watchdog_where, "%s", where);
+}
+
+/* A kit call that fails ends the run with its message (not a claim of yours). */
+#define KIT(call)                                                         \
+    do {                                                                  \
+        status kit_status_ = (call);                                      \
+        if (kit_status_ != STATUS_OK) {                                   \
+            fprintf(stderr, "rank %d: ", world_rank);                     \
+            check_report_failure(__FILE__, __LINE__, #call, kit_status_); \
+            PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);                      \
+        }                                                                 \
+    } while (0)
+
+/* ---- step 1: ranks and devices ---------------------------------------------- */
+
+static void check_ranks(device d)
+{
+    begin("lab_ranks gives every rank its own number, the world's size and its place on its machine",
+          "in your lab_ranks");
+    /* In the world, and in a communicator of the same processes numbered
+     * backwards: the ranks are those of the communicator it is given. */
+    MPI_Comm backwards;
+    PMPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &backwards);
+    rank_info info = { -1, -1, -1, -1 };
+    status s = STATUS_OK;
+    bool right = true;
+    for (int c = 0; c < 2; ++c) {
+        if (!all_agree(right)) break; /* lab_ranks may be collective: every rank calls it, or none */
+        const MPI_Comm comm = c == 0 ? MPI_COMM_WORLD : backwards;
+        info = (rank_info){ -1, -1, -1, -1 };
+        s = CHECK_YOURS(lab_ranks(comm, &info));
+        int rank = 0, size = 0, local_rank = 0, local_size = 0;
+        PMPI_Comm_rank(comm, &rank);
+        PMPI_Comm_size(comm, &size);
+        MPI_Comm local;
+        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        PMPI_Comm_rank(local, &local_rank);
+        PMPI_Comm_size(local, &local_size);
+        PMPI_Comm_free(&local);
+        right = s == STATUS_OK && info.rank == rank && info.size == size && info.local_rank == local_rank &&
+                info.local_size == local_size;
+        if (!right)
+            fprintf(
+                stderr,
+                "rank %d: in %s, lab_ranks said rank %d of %d, %d of %d on this machine; MPI says %d of %d, "
+                "%d of %d%s\n",
+                world_rank, c == 0 ? "MPI_COMM_WORLD" : "a communicator numbered backwards", info.rank,
+                info.size, info.local_rank, info.local_size, rank, size, local_rank, local_size,
+                check_failure_text(s));
+    }
+    PMPI_Comm_free(&backwards);
+    const int wrong = first_rank(!right);
+    char figures[400] = "";
+    if (wrong < 0)
+        check_append(figures, sizeof figures, "%d ranks, in the world and numbered backwards", world_size);
+    else
+        check_append(figures, sizeof figures, "rank %d of %d is wrong (its own words on stderr)", wrong,
+                     world_size);
+    claim(right, "lab_ranks gives every rank its own number, the world's size and its place on its machine",
+          "%s", figures);
+
+    begin("each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)",
+          "in your lab_pick_device");
+    struct {
+        device requested;
+        int local_rank, gpus;
+        device expected;
+        bool refused;
+    } cases[] = {
+        { { DEVICE_CPU, 0 }, 1, 0, { DEVICE_CPU, 0 }, false },
+        { { DEVICE_SIM, 1 }, 2, 0, { DEVICE_SIM, 0 }, false },
+        { { DEVICE_CUDA, 0 }, 1, 4, { DEVICE_CUDA, 1 }, false },
+        { { DEVICE_CUDA, 0 }, 5, 4, { DEVICE_CUDA, 1 }, false },
+        { { DEVICE_CUDA, 0 }, 0, 0, { DEVICE_CPU, 0 }, true },
+    };
+    figures[0] = 0;
+    bool ok = true;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        device got = { DEVICE_CPU, -1 };
+        const status t =
+            CHECK_YOURS(lab_pick_device(cases[i].requested, cases[i].local_rank, cases[i].gpus, &got));
+        const bool good = cases[i].refused ? t == STATUS_WRONG_DEVICE
+                                           : t == STATUS_OK && device_equal(got, cases[i].expected);
+        if (!good && ok)
+            check_append(figures, sizeof figures, "for %s, local rank %d, %d real GPUs here: %s, not %s%s",
+                         device_name(cases[i].requested), cases[i].local_rank, cases[i].gpus,
+                         t == STATUS_OK ? device_name(got) : status_name(t),
+                         cases[i].refused ? "STATUS_WRONG_DEVICE" : device_name(cases[i].expected),
+                         check_failure_text(t));
+        ok = ok && good;
+    }
+    device mine = { DEVICE_CPU, -1 };
+    const status t = CHECK_YOURS(lab_pick_device(d, info.local_rank, device_count(DEVICE_CUDA), &mine));
+    const bool here =
+        t == STATUS_OK && (d.kind == DEVICE_CUDA ? mine.kind == DEVICE_CUDA && device_exists(mine)
+                                                 : device_equal(mine, (device){ d.kind, 0 }));
+    if (ok && !here)
+        check_append(figures, sizeof figures, "asked for %s, rank %d picked %s", device_name(d), world_rank,
+                     t == STATUS_OK ? device_name(mine) : status_name(t));
+    claim(ok && here, "each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)",
+          "%s", ok && here ? "5 cases and this run's" : figures);
+}
+
+/* ---- step 2: the ring ------------------------------------------------------- */
+
+static void check_chunks(void)
+{
+    begin("lab_chunk splits n elements into p chunks that follow each other, the first n % p one longer",
+          "in your lab_chunk");
+    char figures[300] = "";
+    bool ok = true;
+    const int64_t sizes[] = { 0, 1, 2, 7, 10, 1003 };
+    for (int p = 1; p <= 4 && ok; ++p)
+        for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && ok; ++k) {
+            const int64_t n = sizes[k];
+            int64_t next = 0;
+            for (int i = 0; i < p && ok; ++i) {
+                int64_t first = -1, count = -1;
+                const status s = CHECK_YOURS(lab_chunk(n, p, i, &first, &count));
+                const int64_t want = n / p + (i < n % p ? 1 : 0);
+                if (s != STATUS_OK || first != next || count != want) {
+                    ok = false;
+                    check_append(figures, sizeof figures,
+                                 "n = %lld, p = %d, chunk %d: %lld..%lld, not %lld..%lld%s", (long long)n, p,
+                                 i, (long long)first, (long long)(first + count - 1), (long long)next,
+                                 (long long)(next + want - 1), check_failure_text(s));
+                }
+                next += want;
+            }
+        }
+    claim(ok, "lab_chunk splits n elements into p chunks that follow each other, the first n % p one longer",
+          "%s", ok ? "n = 0 to 1003, p = 1 to 4" : figures);
+}
+
+/* A rank's own values, different on every rank and for every n. */
+static void fill(float *x, int64_t n)
+{
+    uint64_t state = 0x9E3779B97F4A7C15ull * (uint64_t)(world_rank + 1) + (uint64_t)n;
+    for (int64_t i = 0; i < n; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        x[i] = (float)((state >> 40) % 2001) / 1000.0f - 1.0f;
+    }
+}
+
+/* Runs your ring on n values of this rank's own; *error: the largest
+ * difference from MPI_Allreduce, in units of its rounding bound; *same: every
+ * rank holds the same bits. */
+static status ring_against_mpi(int64_t n, double *error, bool *same, long long *bytes, long long *calls)
+{
+    float *mine = malloc(sizeof(float) * (size_t)(n ? n : 1)),
+          *sum = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    float *magnitude = malloc(sizeof(float) * (size_t)(n ? n : 1)),
+          *first = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    if (!mine || !sum || !magnitude || !first) {
+        fprintf(stderr, "rank %d: no room for 4 x %lld floats\n", world_rank, (long long)n);
+        PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    }
+    fill(mine, n);
+    for (int64_t i = 0; i < n; ++i) magnitude[i] = fabsf(mine[i]);
+    PMPI_Allreduce(mine, sum, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(MPI_IN_PLACE, magnitude, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    bytes_sent = sends = 0;
+    const status s = CHECK_YOURS(lab_ring_all_reduce(mine, n, MPI_COMM_WORLD));
+    *bytes = bytes_sent, *calls = sends;
+    *error = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        /* Two orders of p additions differ by at most 2 p eps sum |x| each. */
+        const double bound = 2.0 * world_size * FLT_EPSILON * magnitude[i] + FLT_MIN;
+        const double e = fabs((double)mine[i] - sum[i]) / bound;
+        if (!(e <= *error)) *error = isnan(e) ? INFINITY : e;
+    }
+    memcpy(first, mine, sizeof(float) * (size_t)n);
+    PMPI_Bcast(first, (int)n, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    *same = memcmp(first, mine, sizeof(float) * (size_t)n) == 0;
+    free(mine), free(sum), free(magnitude), free(first);
+    return s;
+}
+
+static void check_ring(void)
+{
+    const char *equal =
+        "your ring all-reduce equals MPI_Allreduce within float rounding, the same bits on every rank";
+    begin(equal, "in your lab_ring_all_reduce");
+    const int64_t sizes[] = { 1, 2, 7, 1003 }; /* chunks that every MPI buffers (its eager limit) */
+    char figures[400] = "";
+    bool ok = true;
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
+        double error;
+        bool same;
+        long long bytes, calls;
+        const status s = ring_against_mpi(sizes[k], &error, &same, &bytes, &calls);
+        const bool good = s == STATUS_OK && error <= 1.0 && same;
+        const double worst = max_over_ranks(s == STATUS_OK ? error : INFINITY);
+        const bool all_same = all_agree(same);
+        if (ok && !all_agree(good))
+            check_append(figures, sizeof figures, "n = %lld on %d ranks: %s%s", (long long)sizes[k],
+                         world_size,
+                         s != STATUS_OK ? "the call failed"
+                         : worst > 1.0  ? "a sum off by more than float rounding"
+                                        : "ranks hold different bits",
+                         check_failure_text(s));
+        else if (ok)
+            check_append(figures, sizeof figures, "%sn = %lld: %.2g of the rounding bound%s", k ? ", " : "",
+                         (long long)sizes[k], worst, all_same ? "" : " (bits differ)");
+        ok = ok && all_agree(good);
+    }
+    claim(ok, equal, "%s", figures);
+
+    /* The bytes: reduce-scatter and all-gather each send p - 1 chunks. */
+    begin("your ring sends 2 (p - 1) / p of the buffer per rank", "in your lab_ring_all_reduce");
+    const int64_t n = 1003;
+    double error;
+    bool same;
+    long long bytes, calls;
+    ring_against_mpi(n, &error, &same, &bytes, &calls);
+    long long total = 0, low = 2LL * (world_size - 1) * (n / world_size) * 4,
+              high = 2LL * (world_size - 1) * ((n + world_size - 1) / world_size) * 4;
+    PMPI_Allreduce(&bytes, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    const bool right = bytes >= low && bytes <= high && calls == 2LL * (world_size - 1);
+    claim(right && total == 2LL * (world_size - 1) * n * 4,
+          "your ring sends 2 (p - 1) / p of the buffer per rank",
+          "rank 0 sent %lld bytes of a %lld-byte buffer in %lld sends (%.3gx; 2 (p - 1) / p = %.3g, in %d "
+          "sends "
+          "of one chunk); all ranks %lld bytes, 2 (p - 1) n = %lld",
+          bytes, (long long)n * 4, calls, (double)bytes / (n * 4.0), 2.0 * (world_size - 1) / world_size,
+          2 * (world_size - 1), total, 2LL * (world_size - 1) * n * 4);
+
+    /* Chunks of 1 MiB: past every MPI's eager limit, a send waits until its
+     * receiver is there, so a ring whose ranks all send first waits forever
+     * (the deadline above ends it). */
+    const char *big = "your ring runs on chunks of 1 MiB without a deadlock";
+    begin(big, "in your lab_ring_all_reduce on 1 MiB chunks");
+    const status s = ring_against_mpi((int64_t)world_size * 262144 + 1, &error, &same, &bytes, &calls);
+    claim(s == STATUS_OK && error <= 1.0, big, "%d x 1 MiB%s", world_size, check_failure_text(s));
+}
+
+/* ---- step 3: training across the ranks -------------------------------------- */
+
+#define TRAIN_BATCH 61 /* 31 + 30 rows on 2 ranks, 21 + 20 + 20 on 3: slices of different sizes */
+#define TRAIN_STEPS 3
+#define TRAIN_LR 0.1f
+#define TRAIN_SEED 100 /* rank r draws its network from TRAIN_SEED + r */
+
+/* How many of this rank's n values differ from rank 0's (bits), and by how much at most. */
+static int64_t differ_from_rank0(const float *mine, int64_t n, double *largest)
+{
+    float *zero = malloc(sizeof(float) * (size_t)n);
+    if (!zero) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    memcpy(zero, mine, sizeof(float) * (size_t)n);
+    PMPI_Bcast(zero, (int)n, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    int64_t count = 0;
+    *largest = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        if (memcmp(&zero[i], &mine[i], sizeof(float)) != 0) count++;
+        const double d = fabs((double)zero[i] - mine[i]);
+        if (!(d <= *largest)) *largest = isnan(d) ? INFINITY : d;
+    }
+    free(zero);
+    return count;
+}
+
+/* Largest |a - b| over n values. */
+static double largest_difference(const float *a, const float *b, int64_t n)
+{
+    double largest = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double d = fabs((double)a[i] - b[i]);
+        if (!(d <= largest)) largest = isnan(d) ? INFINITY : d;
+    }
+    return largest;
+}
+
+static void check_training(device d)
+{
+    const int64_t sizes[] = { SYNTHETIC_SIDE * SYNTHETIC_SIDE, 16, DATA_CLASSES };
+    dataset data;
+    KIT(dataset_synthetic(&data, TRAIN_BATCH * TRAIN_STEPS, 7)); /* the same images on every rank */
+    dist_model m, one;
+    KIT(dist_create(&m, d, sizes, 3, TRAIN_SEED + (uint64_t)world_rank));
+    /* One process on the whole batch, from rank 0's network: what every rank must end with. */
+    KIT(dist_create(&one, d, sizes, 3, TRAIN_SEED));
+    const int64_t n = dist_parameter_count(&m.net);
+    float *mine = malloc(sizeof(float) * (size_t)n), *theirs = malloc(sizeof(float) * (size_t)n);
+    if (!mine || !theirs) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    double largest;
+
+    const char *same_start = "lab_broadcast_parameters gives every rank rank 0's weights";
+    begin(same_start, "in your lab_broadcast_parameters");
+    KIT(dist_read(&m.net, 0, mine, n));
+    const int64_t before = differ_from_rank0(mine, n, &largest);
+    const int seeded_apart = first_rank(world_rank > 0 && before == 0) < 0; /* the check's own premise */
+    status s = CHECK_YOURS(lab_broadcast_parameters(&m.net, MPI_COMM_WORLD));
+    KIT(dist_read(&m.net, 0, mine, n));
+    KIT(dist_read(&one.net, 0, theirs, n));
+    const int64_t after = differ_from_rank0(mine, n, &largest);
+    const bool kept = world_rank != 0 || memcmp(mine, theirs, sizeof(float) * (size_t)n) == 0;
+    const int wrong = first_rank(s != STATUS_OK || after != 0 || !kept);
+    claim(seeded_apart && s == STATUS_OK && after == 0 && kept, same_start,
+          "every rank drew its own (seed %d + rank: up to %lld of %lld values differed from rank 0's); %s%s",
+          TRAIN_SEED, (long long)max_over_ranks((double)before), (long long)n,
+          wrong < 0 ? "all equal after" : "not on every rank after: see rank ", check_failure_text(s));
+    if (wrong >= 0 && world_rank == wrong)
+        fprintf(stderr, "rank %d: %lld of %lld parameters differ from rank 0's after the broadcast%s\n",
+                world_rank, (long long)after, (long long)n, kept ? "" : " (rank 0's own changed)");
+
+    /* One batch's gradients: each rank on its slice, then averaged. */
+    const char *averaged = "after lab_average_gradients every rank holds the whole batch's mean gradient";
+    begin(averaged, "in your lab_average_gradients");
+    const int64_t pixels = dataset_pixels(&data);
+    int64_t first = 0, rows = 0;
+    s = CHECK_YOURS(lab_chunk(TRAIN_BATCH, world_size, world_rank, &first, &rows));
+    if (s != STATUS_OK || first < 0 || rows < 0 || first + rows > TRAIN_BATCH) first = 0, rows = 0;
+    KIT(dist_slice_gradients(&m, data.images + first * pixels, data.labels + first, rows));
+    device_counters c0, c1;
+    KIT(counters_read(d, &c0));
+    s = CHECK_YOURS(lab_average_gradients(&m.net, rows, TRAIN_BATCH, MPI_COMM_WORLD));
+    KIT(counters_read(d, &c1));
+    KIT(dist_read(&m.net, 1, mine, n));
+    KIT(dist_slice_gradients(&one, data.images, data.labels, TRAIN_BATCH));
+    KIT(dist_read(&one.net, 1, theirs, n));
+    const double gradient_error =
+        max_over_ranks(s == STATUS_OK ? largest_difference(mine, theirs, n) : INFINITY);
+    const int64_t gradient_bits = differ_from_rank0(mine, n, &largest);
+    claim(s == STATUS_OK && gradient_error <= 1e-5 && gradient_bits == 0, averaged,
+          "%d rows as %d slices: largest difference %.2g from one process's, %lld values differ between "
+          "ranks%s",
+          TRAIN_BATCH, world_size, gradient_error, (long long)max_over_ranks((double)gradient_bits),
+          check_failure_text(s));
+    if (device_is_gpu(d)) {
+        const int tensors = 2 * m.net.nlayers;
+        const uint64_t down = c1.d2h_copies - c0.d2h_copies, up = c1.h2d_copies - c0.h2d_copies;
+        claim(down == (uint64_t)tensors && up == (uint64_t)tensors,
+              "lab_average_gradients copies each gradient to the host once and back once",
+              "rank %d: %llu copies down, %llu up, for %d gradient tensors", world_rank,
+              (unsigned long long)down, (unsigned long long)up, tensors);
+    }
+
+    /* TRAIN_STEPS steps of training: every rank on its slice, against one
+     * process on the whole batch. */
+    const char *identical = "after 3 steps every rank's parameters are bit-identical";
+    begin(identical, "in dist_step (your lab_average_gradients)");
+    s = STATUS_OK;
+    for (int step = 0; step < TRAIN_STEPS && s == STATUS_OK; ++step) {
+        s = CHECK_YOURS(dist_step(&m, &data, step * TRAIN_BATCH, TRAIN_BATCH, TRAIN_LR, MPI_COMM_WORLD));
+        KIT(dist_slice_gradients(&one, data.images + step * TRAIN_BATCH * pixels,
+                                 data.labels + step * TRAIN_BATCH, TRAIN_BATCH));
+        KIT(mlp_sgd_step(&one.net, TRAIN_LR, 0.0f));
+    }
+    const bool trained = all_agree(s == STATUS_OK);
+    KIT(dist_read(&m.net, 0, mine, n));
+    KIT(dist_read(&one.net, 0, theirs, n));
+    const int64_t bits = differ_from_rank0(mine, n, &largest);
+    claim(trained && bits == 0, identical,
+          "%lld of %lld values differ from rank 0's on some rank, by up to %.2g%s",
+          (long long)max_over_ranks((double)bits), (long long)n, max_over_ranks(largest),
+          check_failure_text(s));
+    const double error = max_over_ranks(trained ? largest_difference(mine, theirs, n) : INFINITY);
+    claim(trained && error <= 1e-5,
+          "after 3 steps the parameters are within 1e-5 of one process's on the whole batch",
+          "largest difference %.2g over %lld parameters, %d rows a step on %d ranks", error, (long long)n,
+          TRAIN_BATCH, world_size);
+    free(mine), free(theirs);
+    dist_free(&m), dist_free(&one);
+    dataset_free(&data);
+}
+
+/* ---- on real GPUs: NCCL, bootstrapped over MPI --------------------------------- */
+
+/* Where every rank has a real GPU of its own (NCCL refuses two ranks on one
+ * GPU): NCCL's sum of device buffers against MPI_Allreduce's of the same
+ * values on the host. Given code, not yours: it proves the bootstrap. */
+static void check_nccl(device d, const rank_info *info)
+{
+    const bool own_gpu = d.kind == DEVICE_CUDA && info->local_size <= device_count(DEVICE_CUDA);
+    if (!all_agree(own_gpu && dist_nccl_built())) {
+        if (d.kind == DEVICE_CUDA)
+            printf("note: NCCL not tried: %s\n", !dist_nccl_built()
+                                                     ? "this build has no NCCL"
+                                                     : "it needs a GPU per rank (LABKIT_RANKS=1 on one GPU)");
+        return;
+    }
+    const char *name = "NCCL, its unique id broadcast over MPI, sums device buffers like MPI_Allreduce";
+    begin(name, "in NCCL's ncclCommInitRank or ncclAllReduce");
+    const int64_t n = 1003;
+    float *mine = malloc(sizeof(float) * n), *sum = malloc(sizeof(float) * n),
+          *magnitude = malloc(sizeof(float) * n);
+    if (!mine || !sum || !magnitude) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    fill(mine, n);
+    for (int64_t i = 0; i < n; ++i) magnitude[i] = fabsf(mine[i]);
+    PMPI_Allreduce(mine, sum, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(MPI_IN_PLACE, magnitude, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    dist_nccl *nccl = NULL;
+    tensor *t = NULL;
+    status s = dist_nccl_create(MPI_COMM_WORLD, d, &nccl);
+    if (s == STATUS_OK) s = tensor_from_host(&t, d, shape1(n), mine);
+    if (s == STATUS_OK) s = dist_nccl_all_reduce_sum(nccl, t);
+    if (s == STATUS_OK) s = tensor_to_host(t, mine, n);
+    double error = 0;
+    for (int64_t i = 0; s == STATUS_OK && i < n; ++i) {
+        const double e =
+            fabs((double)mine[i] - sum[i]) / (2.0 * world_size * FLT_EPSILON * magnitude[i] + FLT_MIN);
+        if (!(e <= error)) error = isnan(e) ? INFINITY : e;
+    }
+    const double worst = max_over_ranks(s == STATUS_OK ? error : INFINITY);
+    claim(s == STATUS_OK && worst <= 1.0, name, "%d ranks, %lld floats: %.2g of the rounding bound%s",
+          world_size, (long long)n, worst, check_failure_text(s));
+    tensor_free(t);
+    dist_nccl_free(nccl);
+    free(mine), free(sum), free(magnitude);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (world_rank != 0 && !freopen("/dev/null", "w", stdout)) return CHECK_FAILS;
+    signal(SIGALRM, watchdog);
+    /* Rank 0's watchdog first: its words end the run. */
+    alarm(WATCHDOG_S + (world_rank ? 3 : 0));
+    const device requested = check_device(argc, argv);
+    if (world_size < 2)
+        printf("note: 1 rank: start the check with the launcher (./lab check 10, or mpiexec -n 2 %s)\n",
+               argv[0]);
+    check_ranks(requested);
+    rank_info info = { 0, 1, 0, 1 };
+    device d = requested;
+    if (lab_ranks(MPI_COMM_WORLD, &info) != STATUS_OK ||
+        lab_pick_device(requested, info.local_rank, device_count(DEVICE_CUDA), &d) != STATUS_OK ||
+        !device_exists(d))
+        d = requested.kind == DEVICE_SIM ? (device){ DEVICE_SIM, 0 } : requested;
+    check_chunks();
+    check_ring();
+    check_training(d);
+    check_nccl(d, &info);
+    const int code = check_finish("10_distributed");
+    alarm(0);
+    MPI_Finalize();
+    return code;
+}
