@@ -31,12 +31,12 @@ part_at_longest(c) = strcol('layer') eq 'attention' && strcol('part') ne 'total'
 stats data using (part_at_longest('ms')) nooutput
 top_at_longest = STATS_max
 
-title_font = sprintf(',%g', font_size * 1.1)
-set multiplot layout 1, 2 title "Layers as matrix products: where the time and the memory go\n".wrap(device_names, 90) \
+title_font = title_font
+set multiplot layout 1, 2 title "Layers as matrix products: where the time and the memory go\n".wrap(device_names, 90).load_line \
     font title_font
 
 # ---- left: time per part against n ------------------------------------------------------
-panel_font = sprintf(',%g', font_size)
+panel_font = text_font
 set title 'Self-attention, one head: time per part' font panel_font
 set lmargin 9
 set rmargin 2
@@ -48,7 +48,7 @@ set logscale y 10
 set format y '%g'
 stats data using (strcol('layer') eq 'attention' && strcol('part') ne 'total' ? column('ms') : NaN) nooutput
 set yrange [STATS_min / 2 : STATS_max * 3]
-small_font = sprintf(',%g', font_size * 0.85)
+small_font = text_font
 set key inside top left vertical Left reverse spacing 1.1 samplen 2 font small_font
 array parts[3] = ['Q K^T', 'softmax', 'P V']
 array names[3] = ['Q K^T (product)', 'softmax (your kernel)', 'P V (product)']
@@ -63,7 +63,7 @@ set lmargin 11
 set rmargin 3
 set bmargin 5
 set xrange [-0.6 : 3.6]
-label_font = sprintf(',%g', font_size * 0.8)
+label_font = text_font
 set xtics ("conv\ninput x" 0, "conv\nim2col +\nproduct" 1, sprintf("attention\nQ, K, V\nn = %.0f", n_max) 2, \
            sprintf("attention\nn x n scores\nn = %.0f", n_max) 3) font label_font
 unset xlabel

@@ -20,12 +20,12 @@ peak = peak_gflops + 0
 stats data using (only('kernel', 'copy', column('gbs'))) nooutput
 copy_gbs = STATS_max
 
-title_font = sprintf(',%g', font_size * 1.1)
+title_font = title_font
 # The roofline is the figure a lecture keeps: it gets the wider panel, its key beside it.
-set multiplot title "The memory hierarchy: bandwidth, coalescing, and the roofline\n".wrap(device_names, 100) \
+set multiplot title "The memory hierarchy: bandwidth, coalescing, and the roofline\n".wrap(device_names, 100).load_line \
     font title_font
-panel_font = sprintf(',%g', font_size)
-small_font = sprintf(',%g', font_size * 0.8)
+panel_font = text_font
+small_font = text_font
 
 # ---- left: GB/s against stride ---------------------------------------------------------------
 set title 'Strided copy: GB/s against stride' font panel_font
@@ -70,7 +70,7 @@ set yrange [STATS_min / 4 : peak * 4]
 set samples 400
 roof(x) = x * bw < peak ? x * bw : peak
 practical(x) = x * copy_gbs < peak ? x * copy_gbs : NaN
-key_font = sprintf(',%g', font_size * 0.72)
+key_font = text_font
 set key outside right top vertical Left reverse samplen 1.2 spacing 1.0 width -2 font key_font
 set label 1 sprintf('ridge: %.3g FLOP/B', ridge) at ridge, peak * 1.6 center font key_font
 array names[8] = ['scale', 'atomic sum', 'tree sum', 'tree+warp sum', 'softmax (op)', 'naive', 'tiled', library]
