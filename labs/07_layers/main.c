@@ -206,6 +206,9 @@ int main(int argc, char **argv)
     if (exit_code >= 0) return exit_code;
     results *r;
     CHECK(results_create(&r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
+    /* Two lessons, two figures: FIG (attention's time) and FIG-memory. */
+    static const char *const figures[] = { "time", "memory" };
+    CHECK(results_check_figures(r, figures, 2));
     const device dev = args.dev;
     const bool gpu = dev.kind == DEVICE_CUDA;
     /* A real GPU: ResNet's second stage at batch 32. Elsewhere, kernels that run one thread at a time. */
@@ -240,7 +243,7 @@ int main(int argc, char **argv)
     progress_end(&p);
     CHECK(results_print(r));
     print_takeaway(dev, &s);
-    CHECK(results_finish(r, NULL));
+    CHECK(results_finish_figures(r, figures, 2, NULL));
     results_free(r);
     return 0;
 }

@@ -1,11 +1,11 @@
 # plot.gp: lab 07's figure, from the CSV of main.c (one row per layer, part
 # and n: device, layer, part, n, ms, gflops, input_bytes, extra_bytes, error).
-# Two panels side by side:
-#   left   attention's time per part against the sequence length n, log-log:
+# Two figures, one lesson each; the program draws each --plot FIG twice, figure=
+#   time (FIG)          attention's time per part against the sequence length n, log-log:
 #          Q K^T, the softmax and P V, with a dashed line that grows as n^2
 #          (every part of unfused attention does, at large n); the whole
 #          layer's time stays in the table (it also allocates its scores);
-#   right  the memory each layer needs beyond its operands, measured with the
+#   memory (FIG-memory) the memory each layer needs beyond its operands, measured with the
 #          peak-memory counter, next to its input: the convolution through
 #          im2col (its buffer is about R S times the input) and attention at
 #          the longest n (its n x n scores), values on the bars.
@@ -31,52 +31,9 @@ part_at_longest(c) = strcol('layer') eq 'attention' && strcol('part') ne 'total'
 stats data using (part_at_longest('ms')) nooutput
 top_at_longest = STATS_max
 
-title_font = title_font
-set multiplot layout 1, 2 title "Layers as matrix products: where the time and the memory go\n".wrap(device_names, 90).load_line \
-    font title_font
-
-# ---- left: time per part against n ------------------------------------------------------
-panel_font = text_font
-set title 'Self-attention, one head: time per part' font panel_font
-set lmargin 9
-set rmargin 2
-stats data using (only('layer', 'attention', column('n'))) nooutput
-eval pow2_axis('x', STATS_min, STATS_max)
-set xlabel 'sequence length n'
-set ylabel 'milliseconds (log scale)'
-set logscale y 10
-set format y '%g'
-stats data using (strcol('layer') eq 'attention' && strcol('part') ne 'total' ? column('ms') : NaN) nooutput
-set yrange [STATS_min / 2 : STATS_max * 3]
-small_font = text_font
-set key inside top left vertical Left reverse spacing 1.1 samplen 2 font small_font
-array parts[3] = ['Q K^T', 'softmax', 'P V']
-array names[3] = ['Q K^T (product)', 'softmax (your kernel)', 'P V (product)']
-attention(part) = only2('layer', 'attention', 'part', part, column('ms'))
-plot for [i = 1:3] data using 'n':(attention(parts[i])) with linespoints lt i title names[i], \
-     top_at_longest * (x / n_max)**2 with lines ls 100 title 'grows as n²'
-
-# ---- right: memory beyond the operands ----------------------------------------------------
-set title 'Memory: input, and extra at the peak' font panel_font
-unset logscale x
-set lmargin 11
-set rmargin 3
-set bmargin 5
-set xrange [-0.6 : 3.6]
-label_font = text_font
-set xtics ("conv\ninput x" 0, "conv\nim2col +\nproduct" 1, sprintf("attention\nQ, K, V\nn = %.0f", n_max) 2, \
-           sprintf("attention\nn x n scores\nn = %.0f", n_max) 3) font label_font
-unset xlabel
-set ylabel 'bytes (log scale)'
-top = (conv_extra > scores ? conv_extra : scores)
-low = (conv_input < qkv ? conv_input : qkv)
-eval bytes_axis('y', low / 4, top * 4)
-unset mytics
-set grid noxtics
-set key inside top left vertical Left reverse samplen 1.5 font small_font
-set style fill solid 0.85 border -1
-set boxwidth 0.6 absolute
-# The four bars, one a line (the style reads a header line first, and commas).
+if (!exists("figure")) figure = 'time'
+# The memory figure's four bars, one a line (the style reads a header line
+# first, and commas; a data block cannot be made inside an if).
 $bars << EOD
 bar
 0
@@ -84,9 +41,44 @@ bar
 2
 3
 EOD
-bar_bytes(i) = i == 0 ? conv_input : i == 1 ? conv_extra : i == 2 ? qkv : scores
-extra(i) = i == 1 || i == 3
-plot $bars using 1:(extra($1) ? NaN : bar_bytes($1)) with boxes lt 1 title 'the input', \
-     $bars using 1:(extra($1) ? bar_bytes($1) : NaN) with boxes lt 2 title 'extra at the peak', \
-     $bars using 1:(bar_bytes($1) * 1.4):(bytes(bar_bytes($1))) with labels font label_font notitle
-unset multiplot
+
+if (figure eq 'time') {
+    set title "Self-attention, one head: time per part against n\n".wrap(device_names, title_width).load_line
+    stats data using (only('layer', 'attention', column('n'))) nooutput
+    eval pow2_axis('x', STATS_min, STATS_max)
+    set xlabel 'sequence length n'
+    set ylabel 'milliseconds (log scale)'
+    set logscale y 10
+    set format y '%g'
+    stats data using (strcol('layer') eq 'attention' && strcol('part') ne 'total' ? column('ms') : NaN) nooutput
+    set yrange [STATS_min / 2 : STATS_max * 3]
+    set key outside right top vertical Left reverse spacing 1.2 samplen 2
+    array parts[3] = ['Q K^T', 'softmax', 'P V']
+    array names[3] = ['Q K^T (product)', 'softmax (your kernel)', 'P V (product)']
+    attention(part) = only2('layer', 'attention', 'part', part, column('ms'))
+    plot for [i = 1:3] data using 'n':(attention(parts[i])) with linespoints lt i title names[i], \
+         top_at_longest * (x / n_max)**2 with lines ls 100 title 'grows as n²'
+}
+
+if (figure eq 'memory') {
+    set title "Memory: a layer's input, and what it needs beyond it at its peak\n".wrap(device_names, title_width).load_line
+    set bmargin 5.5
+    set xrange [-0.6 : 3.6]
+    set xtics ("conv\ninput x" 0, "conv\nim2col +\nproduct" 1, sprintf("attention\nQ, K, V\nn = %.0f", n_max) 2, \
+               sprintf("attention\nn x n scores\nn = %.0f", n_max) 3) scale 0
+    unset xlabel
+    set ylabel 'bytes (log scale)'
+    top = (conv_extra > scores ? conv_extra : scores)
+    low = (conv_input < qkv ? conv_input : qkv)
+    eval bytes_axis('y', low / 4, top * 8)
+    unset mytics
+    set grid noxtics
+    set key outside right top vertical Left reverse samplen 1.5
+    set style fill solid 0.85 border -1
+    set boxwidth 0.6 absolute
+    bar_bytes(i) = i == 0 ? conv_input : i == 1 ? conv_extra : i == 2 ? qkv : scores
+    extra(i) = i == 1 || i == 3
+    plot $bars using 1:(extra($1) ? NaN : bar_bytes($1)) with boxes lt 1 title 'the input', \
+         $bars using 1:(extra($1) ? bar_bytes($1) : NaN) with boxes lt 2 title 'extra at the peak', \
+         $bars using 1:(bar_bytes($1) * 1.4):(bytes(bar_bytes($1))) with labels notitle
+}
