@@ -64,7 +64,7 @@ if (figure eq 'roofline') {
     array labels[8] = ['scale', 'sum: one atomic each', 'sum: tree', 'sum: tree + warp', 'softmax (library)', 'naive product', 'tiled product', library.' product']
     array types[8] = [7, 5, 9, 11, 13, 4, 6, 8]
     plot roof(x) with lines lt 7 title 'roofs: peak BW, peak FP32', \
-         practical(x) with lines lt 8 dt 3 title sprintf('copy: %.3g GB/s', copy_gbs), \
+         practical(x) with lines lt 8 dt 3 title sprintf(copy_gbs >= 100 ? 'copy: %.0f GB/s' : 'copy: %.3g GB/s', copy_gbs), \
          for [i = 1:8] data using 'intensity':(only('kernel', names[i], column('gflops'))) with points \
              lt (i - 1) % 6 + 1 pt types[i] ps 1.5 * ps_scale * 1.5 title labels[i]
 }

@@ -201,6 +201,7 @@ status results_create_for(results **out, const cli_args *args, const results_col
 
 void results_free(results *r)
 {
+    if (r) free(r->plot_line);
     if (!r) return;
     for (int i = 0; i < r->nrows * r->ncolumns; i++) free(r->cells[i].text);
     free(r->cells);

@@ -93,6 +93,8 @@ static void write_header(const results *r, double busy, FILE *f)
         fprintf(f, "# load: other programs kept %.2f of %d cores busy during the run\n", busy, load_cores());
     else
         fprintf(f, "# load: unknown (/proc/stat could not be read)\n");
+    if (r->plot_line) write_comment(f, "plot", r->plot_line);
+    if (r->figures_line[0]) write_comment(f, "figures", r->figures_line);
     text t = { 0 };
     for (int c = 0; c < r->ncolumns; c++) {
         const results_column *column = &r->columns[c];
@@ -222,6 +224,31 @@ status results_finish(results *r, const char *const *vars)
     if (!r)
         return fail(STATUS_BAD_ARGUMENT, "results_finish: the table is NULL; make it with results_create");
     if (r->mistake != STATUS_OK) return results_mistake_again(r, "results_finish");
+    /* The lab's variables, as gnuplot's -e reads them, for a redraw from the CSV
+     * alone; figure= is the figures line's. One line: no line breaks kept. */
+    text line = { 0 }, devices = { 0 }, names = { 0 };
+    const char *all[36];
+    char busy[48], cores[32];
+    snprintf(busy, sizeof busy, "busy_cores=%.2f", results_busy_frozen(r));
+    snprintf(cores, sizeof cores, "cores=%d", load_cores());
+    const char *const load[2] = { busy, cores };
+    status made = plot_vars(r, vars, &devices, &names, load, all, 36);
+    for (int i = 0; made == STATUS_OK && all[i]; i++) {
+        const char *equals = strchr(all[i], '=');
+        if (!equals || strncmp(all[i], "figure=", 7) == 0) continue;
+        text_add(&line, "%s%.*s='", line.chars ? "; " : "", (int)(equals - all[i]), all[i]);
+        for (const char *c = equals + 1; *c; c++)
+            text_add(&line, "%s", *c == '\'' ? "''" : *c == '\n' ? " " : (char[]){ *c, 0 });
+        text_add(&line, "'");
+    }
+    free(devices.chars);
+    free(names.chars);
+    if (made != STATUS_OK) {
+        free(line.chars);
+        return made;
+    }
+    free(r->plot_line);
+    r->plot_line = line.chars;
     status s = STATUS_OK;
     if (r->csv_path) s = results_save_csv(r, r->csv_path);
     bool csv_is_file = r->csv_path && !output_is_stdout(r->csv_path);
@@ -304,6 +331,10 @@ status results_finish_figures(results *r, const char *const *names, int nnames, 
     }
     all[count] = NULL;
     if (s != STATUS_OK) return s;
+    r->figures_line[0] = '\0';
+    for (int k = 0; k < nnames; k++)
+        snprintf(r->figures_line + strlen(r->figures_line), sizeof r->figures_line - strlen(r->figures_line),
+                 "%s%s", k ? " " : "", names[k]);
     snprintf(figure, sizeof figure, "figure=%s", names[0]);
     s = results_finish(r, all);
     for (int i = 0; s == STATUS_OK && i < r->nplots; i++) {

@@ -38,6 +38,11 @@ struct results {
     /* Other programs' share of the cores over the run (load.h): sampled when
      * the table is made, worked out once, when first asked for. */
     load_sample started;
+    /* What a redraw needs besides the CSV, kept in its "# plot:" and "# figures:"
+     * lines (./lab plots --reference): the lab's own plot variables, and the
+     * names of results_finish_figures. */
+    char *plot_line;
+    char figures_line[256];
     bool busy_known;
     double busy_cores; /* -1: unknown */
 
