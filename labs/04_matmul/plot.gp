@@ -43,12 +43,12 @@ if (figure eq 'gflops') {
     # points alone put the peak's name over the title).
     stats data using 'gflops' nooutput
     y_low = STATS_min / 2
-    y_high = STATS_max * 4
+    y_high = STATS_max * 6
     do for [d in own_peak] {
         stats data using (peak(d)) nooutput
-        if (STATS_max * 4 > y_high) { y_high = STATS_max * 4 }
+        if (STATS_max * 6 > y_high) { y_high = STATS_max * 6 }
         set label sprintf('peak of %s%s: %.0f GFLOP/s', d, d eq 'cpu' && any_simulated ? ' (and of a simulated GPU)' : '', STATS_max) \
-            at graph 0.02, first STATS_max * 1.5 left front font text_font textcolor rgb '#555555'
+            at graph 0.02, first STATS_max * 1.9 left front font text_font textcolor rgb '#555555'
     }
     set yrange [y_low : y_high]
     # (gnuplot reads a clause once even when its loop is empty: a run on the CPU

@@ -249,6 +249,14 @@ status results_finish(results *r, const char *const *vars)
     }
     free(r->plot_line);
     r->plot_line = line.chars;
+    /* A run under load says so beside its takeaway, as its figures do. */
+    const double others = results_busy_frozen(r);
+    if (others >= LOAD_BUSY_CORES_NOTED && !r->load_said) {
+        printf("(under load: other programs kept %.1f of %d cores busy during this run; its times are slower "
+               "and noisier than this machine's, and its figures say so)\n",
+               others, load_cores());
+        r->load_said = true;
+    }
     status s = STATUS_OK;
     if (r->csv_path) s = results_save_csv(r, r->csv_path);
     bool csv_is_file = r->csv_path && !output_is_stdout(r->csv_path);

@@ -45,6 +45,7 @@ struct results {
     char figures_line[256];
     bool busy_known;
     double busy_cores; /* -1: unknown */
+    bool load_said;    /* the note of a run under load, printed once */
 
     /* The first mistake in a cell call, reported again by print and finish. */
     status mistake;
