@@ -71,6 +71,7 @@ check_scripts() { # plot.gp...
 }
 
 command -v gnuplot >/dev/null || { echo "figure_text: no gnuplot: skipped"; exit 77; }
+command -v python3 >/dev/null || { echo "figure_text: no python3 (cap_height.py): skipped"; exit 77; }
 if [[ ${1:-} != --catches ]]; then
   check_scripts "$root"/labs/[0-9][0-9]_*/plot.gp
   check_style "$root/common/harness/plot/style.gp"
