@@ -49,7 +49,7 @@ set format y '%g'
 set xtics nomirror scale 0
 set grid noxtics nomxtics
 set style fill solid 0.85 border -1
-set key outside right top vertical Left reverse samplen 1.2 spacing 1.2
+set key outside right top vertical Left reverse samplen 1.2 spacing 1.2 * ks
 set xrange [-0.5:2.5]
 # Three lines of a workload's name below the axis.
 set bmargin 5.5

@@ -24,7 +24,7 @@ if (!exists("figure")) figure = 'copy'
 here = word(devices, 1)
 precisions = 'FP32 TF32 BF16 F16'
 p(i) = word(precisions, i)
-set key outside right top vertical samplen 2 spacing 1.2
+set key outside right top vertical samplen 2 spacing 1.2 * ks
 
 if (figure eq 'copy') {
     stats data using (only2('part', 'copy', 'precision', 'FP32', column('bytes'))) nooutput

@@ -52,7 +52,7 @@ if (figure eq 'time') {
     set format y '%g'
     stats data using (strcol('layer') eq 'attention' && strcol('part') ne 'total' ? column('ms') : NaN) nooutput
     set yrange [STATS_min / 2 : STATS_max * 3]
-    set key outside right top vertical Left reverse spacing 1.2 samplen 2
+    set key outside right top vertical Left reverse spacing 1.2 * ks samplen 2
     array parts[3] = ['Q K^T', 'softmax', 'P V']
     array names[3] = ['Q K^T (product)', 'softmax (your kernel)', 'P V (product)']
     attention(part) = only2('layer', 'attention', 'part', part, column('ms'))

@@ -58,7 +58,7 @@ if (figure eq 'roofline') {
     set samples 400
     roof(x) = x * bw < peak ? x * bw : peak
     practical(x) = x * copy_gbs < peak ? x * copy_gbs : NaN
-    set key outside right top vertical Left reverse samplen 1.2 spacing 1.0
+    set key outside right top vertical Left reverse samplen 1.2 spacing 1.0 * ks
     set label 1 sprintf('ridge: %.3g FLOP/B', ridge) at ridge, peak * 2.2 center
     array names[8] = ['scale', 'atomic sum', 'tree sum', 'tree+warp sum', 'softmax (op)', 'naive', 'tiled', library]
     array labels[8] = ['scale', 'sum: one atomic each', 'sum: tree', 'sum: tree + warp', 'softmax (library)', 'naive product', 'tiled product', library.' product']

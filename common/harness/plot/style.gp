@@ -45,7 +45,7 @@ if (format eq 'png') {
     if (format eq 'svg') {
         font_size = font_px
         lw_scale = 2.4
-        ps_scale = 0.84
+        ps_scale = 0.6
         # The SVG names its fonts; a viewer without DejaVu Sans falls back to these.
         set terminal svg size 1920,1080 dynamic enhanced font sprintf('%s,Helvetica,Arial,sans-serif,%g', font_family, font_size) linewidth 1 background '#ffffff'
     } else {
@@ -59,6 +59,11 @@ if (format eq 'png') {
         }
     }
 }
+# A line of text: pngcairo and pdfcairo give it 1.17 ems, the SVG terminal
+# 1.5 (measured on their key rows), so a key that fits beside the plot in PNG
+# spilled into two columns in SVG and squeezed the plot to nothing. A key's
+# spacing is given as so many times ks, which makes its rows alike in all three.
+ks = format eq 'svg' ? 0.78 : 1.0
 # Fonts a plot.gp may use: the text's own size, and a title's.
 text_font = sprintf(',%g', font_size)
 title_font = sprintf(',%g', font_size * 1.15)
@@ -99,7 +104,7 @@ set style data linespoints
 # ---- key, title, margins -----------------------------------------------------------------------
 # The key goes outside, right of the plot: on a 16:9 figure there is room there,
 # and it never hides data. noenhanced keeps "sim:0" and "time_s" as typed.
-set key outside right top vertical Left reverse noenhanced spacing 1.3 samplen 3 width 1
+set key outside right top vertical Left reverse noenhanced spacing 1.3 * ks samplen 3 width 1
 set title noenhanced font title_font
 set xlabel noenhanced
 set ylabel noenhanced
