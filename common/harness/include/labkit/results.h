@@ -31,10 +31,15 @@
  *   # cpu: Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz, 2 cores
  *   # devices: cpu; sim:0 (Simulated GPU ...)
  *   # command: lab04-solution --quick --device sim:0
+ *   # load: other programs kept 0.12 of 2 cores busy during the run
+ *   # plot: devices='cpu sim:0'; device_names='cpu: Intel Xeon, sim:0: simulated GPU'; ...
+ *   # figures: gflops speedup
  *   # columns: device; n = N; gflops = GFLOP/s
  *   device,n,gflops
  *   cpu,64,20.5
- * gnuplot skips the comments, pandas reads it with read_csv(path, comment='#'),
+ * The plot and figures lines (written by results_finish and
+ * results_finish_figures) hold what a redraw from the CSV alone needs:
+ * `./lab plots --reference`. gnuplot skips the comments, pandas reads it with read_csv(path, comment='#'),
  * and a spreadsheet shows the comments as rows of text above the table.
  *
  * Figures: each --plot FILE is drawn by the lab's plot.gp (figure.h), found
