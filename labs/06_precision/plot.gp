@@ -53,7 +53,7 @@ if (figure eq 'copy') {
 }
 
 if (figure eq 'error') {
-    set title wrap('Steps 3, 4: fewer bits of mantissa, more error; each precision''s unit roundoff dashed, on '.device_names, title_width).load_line
+    set title wrap('Steps 3, 4: fewer mantissa bits, more error (unit roundoff dashed), on '.device_names, title_width).load_line
     stats data using (only('part', 'error', column('k'))) nooutput
     # k grows by 4: a tic at each one measured.
     set logscale x 2
@@ -103,7 +103,7 @@ if (figure eq 'train') {
     fp32_accuracy = STATS_max
     stats data using (only2('part', 'train', 'precision', 'BF16', column('epoch') == last_epoch ? column('accuracy') : NaN)) nooutput
     bf16_accuracy = STATS_max
-    set title wrap(sprintf("Step 6: lab 05's MLP learns as well with BF16 products, on %s", device_names), title_width).load_line
+    set title wrap(sprintf("Step 6: lab 05's MLP still learns with BF16 products, on %s", device_names), title_width).load_line
     set key outside bottom center horizontal
     set xlabel 'epoch'
     set ylabel 'training loss'
