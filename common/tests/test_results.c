@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "labkit/load.h"
 #include "labkit/results.h"
 #include "labkit/status.h"
 #include "test_files.h"
@@ -305,6 +306,75 @@ static void test_the_csv_starts_with_where_the_numbers_come_from(void)
                                       "cpu,1024,400,460\n"
                                       "sim:0,1024,390,460\n");
     EXPECT(count_entries(dir) == 1); /* no temporary file left */
+cleanup:
+    results_free(r);
+    unlink(path);
+}
+
+/* Other programs' cores, from two samples: the machine's busy share of its
+ * cores' time, less this process's own CPU time, over the wall clock. Exact
+ * inputs, exact answers; a version that forgot to take away the process's own
+ * time (1.5 cores here, not 1.0) or divided by the cores' time alone fails. */
+static void test_other_programs_cores_are_the_busy_share_less_our_own(void)
+{
+    const double n = load_cores();
+    /* In 2 s of wall clock every core's time grew by 2 n s, its busy time by 0.75 n s. */
+    load_sample before = { true, 100.0, 1000.0, 3.0, 50.0 };
+    load_sample after = { true, 100.0 + 0.75 * n, 1000.0 + 2.0 * n, 3.0 + 1.0, 52.0 };
+    EXPECT_NEAR(load_busy_elsewhere(&before, &after), 0.375 * n - 0.5, 1e-12, 0);
+    /* Our own process took more than the machine's busy time said (ticks are coarse): never below 0. */
+    after.own_seconds = 3.0 + 2.0 * n;
+    EXPECT(load_busy_elsewhere(&before, &after) == 0.0);
+    /* Unknown: a sample unknown, none, or no time gone by. */
+    after.known = false;
+    EXPECT(load_busy_elsewhere(&before, &after) == -1.0);
+    after.known = true, after.wall_seconds = before.wall_seconds;
+    EXPECT(load_busy_elsewhere(&before, &after) == -1.0);
+    EXPECT(load_busy_elsewhere(NULL, &after) == -1.0);
+    EXPECT(n >= 1);
+    load_sample now;
+    EXPECT(load_now(&now) == now.known);
+    EXPECT(!load_now(NULL));
+}
+
+/* The CSV says the load and what a redraw needs: "# load:", "# plot:" with
+ * every plot variable quoted as gnuplot's -e reads it (a ' doubled), and the
+ * figures of results_finish_figures, each drawn as FIG-name beside FIG. */
+static void test_the_csv_keeps_the_load_and_what_a_redraw_needs(void)
+{
+    char path[256], csv[8192] = "";
+    path_in_dir(path, sizeof path, "kept.csv");
+    pretend_run run;
+    pretend(&run, path, NULL, 0);
+    results *r = matmul_table(&run.args);
+    REQUIRE(r != NULL);
+    const double busy = results_busy_elsewhere(r);
+    EXPECT(busy == -1.0 || busy >= 0.0);
+    EXPECT(results_busy_elsewhere(r) == busy); /* measured once: the CSV and the figures say the same */
+    static const char *const names[] = { "gflops", "speedup" };
+    capture c;
+    static char out[8192];
+    capture_begin(&c, STDOUT_FILENO);
+    status s = results_finish_figures(r, names, 2, (const char *const[]){ "setup=Bob's MLP", NULL });
+    capture_end(&c, out, sizeof out);
+    EXPECT_OK(s);
+    read_file(path, csv, sizeof csv);
+    EXPECT_CONTAINS(csv, busy >= 0 ? "\n# load: other programs kept " : "\n# load: unknown");
+    EXPECT_CONTAINS(csv, "\n# plot: devices='cpu sim:0'; device_names='cpu: ");
+    EXPECT_CONTAINS(csv, "; setup='Bob''s MLP'\n");
+    EXPECT(!strstr(csv, "figure='"));
+    EXPECT_CONTAINS(csv, "\n# figures: gflops speedup\n# columns: ");
+    EXPECT((busy >= LOAD_BUSY_CORES_NOTED) == (strstr(out, "(under load: other programs kept ") != NULL));
+
+    char second[256];
+    EXPECT_OK(results_figure_path("figs/precision.png", "error", second, sizeof second));
+    EXPECT_STREQ(second, "figs/precision-error.png");
+    EXPECT_OK(results_figure_path("figs.v2/precision", "error", second, sizeof second));
+    EXPECT_STREQ(second, "figs.v2/precision-error");
+    EXPECT_REFUSED(results_figure_path("x.png", "error", second, 8), STATUS_BAD_ARGUMENT);
+    EXPECT_REFUSED(results_finish_figures(r, (const char *const[]){ "a b" }, 1, NULL), STATUS_BAD_ARGUMENT);
+    EXPECT_CONTAINS(last_error(), "\"a b\", is not letters, digits and _");
+    EXPECT_REFUSED(results_check_figures(r, names, 0), STATUS_BAD_ARGUMENT);
 cleanup:
     results_free(r);
     unlink(path);
@@ -642,6 +712,8 @@ int main(void)
     RUN_TEST(test_a_mistake_in_a_cell_is_returned_and_remembered);
     RUN_TEST(test_numbers_read_back_for_a_takeaway);
     RUN_TEST(test_the_csv_starts_with_where_the_numbers_come_from);
+    RUN_TEST(test_other_programs_cores_are_the_busy_share_less_our_own);
+    RUN_TEST(test_the_csv_keeps_the_load_and_what_a_redraw_needs);
     RUN_TEST(test_csv_cells_are_quoted_and_numbers_exact);
     RUN_TEST(test_the_csv_can_go_to_standard_output);
     RUN_TEST(test_figures_are_drawn_in_png_svg_and_pdf_from_the_same_data);

@@ -13,7 +13,7 @@
 load style
 if (!exists("machine")) machine = 'this machine'
 
-set title wrap('FP32 peak, SMs x cores per SM x clock x 2, of this machine ('.machine.') and of published GPUs', title_width)
+set title wrap('FP32 peak, SMs x cores per SM x clock x 2, of this machine ('.machine.') and of published GPUs', title_width).load_line
 set xlabel 'TFLOPS, worked out by your steps 2 and 3 (logarithmic scale)'
 
 # Rows from the top; bars from a power of ten below the slowest, and room on the

@@ -236,8 +236,12 @@ int main(int argc, char **argv)
         printf(
             "\ntakeaway: on %s, 4096 small copies took %.0fx as long as one copy of the same bytes, and "
             "logging a norm every step cost 1000 blocking reads instead of 1 (%.1fx the time here): copy in "
-            "big pieces, keep logs on the device.\n",
-            device_name(d), many_ratio, log_ratio);
+            "big pieces, keep logs on the device%s.\n",
+            device_name(d), many_ratio, log_ratio,
+            d.kind == DEVICE_SIM && !args.quick
+                ? " (past 16 MiB a simulated GPU's copies measure the host's memory, not a bus: the figure "
+                  "says so)"
+                : "");
     else
         printf("\ntakeaway: on cpu a tensor already lives in host memory, so no copy crosses a bus or waits; "
                "on a GPU every copy pays a latency: copy in big pieces, keep logs on the device.\n");

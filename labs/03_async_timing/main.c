@@ -10,7 +10,7 @@
  * time that does almost no arithmetic. On the CPU nothing is asynchronous, and
  * every clock agrees.
  *
- *   ./lab run 03 -- --plot timing.png --plot timing.svg   (a simulated GPU without a real one) */
+ *   ./lab run 03 -- --plot timing.png   (and timing-busy.png; a simulated GPU without a real one) */
 #include <math.h>
 #include <stdio.h>
 
@@ -169,6 +169,9 @@ int main(int argc, char **argv)
     if (code >= 0) return code;
     results *r;
     CHECK(results_create(&r, &args, columns, NCOLUMNS));
+    /* Two lessons, two figures: FIG (the clocks) and FIG-busy. */
+    static const char *const figures[] = { "clocks", "busy" };
+    CHECK(results_check_figures(r, figures, 2));
     /* A real GPU needs the lesson's size for the work to take far longer than
      * launching it; the CPU and a simulated GPU take seconds at that size. */
     e.dev = args.dev;
@@ -191,7 +194,7 @@ int main(int argc, char **argv)
     CHECK(results_print(r));
     printf("\n");
     print_takeaway(&e, r);
-    CHECK(results_finish(r, NULL));
+    CHECK(results_finish_figures(r, figures, 2, NULL));
     results_free(r);
     return 0;
 }

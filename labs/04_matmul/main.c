@@ -187,22 +187,12 @@ static void speedup_path(const char *figure, char *out, size_t size)
 }
 
 /* Every --plot FIG draws GFLOP/s in FIG and, with a GPU, the speed-ups in
- * FIG-speedup beside it: both by plot.gp, from the CSV that results_finish
- * wrote (--csv FILE, or FIG.csv). */
-static void draw_figures(results *r, const cli_args *args, bool gpu)
+ * FIG-speedup beside it: both by plot.gp, from the one CSV (--csv FILE, or
+ * FIG.csv), which names them for a redraw (./lab plots --reference). */
+static void draw_figures(results *r, bool gpu)
 {
-    static const char *const gflops[] = { "figure=gflops", NULL }, *const speedups[] = { "figure=speedup",
-                                                                                         NULL };
-    CHECK(results_finish(r, gflops));
-    for (int i = 0; gpu && i < args->nplots; ++i) {
-        char data[4096], second[4096];
-        if (args->csv_path && !output_is_stdout(args->csv_path))
-            snprintf(data, sizeof data, "%s", args->csv_path);
-        else if (!figure_data_path(args->plot_paths[i], data, sizeof data))
-            CHECK(fail(STATUS_BAD_ARGUMENT, "cannot name the data of %s", args->plot_paths[i]));
-        speedup_path(args->plot_paths[i], second, sizeof second);
-        CHECK(results_draw(r, second, data, speedups));
-    }
+    static const char *const figures[] = { "gflops", "speedup" };
+    CHECK(results_finish_figures(r, figures, gpu ? 2 : 1, NULL));
 }
 
 int main(int argc, char **argv)
@@ -243,7 +233,7 @@ int main(int argc, char **argv)
         printf(
             "(speed-up: the CPU's time / the GPU's; naive kernel vs naive i-k-j, op_matmul vs OpenBLAS)\n");
     print_takeaway(&e);
-    draw_figures(r, &args, e.ndevices > 1);
+    draw_figures(r, e.ndevices > 1);
     results_free(r);
     return 0;
 }

@@ -12,7 +12,7 @@
  * and evaluates the file on the cpu; --load FILE evaluates saved parameters.
  *
  *   ./lab run 05                                    the cpu and the first GPU
- *   LABKIT_SIM_GPUS=2 ./lab run 05 -- --device sim:0 --epochs 3 --plot loss.png
+ *   LABKIT_SIM_GPUS=2 ./lab run 05 -- --device sim:0 --epochs 3 --plot loss.png   (and loss-steps.png)
  */
 #include <stdio.h>
 #include <string.h>
@@ -199,6 +199,9 @@ int main(int argc, char **argv)
     if (exit_code >= 0) return exit_code;
     if (o->epochs == 0) o->epochs = args.quick ? 2 : 5;
     CHECK(results_create(&x.r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
+    /* Two lessons, two figures: FIG (learning) and FIG-steps (the time per step). */
+    static const char *const figures[] = { "learning", "steps" };
+    CHECK(results_check_figures(x.r, figures, 2));
 
     /* Everything is checked before any work: the sizes against each device's memory too. */
     device devices[2] = { args.device_given ? args.dev : device_cpu(), try_gpu(0) };
@@ -243,7 +246,7 @@ int main(int argc, char **argv)
     snprintf(setup, sizeof setup, "setup=MLP %s, batch %d, %s", o->layers, o->batch,
              o->data_dir ? "MNIST" : "synthetic digits");
     const char *vars[] = { setup, NULL };
-    CHECK(results_finish(x.r, vars));
+    CHECK(results_finish_figures(x.r, figures, 2, vars));
     results_free(x.r);
     dataset_free(&x.train), dataset_free(&x.test);
     return 0;

@@ -7,7 +7,7 @@
  *
  *   ./lab run 06                                   on try_gpu(0)
  *   ./lab run 06 -- --device cpu --quick
- *   ./lab run 06 -- --plot precision.png --plot precision.pdf */
+ *   ./lab run 06 -- --plot precision.png   (and precision-error, -speed and -train.png beside it) */
 #include <math.h>
 #include <stdio.h>
 
@@ -212,6 +212,9 @@ int main(int argc, char **argv)
     if (code >= 0) return code;
     results *r = NULL;
     CHECK(results_create(&r, &args, columns, NCOLUMNS));
+    /* One step's lesson a figure: FIG, FIG-error, FIG-speed and FIG-train. */
+    static const char *const figures[] = { "copy", "error", "speed", "train" };
+    CHECK(results_check_figures(r, figures, 4));
     device_properties props;
     CHECK(device_get_properties(args.dev, &props));
     s.dev = args.dev, s.quick = args.quick;
@@ -234,7 +237,7 @@ int main(int argc, char **argv)
     char cores[32];
     snprintf(cores, sizeof cores, "tensor_cores=%d", props.tensor_cores ? 1 : 0);
     const char *vars[] = { cores, NULL };
-    CHECK(results_finish(r, vars));
+    CHECK(results_finish_figures(r, figures, 4, vars));
     print_takeaway(&sum, &props, s.dev);
     results_free(r);
     return 0;

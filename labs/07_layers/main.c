@@ -279,6 +279,9 @@ int main(int argc, char **argv)
     if (exit_code >= 0) return exit_code;
     results *r;
     CHECK(results_create(&r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
+    /* Two lessons, two figures: FIG (attention's time) and FIG-memory. */
+    static const char *const figures[] = { "time", "memory", "peak" };
+    CHECK(results_check_figures(r, figures, 3));
     const device dev = args.dev;
     const bool gpu = dev.kind == DEVICE_CUDA;
     /* A real GPU: ResNet's second stage at batch 32. Elsewhere, kernels that run one thread at a time. */
@@ -322,7 +325,7 @@ int main(int argc, char **argv)
     else
         printf("(attention in one pass left out: a head of %d is more than its FLASH_MAX_HEAD, %d)\n", head,
                FLASH_MAX_HEAD);
-    CHECK(results_finish(r, NULL));
+    CHECK(results_finish_figures(r, figures, 3, NULL));
     results_free(r);
     return 0;
 }

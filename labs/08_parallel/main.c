@@ -219,7 +219,7 @@ int main(int argc, char **argv)
     if (x.size == 0) x.size = args.quick ? 512 : 1024;
     if (x.epochs == 0) x.epochs = args.quick ? 1 : 2;
     CHECK(results_create(&x.r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
-    char note[256], vars[2][32];
+    char note[256];
     x.ngpus =
         gpus_to_compare(args.device_given ? &args.dev : NULL, x.gpus, DP_MAX_DEVICES, note, sizeof note);
     if (note[0]) printf("(%s)\n", note);
@@ -240,9 +240,8 @@ int main(int argc, char **argv)
     progress_end(&x.p);
     CHECK(results_print(x.r));
     print_takeaway(&x);
-    snprintf(vars[0], sizeof vars[0], "busy_cores=%.2f", x.busy),
-        snprintf(vars[1], sizeof vars[1], "cores=%d", cores_here());
-    CHECK(results_finish(x.r, (const char *const[]){ vars[0], vars[1], NULL }));
+    /* busy_cores and cores, over the whole run, come from results.h. */
+    CHECK(results_finish(x.r, NULL));
     results_free(x.r);
     dataset_free(&train);
     return 0;

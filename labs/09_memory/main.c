@@ -320,6 +320,9 @@ int main(int argc, char **argv)
     if (exit_code >= 0) return exit_code;
     results *r;
     CHECK(results_create(&r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
+    /* Two lessons, two figures: FIG (coalescing) and FIG-roofline. */
+    static const char *const figures[] = { "stride", "roofline" };
+    CHECK(results_check_figures(r, figures, 2));
     const device d = args.dev;
     const bool gpu = d.kind == DEVICE_CUDA;
     summary s = { 0 };
@@ -357,7 +360,7 @@ int main(int argc, char **argv)
     snprintf(peak_gbs, sizeof peak_gbs, "peak_gbs=%.9g", s.p.memory_bandwidth_gbs);
     snprintf(peak_gflops, sizeof peak_gflops, "peak_gflops=%.9g", s.p.peak_gflops);
     const char *const vars[] = { peak_gbs, peak_gflops, gpu ? "library=cuBLAS" : "library=op_matmul", NULL };
-    CHECK(results_finish(r, vars));
+    CHECK(results_finish_figures(r, figures, 2, vars));
     results_free(r);
     return 0;
 }

@@ -162,7 +162,16 @@ abspath_from_caller() {
 }
 
 # Every lab's solution runs once; its one CSV gives the PNG, the SVG and the PDF.
+# --reference: no run; each lab's real-GPU figure redrawn from the CSV kept
+# beside it (tools/reference_plots.sh; tools/reference_run.sh makes them).
 cmd_plots() {
+  if [[ ${1:-} == --reference ]]; then
+    shift
+    (($# <= 1)) || usage_error "plots --reference takes at most one DIR"
+    if (($# == 1)); then set -- "$(abspath_from_caller "$1")"; fi
+    "$ROOT/tools/reference_plots.sh" "$@"
+    return
+  fi
   (($# <= 1)) || usage_error "plots takes at most one DIR"
   local out labs=() lab nn exe targets=() todo=() failed=0 made=0
   if (($# == 1)); then out=$(abspath_from_caller "$1"); else out=$ROOT/plots; fi

@@ -24,38 +24,49 @@ if (!exists("devices")) devices = ''
 if (!exists("device_names")) device_names = ''
 
 # ---- the terminal: 16:9, one font family, sizes for a projector ----------------
-# PNG and SVG at 1600x900 pixels; PDF at 10 x 5.625 inches (a 16:9 slide's
-# proportions, scaled when placed). Text is the same fraction of the width in
-# all three (font_px pixels of 1600: pngcairo counts points at 96 per inch, SVG
-# pixels, and the PDF's 10 inches are 720 points), so a figure looks alike
-# whichever format goes on the slide.
+# PNG and SVG at 1920x1080 pixels; PDF at 13.333 x 7.5 inches, the size of a
+# 16:9 slide in PowerPoint, LibreOffice and Keynote, where 1920 pixels are 960
+# points: 2 pixels a point. The smallest text anywhere is font_px = 40 pixels
+# (its em; capitals 29 pixels tall), which is 20 points on that slide: what the
+# back row of a lecture hall still reads. A plot.gp never asks for less than
+# font_size (titles may be larger); tools/tests/figure_text.sh measures it.
 font_family = 'DejaVu Sans'
-font_px = 28
+font_px = 40
 # The three terminals size fonts, lines and points differently; these factors,
-# measured on rendered figures, make one figure look alike in all three.
+# measured on rendered figures (capitals 30 pixels tall at 1920 pixels wide in
+# all three: pngcairo counts points at 96 per inch, SVG pixels, and pdfcairo
+# draws DejaVu Sans at 0.63 of the points asked for), make one figure alike.
 if (format eq 'png') {
     font_size = font_px * 0.75
-    lw_scale = 2.0
-    ps_scale = 1.8
-    set terminal pngcairo size 1600,900 enhanced font sprintf('%s,%g', font_family, font_size) linewidth 1 background '#ffffff'
+    lw_scale = 2.4
+    ps_scale = 2.1
+    set terminal pngcairo size 1920,1080 enhanced font sprintf('%s,%g', font_family, font_size) linewidth 1 background '#ffffff'
 } else {
     if (format eq 'svg') {
         font_size = font_px
-        lw_scale = 2.0
-        ps_scale = 0.7
+        lw_scale = 2.4
+        ps_scale = 0.6
         # The SVG names its fonts; a viewer without DejaVu Sans falls back to these.
-        set terminal svg size 1600,900 dynamic enhanced font sprintf('%s,Helvetica,Arial,sans-serif,%g', font_family, font_size) linewidth 1 background '#ffffff'
+        set terminal svg size 1920,1080 dynamic enhanced font sprintf('%s,Helvetica,Arial,sans-serif,%g', font_family, font_size) linewidth 1 background '#ffffff'
     } else {
         if (format eq 'pdf') {
-            font_size = font_px * 0.68
-            lw_scale = 1.8
-            ps_scale = 0.85
-            set terminal pdfcairo size 10in,5.625in enhanced font sprintf('%s,%g', font_family, font_size) linewidth 1
+            font_size = font_px * 0.76
+            lw_scale = 2.4
+            ps_scale = 1.1
+            set terminal pdfcairo size 13.333in,7.5in enhanced font sprintf('%s,%g', font_family, font_size) linewidth 1
         } else {
             exit error sprintf("style.gp: format is '%s'; use 'png', 'svg' or 'pdf'", format)
         }
     }
 }
+# A line of text: pngcairo and pdfcairo give it 1.17 ems, the SVG terminal
+# 1.5 (measured on their key rows), so a key that fits beside the plot in PNG
+# spilled into two columns in SVG and squeezed the plot to nothing. A key's
+# spacing is given as so many times ks, which makes its rows alike in all three.
+ks = format eq 'svg' ? 0.78 : 1.0
+# Fonts a plot.gp may use: the text's own size, and a title's.
+text_font = sprintf(',%g', font_size)
+title_font = sprintf(',%g', font_size * 1.15)
 set output out
 set encoding utf8
 
@@ -93,8 +104,8 @@ set style data linespoints
 # ---- key, title, margins -----------------------------------------------------------------------
 # The key goes outside, right of the plot: on a 16:9 figure there is room there,
 # and it never hides data. noenhanced keeps "sim:0" and "time_s" as typed.
-set key outside right top vertical Left reverse noenhanced spacing 1.3 samplen 3 width 1
-set title noenhanced font sprintf(',%g', font_size * 1.2)
+set key outside right top vertical Left reverse noenhanced spacing 1.3 * ks samplen 3 width 1
+set title noenhanced font title_font
 set xlabel noenhanced
 set ylabel noenhanced
 
@@ -105,7 +116,17 @@ last_space(s, i) = i < 1 ? 0 : (s[i:i] eq ' ' ? i : last_space(s, i - 1))
 wrap(s, n) = strlen(s) <= n || last_space(s, n + 1) < 2 ? s : \
     s[1:last_space(s, n + 1) - 1] . "\n" . wrap(s[last_space(s, n + 1) + 1:], n)
 # How many characters a title may have per line: the plot's width, less the key's.
-title_width = 60
+title_width = 50
+
+# ---- a run under load ---------------------------------------------------------------------
+# results.h passes busy_cores (how many cores other programs kept busy during
+# the run; -1: unknown) and cores. From a third of a core on, the times are
+# the machine's under load, slower and noisier: load_line says so, and every
+# figure's title ends with it (set title '...'.load_line).
+busy = exists("busy_cores") ? busy_cores + 0 : -1
+load_line = busy >= 0.33 ? sprintf("\nunder load: other programs kept %.1f of %s cores busy", busy, \
+    exists("cores") ? cores : '?') : ''
+load_colour = '#B00000'
 
 # ---- picking rows ---------------------------------------------------------------------------
 # only(c, v, y): y where column c holds the text v, unknown elsewhere. One series

@@ -188,6 +188,7 @@ status results_create_for(results **out, const cli_args *args, const results_col
     r->plot_script = plot_script;
     r->plot_style = plot_style ? plot_style : LABKIT_PLOT_STYLE_DEFAULT;
     utc_now(r->date, sizeof r->date);
+    load_now(&r->started);
     status s = take_args(r, args);
     if (s == STATUS_OK) s = check_plot_files(r);
     if (s != STATUS_OK) {
@@ -200,6 +201,7 @@ status results_create_for(results **out, const cli_args *args, const results_col
 
 void results_free(results *r)
 {
+    if (r) free(r->plot_line);
     if (!r) return;
     for (int i = 0; i < r->nrows * r->ncolumns; i++) free(r->cells[i].text);
     free(r->cells);
@@ -331,3 +333,14 @@ double results_get(const results *r, int row, const char *column)
     if (c < 0 || r->columns[c].kind == RESULTS_TEXT) return NAN;
     return r->cells[row * r->ncolumns + c].number;
 }
+
+double results_busy_frozen(results *r)
+{
+    if (!r->busy_known) {
+        r->busy_cores = load_busy_elsewhere(&r->started, NULL);
+        r->busy_known = true;
+    }
+    return r->busy_cores;
+}
+
+double results_busy_elsewhere(results *r) { return r ? results_busy_frozen(r) : -1.0; }

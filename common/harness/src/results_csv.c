@@ -1,6 +1,7 @@
 /* results_csv.c: a results table saved as CSV, with the header lines that say
  * where the numbers come from, and drawn by the lab's gnuplot script from that
  * CSV (results.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +80,7 @@ static void write_devices_comment(const results *r, FILE *f)
     free(t.chars);
 }
 
-static void write_header(const results *r, FILE *f)
+static void write_header(const results *r, double busy, FILE *f)
 {
     if (r->lab) write_comment(f, "lab", r->lab);
     write_comment(f, "date", r->date);
@@ -88,6 +89,12 @@ static void write_header(const results *r, FILE *f)
         fprintf(f, "# cpu: %s, %d cores\n", cpu.name, cpu.multiprocessors);
     write_devices_comment(r, f);
     if (r->command) write_comment(f, "command", r->command);
+    if (busy >= 0.0)
+        fprintf(f, "# load: other programs kept %.2f of %d cores busy during the run\n", busy, load_cores());
+    else
+        fprintf(f, "# load: unknown (/proc/stat could not be read)\n");
+    if (r->plot_line) write_comment(f, "plot", r->plot_line);
+    if (r->figures_line[0]) write_comment(f, "figures", r->figures_line);
     text t = { 0 };
     for (int c = 0; c < r->ncolumns; c++) {
         const results_column *column = &r->columns[c];
@@ -154,7 +161,7 @@ status results_save_csv(results *r, const char *path)
     status s = output_begin(&o, path);
     if (s != STATUS_OK) return s;
     FILE *f = o.stream ? o.stream : output_stdout();
-    write_header(r, f);
+    write_header(r, results_busy_frozen(r), f);
     write_rows(r, f);
     return output_commit(&o);
 }
@@ -164,7 +171,7 @@ status results_save_csv(results *r, const char *path)
 /* devices='cpu sim:0' and device_names='cpu: AMD EPYC, sim:0: simulated GPU',
  * then the lab's own, into one NULL-terminated list of "name=value". */
 static status plot_vars(const results *r, const char *const *vars, text *devices, text *names,
-                        const char **all, int capacity)
+                        const char *const *load, const char **all, int capacity)
 {
     device found[LABKIT_MAX_DEVICES];
     int n = named_devices(r, found);
@@ -181,9 +188,11 @@ static status plot_vars(const results *r, const char *const *vars, text *devices
     int count = 0;
     all[count++] = devices->chars;
     all[count++] = names->chars;
+    all[count++] = load[0];
+    all[count++] = load[1];
     for (int i = 0; vars && vars[i]; i++) {
         if (count == capacity - 1)
-            return fail(STATUS_BAD_ARGUMENT, "results_draw: more than %d plot variables", capacity - 3);
+            return fail(STATUS_BAD_ARGUMENT, "results_draw: more than %d plot variables", capacity - 5);
         all[count++] = vars[i];
     }
     all[count] = NULL;
@@ -198,8 +207,12 @@ status results_draw(results *r, const char *figure, const char *data, const char
                     "results_draw(%s): this program has no plot script (LAB_PLOT_SCRIPT)",
                     figure ? figure : "(NULL)");
     text devices = { 0 }, names = { 0 };
-    const char *all[34];
-    status s = plot_vars(r, vars, &devices, &names, all, 34);
+    const char *all[36];
+    char busy[48], cores[32];
+    snprintf(busy, sizeof busy, "busy_cores=%.2f", results_busy_frozen(r));
+    snprintf(cores, sizeof cores, "cores=%d", load_cores());
+    const char *const load[2] = { busy, cores };
+    status s = plot_vars(r, vars, &devices, &names, load, all, 36);
     if (s == STATUS_OK) s = figure_draw(figure, data, r->plot_script, r->plot_style, all);
     free(devices.chars);
     free(names.chars);
@@ -211,6 +224,39 @@ status results_finish(results *r, const char *const *vars)
     if (!r)
         return fail(STATUS_BAD_ARGUMENT, "results_finish: the table is NULL; make it with results_create");
     if (r->mistake != STATUS_OK) return results_mistake_again(r, "results_finish");
+    /* The lab's variables, as gnuplot's -e reads them, for a redraw from the CSV
+     * alone; figure= is the figures line's. One line: no line breaks kept. */
+    text line = { 0 }, devices = { 0 }, names = { 0 };
+    const char *all[36];
+    char busy[48], cores[32];
+    snprintf(busy, sizeof busy, "busy_cores=%.2f", results_busy_frozen(r));
+    snprintf(cores, sizeof cores, "cores=%d", load_cores());
+    const char *const load[2] = { busy, cores };
+    status made = plot_vars(r, vars, &devices, &names, load, all, 36);
+    for (int i = 0; made == STATUS_OK && all[i]; i++) {
+        const char *equals = strchr(all[i], '=');
+        if (!equals || strncmp(all[i], "figure=", 7) == 0) continue;
+        text_add(&line, "%s%.*s='", line.chars ? "; " : "", (int)(equals - all[i]), all[i]);
+        for (const char *c = equals + 1; *c; c++)
+            text_add(&line, "%s", *c == '\'' ? "''" : *c == '\n' ? " " : (char[]){ *c, 0 });
+        text_add(&line, "'");
+    }
+    free(devices.chars);
+    free(names.chars);
+    if (made != STATUS_OK) {
+        free(line.chars);
+        return made;
+    }
+    free(r->plot_line);
+    r->plot_line = line.chars;
+    /* A run under load says so beside its takeaway, as its figures do. */
+    const double others = results_busy_frozen(r);
+    if (others >= LOAD_BUSY_CORES_NOTED && !r->load_said) {
+        printf("(under load: other programs kept %.1f of %d cores busy during this run; its times are slower "
+               "and noisier than this machine's, and its figures say so)\n",
+               others, load_cores());
+        r->load_said = true;
+    }
     status s = STATUS_OK;
     if (r->csv_path) s = results_save_csv(r, r->csv_path);
     bool csv_is_file = r->csv_path && !output_is_stdout(r->csv_path);
@@ -230,6 +276,87 @@ status results_finish(results *r, const char *const *vars)
             snprintf(saved[nsaved++], sizeof saved[0], "%s", data);
         }
         if (s == STATUS_OK) s = results_draw(r, r->plot_paths[i], data, vars);
+    }
+    return s;
+}
+
+/* ---- several figures from one run ----------------------------------------------------- */
+
+status results_figure_path(const char *figure, const char *name, char *out, size_t size)
+{
+    if (!figure || !name || !out || size == 0)
+        return fail(STATUS_BAD_ARGUMENT, "results_figure_path: figure, name and out must not be NULL");
+    const char *slash = strrchr(figure, '/'), *dot = strrchr(figure, '.');
+    if (!dot || (slash && dot < slash)) dot = figure + strlen(figure);
+    int n = snprintf(out, size, "%.*s-%s%s", (int)(dot - figure), figure, name, dot);
+    if (n < 0 || (size_t)n >= size)
+        return fail(STATUS_BAD_ARGUMENT, "results_figure_path: the path of %s's figure %s is too long",
+                    figure, name);
+    return STATUS_OK;
+}
+
+static status check_names(const char *const *names, int nnames, const char *function)
+{
+    if (!names || nnames < 1 || nnames > 8)
+        return fail(STATUS_BAD_ARGUMENT, "%s: give 1 to 8 figure names, not %d%s", function, nnames,
+                    names ? "" : " (names is NULL)");
+    for (int i = 0; i < nnames; i++) {
+        bool good = names[i] && names[i][0];
+        for (const char *c = names[i]; good && *c; c++) good = isalnum((unsigned char)*c) || *c == '_';
+        if (!good)
+            return fail(STATUS_BAD_ARGUMENT,
+                        "%s: figure name %d, \"%s\", is not letters, digits and _ (\"error\")", function, i,
+                        names[i] ? names[i] : "(NULL)");
+    }
+    return STATUS_OK;
+}
+
+status results_check_figures(const results *r, const char *const *names, int nnames)
+{
+    if (!r) return fail(STATUS_BAD_ARGUMENT, "results_check_figures: the table is NULL; make it first");
+    status s = check_names(names, nnames, "results_check_figures");
+    for (int i = 0; s == STATUS_OK && i < r->nplots; i++)
+        for (int k = 1; s == STATUS_OK && k < nnames; k++) {
+            char path[4096];
+            s = results_figure_path(r->plot_paths[i], names[k], path, sizeof path);
+            if (s == STATUS_OK) s = output_check(path, "--plot (one of its figures)");
+        }
+    return s;
+}
+
+status results_finish_figures(results *r, const char *const *names, int nnames, const char *const *vars)
+{
+    if (!r) return fail(STATUS_BAD_ARGUMENT, "results_finish_figures: the table is NULL; make it first");
+    status s = check_names(names, nnames, "results_finish_figures");
+    const char *all[34];
+    char figure[64];
+    int count = 0;
+    all[count++] = figure;
+    for (int i = 0; s == STATUS_OK && vars && vars[i]; i++) {
+        if (count == 33)
+            return fail(STATUS_BAD_ARGUMENT, "results_finish_figures: more than 32 plot variables");
+        all[count++] = vars[i];
+    }
+    all[count] = NULL;
+    if (s != STATUS_OK) return s;
+    r->figures_line[0] = '\0';
+    for (int k = 0; k < nnames; k++)
+        snprintf(r->figures_line + strlen(r->figures_line), sizeof r->figures_line - strlen(r->figures_line),
+                 "%s%s", k ? " " : "", names[k]);
+    snprintf(figure, sizeof figure, "figure=%s", names[0]);
+    s = results_finish(r, all);
+    for (int i = 0; s == STATUS_OK && i < r->nplots; i++) {
+        char data[4096], path[4096];
+        if (r->csv_path && !output_is_stdout(r->csv_path))
+            snprintf(data, sizeof data, "%s", r->csv_path);
+        else if (!figure_data_path(r->plot_paths[i], data, sizeof data))
+            return fail(STATUS_BAD_ARGUMENT, "results_finish_figures: cannot name the data of %s",
+                        r->plot_paths[i]);
+        for (int k = 1; s == STATUS_OK && k < nnames; k++) {
+            snprintf(figure, sizeof figure, "figure=%s", names[k]);
+            s = results_figure_path(r->plot_paths[i], names[k], path, sizeof path);
+            if (s == STATUS_OK) s = results_draw(r, path, data, all);
+        }
     }
     return s;
 }

@@ -4,6 +4,7 @@
 #ifndef LABKIT_RESULTS_INTERNAL_H
 #define LABKIT_RESULTS_INTERNAL_H
 
+#include "labkit/load.h"
 #include "labkit/results.h"
 
 /* A cell: a number (NaN when unknown) or a text (NULL when unknown). */
@@ -34,6 +35,18 @@ struct results {
     int nplots;
     const char *plot_script, *plot_style;
 
+    /* Other programs' share of the cores over the run (load.h): sampled when
+     * the table is made, worked out once, when first asked for. */
+    load_sample started;
+    /* What a redraw needs besides the CSV, kept in its "# plot:" and "# figures:"
+     * lines (./lab plots --reference): the lab's own plot variables, and the
+     * names of results_finish_figures. */
+    char *plot_line;
+    char figures_line[256];
+    bool busy_known;
+    double busy_cores; /* -1: unknown */
+    bool load_said;    /* the note of a run under load, printed once */
+
     /* The first mistake in a cell call, reported again by print and finish. */
     status mistake;
     char mistake_message[512];
@@ -41,6 +54,9 @@ struct results {
 
 /* The first mistake in a cell call, returned again by a later call: status and message. */
 status results_mistake_again(const results *r, const char *function);
+
+/* Other programs' busy cores from the table's making to the first call (load.h). */
+double results_busy_frozen(results *r);
 
 /* The terminal widths of the columns while echoing (the columns' own widths). */
 void results_echo_widths(const results *r, int *widths);

@@ -31,10 +31,15 @@
  *   # cpu: Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz, 2 cores
  *   # devices: cpu; sim:0 (Simulated GPU ...)
  *   # command: lab04-solution --quick --device sim:0
+ *   # load: other programs kept 0.12 of 2 cores busy during the run
+ *   # plot: devices='cpu sim:0'; device_names='cpu: Intel Xeon, sim:0: simulated GPU'; ...
+ *   # figures: gflops speedup
  *   # columns: device; n = N; gflops = GFLOP/s
  *   device,n,gflops
  *   cpu,64,20.5
- * gnuplot skips the comments, pandas reads it with read_csv(path, comment='#'),
+ * The plot and figures lines (written by results_finish and
+ * results_finish_figures) hold what a redraw from the CSV alone needs:
+ * `./lab plots --reference`. gnuplot skips the comments, pandas reads it with read_csv(path, comment='#'),
  * and a spreadsheet shows the comments as rows of text above the table.
  *
  * Figures: each --plot FILE is drawn by the lab's plot.gp (figure.h), found
@@ -43,7 +48,10 @@
  * out, format and style, the script gets the variables devices ("cpu sim:0":
  * the devices the results name, for `plot for [d in devices]`) and device_names
  * ("cpu: Intel Xeon Platinum 8375C, sim:0: simulated GPU", for titles), and
- * the lab's own `vars` ("name=value" strings, NULL-terminated). */
+ * the lab's own `vars` ("name=value" strings, NULL-terminated), and the
+ * load: busy_cores (how many cores other programs kept busy from
+ * results_create to the end, load.h; -1: unknown) and cores, which style.gp
+ * turns into load_line, a line under the title of a run under load. */
 #ifndef LABKIT_RESULTS_H
 #define LABKIT_RESULTS_H
 
@@ -126,6 +134,24 @@ status results_draw(results *r, const char *figure, const char *data, const char
  * --plot, each from the CSV (--csv FILE, or FIG.csv beside the figure). Prints
  * no table; stops at the first failure. */
 status results_finish(results *r, const char *const *vars);
+
+/* How many cores other programs kept busy, on average, from results_create
+ * to the first call of this function or of results_finish (the CSV's "# load:"
+ * line and the figures say the same figure); -1 when unknown. A takeaway
+ * says it when it reaches LOAD_BUSY_CORES_NOTED. */
+double results_busy_elsewhere(results *r);
+
+/* Several figures from one run, one idea each: every --plot FIG draws FIG
+ * with the plot variable figure=names[0], and FIG-names[i] beside it (the
+ * same extension) with figure=names[i], each from the one CSV; the lab's
+ * `vars` go to all of them. results_check_figures, right after results_create,
+ * says before any work whether every one of them can be written. At most 8
+ * names of letters, digits and _. */
+status results_check_figures(const results *r, const char *const *names, int nnames);
+status results_finish_figures(results *r, const char *const *names, int nnames, const char *const *vars);
+
+/* "figs/precision.png", "error" -> "figs/precision-error.png". */
+status results_figure_path(const char *figure, const char *name, char *out, size_t size);
 
 void results_free(results *r);
 
