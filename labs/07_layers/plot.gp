@@ -89,7 +89,7 @@ if (figure eq 'memory') {
 }
 
 if (figure eq 'peak') {
-    set title "Attention: peak memory against n, q, k, v and out included\n".wrap(device_names, title_width).load_line
+    set title "Attention: peak memory against n\n".wrap(device_names, title_width).load_line
     peak(part) = only2('layer', 'attention', 'part', part, column('input_bytes') * 4.0 / 3.0 + column('extra_bytes'))
     stats data using (peak('total')) nooutput
     top_peak = STATS_max
@@ -99,7 +99,7 @@ if (figure eq 'peak') {
     eval pow2_axis('x', STATS_min, STATS_max)
     eval bytes_axis('y', low_peak / 2, top_peak * 2)
     set xlabel 'sequence length n'
-    set ylabel 'bytes at the peak'
+    set ylabel 'bytes at the peak, q k v out included'
     set grid xtics ytics
     set key outside right top vertical Left reverse spacing 1.2 * ks samplen 2
     plot data using 'n':(peak('total')) with linespoints lt 1 title 'two products (n x n scores)', \
