@@ -82,8 +82,12 @@ for lab in "${labs[@]}"; do
   mkdir -p "$out/$lab"
   csv=$out/$lab/$stem-$slug.csv
   t0=$SECONDS
+  # A lab whose programs run as several processes (lab 10) starts through the
+  # launcher beside them, as one rank: NCCL takes one rank per GPU.
+  launch=()
+  [[ ! -x build/$preset/labs/$lab/launch ]] || launch=(env LABKIT_RANKS=1 "build/$preset/labs/$lab/launch")
   # shellcheck disable=SC2086 # the extra arguments are words
-  timeout --kill-after=5 "$limit" "$exe" --device "$device" ${extra[$lab]:-} --csv "$csv" >"$out/logs/$lab.log" 2>&1
+  timeout --kill-after=5 "$limit" "${launch[@]}" "$exe" --device "$device" ${extra[$lab]:-} --csv "$csv" >"$out/logs/$lab.log" 2>&1
   rc=$?
   took=$((SECONDS - t0))
   case $rc in
