@@ -41,13 +41,13 @@ int64_t replica_inputs(const replica *r) { return r && r->net.nlayers > 0 ? r->n
 /* The tensors for slices of `rows` rows: made on first use, then reused. */
 static status slice_for(replica *r, int64_t rows, mlp_batch **out)
 {
-    for (int i = 0; i < REPLICA_SLICE_SIZES; ++i) {
-        mlp_batch *b = &r->slices[i];
-        *out = b;
-        if (b->rows == rows) return STATUS_OK;
-        if (b->rows == 0) return mlp_batch_create(&r->net, rows, b);
-    }
-    return fail(STATUS_BAD_ARGUMENT, "replica: slices of more than %d sizes", REPLICA_SLICE_SIZES);
+    int slot;
+    *out = NULL;
+    TRY(mlp_batch_slot(&r->net, r->slices, REPLICA_SLICE_SIZES, rows, &slot));
+    if (slot < 0)
+        return fail(STATUS_BAD_ARGUMENT, "replica: slices of more than %d sizes", REPLICA_SLICE_SIZES);
+    *out = &r->slices[slot];
+    return STATUS_OK;
 }
 
 /* An empty slice: no rows, so no gradient and no loss. */

@@ -24,13 +24,13 @@ void dist_free(dist_model *m)
 /* The tensors for slices of `rows` rows: made on first use, then reused. */
 static status slice_for(dist_model *m, int64_t rows, mlp_batch **out)
 {
-    for (int i = 0; i < DIST_SLICE_SIZES; ++i) {
-        mlp_batch *b = &m->slices[i];
-        *out = b;
-        if (b->rows == rows) return STATUS_OK;
-        if (b->rows == 0) return mlp_batch_create(&m->net, rows, b);
-    }
-    return fail(STATUS_BAD_ARGUMENT, "dist_model: slices of more than %d sizes", DIST_SLICE_SIZES);
+    int slot;
+    *out = NULL;
+    TRY(mlp_batch_slot(&m->net, m->slices, DIST_SLICE_SIZES, rows, &slot));
+    if (slot < 0)
+        return fail(STATUS_BAD_ARGUMENT, "dist_model: slices of more than %d sizes", DIST_SLICE_SIZES);
+    *out = &m->slices[slot];
+    return STATUS_OK;
 }
 
 status dist_slice_gradients(dist_model *m, const float *images, const int32_t *labels, int64_t rows)

@@ -139,6 +139,22 @@ void mlp_batch_free(mlp_batch *b)
     memset(b, 0, sizeof *b);
 }
 
+status mlp_batch_slot(const mlp *net, mlp_batch *slots, int count, int64_t rows, int *slot)
+{
+    *slot = -1;
+    for (int i = 0; i < count; ++i) {
+        if (slots[i].rows == rows) {
+            *slot = i;
+            return STATUS_OK;
+        }
+        if (slots[i].rows == 0) {
+            *slot = i;
+            return mlp_batch_create(net, rows, &slots[i]);
+        }
+    }
+    return STATUS_OK;
+}
+
 status mlp_batch_create(const mlp *net, int64_t rows, mlp_batch *out)
 {
     memset(out, 0, sizeof *out);

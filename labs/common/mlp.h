@@ -76,6 +76,12 @@ void mlp_free(mlp *net);
 status mlp_batch_create(const mlp *net, int64_t rows, mlp_batch *out);
 void mlp_batch_free(mlp_batch *b);
 
+/* The batch among slots[0 .. count) for `rows` rows: the one made for that
+ * size, or a new one in the first empty slot (mlp_batch_create), so that each
+ * size is allocated once and reused. *slot is its index, or -1 when every slot
+ * holds another size: the caller refuses, naming itself. */
+status mlp_batch_slot(const mlp *net, mlp_batch *slots, int count, int64_t rows, int *slot);
+
 /* out[i] of every layer, from b->x; the logits end up in b->out[nlayers-1]. */
 status mlp_forward(const mlp *net, mlp_batch *b);
 
