@@ -5,6 +5,8 @@
  * labkit/cuda_emulation.h, which runs every block and thread in turn. Keep to the C
  * subset of CUDA: index arithmetic, no shared memory, no barriers. */
 
+#include "../op_call.h" /* sgd_tensors, the fused SGD step's list */
+
 /* This thread's element: block number x threads per block + thread number. */
 static __device__ int64_t element_index(void) { return (int64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 
