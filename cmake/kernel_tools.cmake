@@ -69,7 +69,7 @@ endfunction()
 #                      the test NN_name.kernels.sim in the suite: the
 #                      solution's kernels run clean
 # The check programs and the test only for a lab whose check.c has a kernels
-# claim (it calls kernel_tools_built()); the experiment's for every lab with
+# claim (it calls check_kernels_only()); the experiment's for every lab with
 # launchers (./lab profile NN). lab.c is compiled as the lab compiles it (the
 # solution's lab_solution_NN; the student's lab.c again, apart from its plain
 # launchers).
@@ -94,7 +94,7 @@ function(labkit_add_lab_kernel_tools which given)
   set_target_properties(lab${LAB_NN}${suffix} PROPERTIES EXCLUDE_FROM_ALL ON)
   # The check only where it has a kernels claim (labkit/check_kernels.h): a
   # check without one would run all its claims instrumented, its timings too.
-  file(STRINGS ${dir}/check.c claim REGEX "kernel_tools_built\\(\\)")
+  file(STRINGS ${dir}/check.c claim REGEX "check_kernels_only\\(\\)")
   if(NOT claim)
     return()
   endif()
@@ -124,7 +124,7 @@ function(labkit_add_wrong_kernels patch wrong_dir mistake objects)
   endif()
   set(kind "${CMAKE_MATCH_1}")
   set(snippet "${CMAKE_MATCH_2}")
-  file(STRINGS ${dir}/check.c claim REGEX "kernel_tools_built\\(\\)")
+  file(STRINGS ${dir}/check.c claim REGEX "check_kernels_only\\(\\)")
   if(NOT claim)
     message(FATAL_ERROR "${patch}: \"# kernels:\" needs a kernels claim in labs/${LAB_NAME}/check.c "
                         "(labkit/check_kernels.h), which it has not")

@@ -671,7 +671,7 @@ static int check_kernels(device d);
 int main(int argc, char **argv)
 {
     const device d = check_device(argc, argv);
-    if (kernel_tools_built()) return check_kernels(d); /* ./lab check 04 --kernels */
+    if (check_kernels_only()) return check_kernels(d); /* ./lab check 04 --kernels */
     check_layer(d);
     if (d.kind == DEVICE_CPU) {
         const long ijk = check_loop("your naive loop (i-j-k) matches float64", lab_matmul_ijk);

@@ -2,12 +2,23 @@
 #include "labkit/check_kernels.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "labkit/check.h"
 
+/* LABKIT_CHECK_KERNELS=cuda: the launches go to a real GPU for compute-sanitizer. */
+static bool for_compute_sanitizer(void)
+{
+    const char *value = getenv("LABKIT_CHECK_KERNELS");
+    return value != NULL && strcmp(value, "cuda") == 0;
+}
+
+bool check_kernels_only(void) { return kernel_tools_built() || for_compute_sanitizer(); }
+
 int check_kernels_skip(device d)
 {
+    if (d.kind == DEVICE_CUDA && for_compute_sanitizer()) return 0;
     if (!kernel_tools_built()) {
         printf(
             "skipped: this check's kernels were not built for the kernel sanitizer (./lab check NN --kernels "
@@ -39,6 +50,13 @@ static const char *kind_words(const kernel_report *r)
 bool check_kernels_clean(const char *what, device d)
 {
     char claim[512];
+    if (d.kind == DEVICE_CUDA) { /* LABKIT_CHECK_KERNELS=cuda: nothing here watched them */
+        snprintf(claim, sizeof claim, "%s run clean under the kernel sanitizer", what);
+        return check_that(false, claim,
+                          "%s is a real GPU, which the kernel sanitizer does not watch: the launches ran for "
+                          "compute-sanitizer (LABKIT_CHECK_KERNELS=cuda), whose report says what it saw",
+                          device_name(d));
+    }
     const unsigned long long launches = kernel_sanitizer_launches();
     const size_t reports = kernel_sanitizer_count();
     kernel_report r;

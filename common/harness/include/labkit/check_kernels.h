@@ -8,7 +8,7 @@
  *   int main(int argc, char **argv)
  *   {
  *       const device d = check_device(argc, argv);
- *       if (kernel_tools_built()) return check_kernels(d);
+ *       if (check_kernels_only()) return check_kernels(d);
  *       ...
  *   }
  *   static int check_kernels(device d)
@@ -33,6 +33,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Whether this check runs its kernels claim alone: in a check built for the
+ * kernel tools (./lab check NN --kernels), or where LABKIT_CHECK_KERNELS=cuda
+ * asks the plain check to make the claim's launches on a real GPU, unwatched,
+ * for NVIDIA's compute-sanitizer to watch instead (tools/sanitize_agreement.sh:
+ * the same launches under both sanitizers). */
+bool check_kernels_only(void);
 
 /* CHECK_SKIPPED (77) with a line that says why for a device the kernel
  * sanitizer does not watch (a real GPU: ./lab sanitize runs compute-sanitizer
