@@ -36,9 +36,13 @@ declare -A extra=([04_matmul]="--quick" [05_training_loop]="--quick" [06_precisi
   [08_parallel]="--quick")
 
 # For a try without a GPU (the kit's own test): REFERENCE_DEVICE=sim:0
-# REFERENCE_PRESET=cpu-only REFERENCE_GPU_NAME="a test".
+# REFERENCE_PRESET=cpu-only REFERENCE_GPU_NAME="a test". REFERENCE_BUILD=DIR
+# runs the programs of a tree built already (one carried to a lent GPU, say)
+# and builds nothing; REFERENCE_LABS="01 02" runs those labs alone.
 device=${REFERENCE_DEVICE:-cuda:0}
 preset=${REFERENCE_PRESET:-default}
+tree=${REFERENCE_BUILD:-build/$preset}
+only=${REFERENCE_LABS:-}
 gpu=${REFERENCE_GPU_NAME:-$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)}
 if [[ -z $gpu ]]; then
   echo "reference_run: nvidia-smi names no GPU here: the reference figures need a real one" >&2
@@ -54,20 +58,25 @@ labs=() targets=()
 for d in labs/[0-9][0-9]_*/; do
   lab=$(basename "$d")
   [[ -d solutions/$lab ]] || continue
+  [[ -z $only || " $only " == *" ${lab%%_*} "* ]] || continue
   labs+=("$lab")
   targets+=("lab${lab%%_*}-solution")
 done
-echo "reference_run: building ${targets[*]}" | tee -a "$out/summary.txt"
-if ! { cmake --preset "$preset" && cmake --build --preset "$preset" -j "$(nproc)" --target "${targets[@]}"; } \
-  >"$out/logs/build.log" 2>&1; then
-  echo "reference_run: the build failed (logs/build.log); labs whose program exists still run" |
-    tee -a "$out/summary.txt"
+if [[ -n ${REFERENCE_BUILD:-} ]]; then
+  echo "reference_run: the programs built in $tree, nothing built" | tee -a "$out/summary.txt"
+else
+  echo "reference_run: building ${targets[*]}" | tee -a "$out/summary.txt"
+  if ! { cmake --preset "$preset" && cmake --build --preset "$preset" -j "$(nproc)" --target "${targets[@]}"; } \
+    >"$out/logs/build.log" 2>&1; then
+    echo "reference_run: the build failed (logs/build.log); labs whose program exists still run" |
+      tee -a "$out/summary.txt"
+  fi
 fi
 
 start=$SECONDS failed=0
 for lab in "${labs[@]}"; do
   nn=${lab%%_*} stem=${lab#*_}
-  exe=build/$preset/labs/$lab/lab$nn-solution
+  exe=$tree/labs/$lab/lab$nn-solution
   left=$((total_seconds - (SECONDS - start)))
   if ((left < 10)); then
     echo "$lab: skipped (the runs reached TOTAL_SECONDS=$total_seconds)" | tee -a "$out/summary.txt"
@@ -85,7 +94,7 @@ for lab in "${labs[@]}"; do
   # A lab whose programs run as several processes (lab 10) starts through the
   # launcher beside them, as one rank: NCCL takes one rank per GPU.
   launch=()
-  [[ ! -x build/$preset/labs/$lab/launch ]] || launch=(env LABKIT_RANKS=1 "build/$preset/labs/$lab/launch")
+  [[ ! -x $tree/labs/$lab/launch ]] || launch=(env LABKIT_RANKS=1 "$tree/labs/$lab/launch")
   # shellcheck disable=SC2086 # the extra arguments are words
   timeout --kill-after=5 "$limit" "${launch[@]}" "$exe" --device "$device" ${extra[$lab]:-} --csv "$csv" >"$out/logs/$lab.log" 2>&1
   rc=$?
