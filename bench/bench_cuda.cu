@@ -129,7 +129,7 @@ extern "C" double bench_cuda_sgemm_seconds(int index, const float *a, const floa
 }
 
 extern "C" double bench_cuda_gemm_ex_seconds(int index, enum bench_gemm_type type, const void *a,
-                                             const void *b, float *c, int n, int reps)
+                                             const void *b, float *c, int n, int reps, int batch)
 {
     cudaStream_t stream;
     const cublasHandle_t handle = cublas_on_new_stream(index, &stream);
@@ -142,15 +142,18 @@ extern "C" double bench_cuda_gemm_ex_seconds(int index, enum bench_gemm_type typ
     std::vector<double> times;
     for (int r = -1; r < reps; ++r) { // r = -1: a warm-up (cuBLAS picks its kernel)
         const double start = now_seconds();
-        // Row-major c = a b is column-major c^T = b^T a^T: swap the operands.
-        const cublasStatus_t s = cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, in, n, a,
-                                              in, n, &zero, c, CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT);
-        if (s != CUBLAS_STATUS_SUCCESS) {
-            std::fprintf(stderr, "bench_cuda: cublasGemmEx failed: %s\n", cublasGetStatusString(s));
-            std::exit(1);
+        for (int i = 0; i < batch; ++i) {
+            // Row-major c = a b is column-major c^T = b^T a^T: swap the operands.
+            const cublasStatus_t s =
+                cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, in, n, a, in, n, &zero, c,
+                             CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT);
+            if (s != CUBLAS_STATUS_SUCCESS) {
+                std::fprintf(stderr, "bench_cuda: cublasGemmEx failed: %s\n", cublasGetStatusString(s));
+                std::exit(1);
+            }
         }
         check(cudaStreamSynchronize(stream), "cublasGemmEx");
-        if (r >= 0) times.push_back(now_seconds() - start);
+        if (r >= 0) times.push_back((now_seconds() - start) / batch);
     }
     cublasDestroy(handle);
     cudaStreamDestroy(stream);

@@ -22,13 +22,14 @@ double bench_cuda_sgemm_seconds(int index, const float *a, const float *b, float
  * each precision (labkit/ops.h): float32, float32 read as TF32, bf16, f16. */
 enum bench_gemm_type { BENCH_GEMM_F32 = 0, BENCH_GEMM_TF32, BENCH_GEMM_BF16, BENCH_GEMM_F16 };
 
-/* Median seconds of `reps` row-major products c = a b (n x n; a and b of
+/* Median seconds per product over `reps` runs of `batch` row-major products
+ * c = a b queued back to back and synchronised once (n x n; a and b of
  * `type`, c float32; device pointers on GPU `index`) by cublasGemmEx on its own
  * handle and stream, float32 accumulation (CUBLAS_COMPUTE_32F, or
- * CUBLAS_COMPUTE_32F_FAST_TF32 for BENCH_GEMM_TF32), each synchronised: the
- * call the kit makes for a tensor-core product, made directly. */
+ * CUBLAS_COMPUTE_32F_FAST_TF32 for BENCH_GEMM_TF32): the call the kit makes
+ * for a tensor-core product, made directly. */
 double bench_cuda_gemm_ex_seconds(int index, enum bench_gemm_type type, const void *a, const void *b,
-                                  float *c, int n, int reps);
+                                  float *c, int n, int reps, int batch);
 
 /* Median seconds of `reps` cudaMemcpy of `bytes`, host -> device (to_device)
  * or back, between host buffer `host` and device pointer `device_ptr`. */
