@@ -925,7 +925,7 @@ static int check_kernels(device d);
 int main(int argc, char **argv)
 {
     const device d = check_device(argc, argv);
-    if (kernel_tools_built()) return check_kernels(d); /* ./lab check 07 --kernels */
+    if (check_kernels_only()) return check_kernels(d); /* ./lab check 07 --kernels */
     check_output_shape();
     check_direct(d);
     check_im2col(d);

@@ -135,8 +135,8 @@ status flash_prepare(const char *who, const tensor *q, const tensor *k, const te
         return fail(
             STATUS_BAD_ARGUMENT,
             "%s: the head size d is %lld; attention in one pass keeps a row of q and of the output "
-            "per thread, at most FLASH_MAX_HEAD = %d floats (launch.h): use lab_attention for a larger "
-            "head",
+            "in each thread's registers, at most FLASH_MAX_HEAD = %d floats (launch.h): use lab_attention "
+            "for a larger head",
             who, (long long)tensor_dim(q, 1), FLASH_MAX_HEAD);
     return STATUS_OK;
 }

@@ -99,7 +99,7 @@ status lab_attention(const tensor *q, const tensor *k, const tensor *v, bool cau
 /* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
 
 /* Goal: run your flash_attention_kernel (layer_kernels.cuh) on the operands'
- * device, a block of FLASH_TILE threads per FLASH_TILE rows, and return
+ * device, a block of FLASH_THREADS threads per FLASH_ROWS rows, and return
  * without waiting: no tensor of your own this time. Look up flash_args and
  * flash_attention_launchers (launch.h); the scale is step 6's. */
 status lab_flash_attention(const tensor *q, const tensor *k, const tensor *v, bool causal, tensor *out)

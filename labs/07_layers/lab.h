@@ -80,9 +80,10 @@ status lab_attention(const tensor *q, const tensor *k, const tensor *v, bool cau
 /* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
 
 /* The same out as lab_attention, by your flash_attention_kernel
- * (layer_kernels.cuh): one launch, a block per FLASH_TILE rows of q, which
- * reads K and V a tile at a time into shared memory and keeps, per row, a
- * running max and a running sum (the online softmax), so that the n x n
+ * (layer_kernels.cuh): one launch, a block per FLASH_ROWS rows of q, which
+ * reads K and V a tile at a time into shared memory and keeps, per part of a
+ * row, a running max and a running sum (the online softmax), merged at the
+ * end, so that the n x n
  * scores are never stored: the memory used is q, k, v and out, and nothing
  * more. The head size d is at most FLASH_MAX_HEAD (launch.h). Queued;
  * returns without waiting. */

@@ -49,7 +49,7 @@ static void reorder_on_sim(const void *args, void *stream)
 static void flash_attention_on_sim(const void *args, void *stream)
 {
     const flash_args *p = args;
-    const dim3 grid = { flash_blocks(p->n), 1, 1 }, block = { FLASH_TILE, 1, 1 };
+    const dim3 grid = { flash_blocks(p->n), 1, 1 }, block = { FLASH_THREADS, 1, 1 };
     LAUNCH(flash_attention_kernel, grid, block, stream, p->q, p->k, p->v, p->out, p->n, p->d, p->scale,
            p->causal);
 }

@@ -64,7 +64,7 @@ void flash_attention_on_cuda(const void *args, void *stream)
 {
     const flash_args *p = static_cast<const flash_args *>(args);
     if (p->n <= 0) return;
-    flash_attention_kernel<<<dim3(flash_blocks(p->n), 1, 1), dim3(FLASH_TILE, 1, 1), 0,
+    flash_attention_kernel<<<dim3(flash_blocks(p->n), 1, 1), dim3(FLASH_THREADS, 1, 1), 0,
                              static_cast<cudaStream_t>(stream)>>>(p->q, p->k, p->v, p->out, p->n, p->d,
                                                                   p->scale, p->causal);
 }

@@ -66,13 +66,19 @@ typedef struct softmax_args {
     int causal; /* 1: row i keeps its columns j <= i only */
 } softmax_args;
 
-/* flash_attention_kernel (step 7): a block of FLASH_TILE threads per
- * FLASH_TILE rows of q, one thread per row, the last block rounded up; the
- * block reads K and V FLASH_TILE rows at a time into its shared memory. The
- * head size is at most FLASH_MAX_HEAD (each thread keeps its row of q and of
- * the output in arrays of its own of that size). */
+/* flash_attention_kernel (step 7): a block of FLASH_THREADS threads per
+ * FLASH_ROWS rows of q, FLASH_SPLIT neighbouring threads per row (one warp
+ * holds 32 / FLASH_SPLIT whole rows), the last block rounded up; the block
+ * reads K and V FLASH_TILE keys at a time into its shared memory, a key every
+ * FLASH_STRIDE floats. The head size is at most FLASH_MAX_HEAD: each thread
+ * keeps its row of q and of the output in arrays of that size, which the
+ * compiler keeps in registers when every index is a constant. */
+#define FLASH_ROWS 32
+#define FLASH_SPLIT 8
+#define FLASH_THREADS (FLASH_ROWS * FLASH_SPLIT)
 #define FLASH_TILE 32
-#define FLASH_MAX_HEAD 128
+#define FLASH_MAX_HEAD 64
+#define FLASH_STRIDE (FLASH_MAX_HEAD + 1) /* one float more: a warp's keys in different banks */
 typedef struct flash_args {
     const float *q, *k, *v; /* [n, d] on the device */
     float *out;             /* [n, d] */
@@ -107,10 +113,10 @@ static inline unsigned launch_blocks(int64_t threads)
     return threads <= 0 ? 0u : (unsigned)((threads + LAUNCH_BLOCK - 1) / LAUNCH_BLOCK);
 }
 
-/* Blocks of FLASH_TILE rows that cover n rows (the last one rounded up). */
+/* Blocks of FLASH_ROWS rows that cover n rows (the last one rounded up). */
 static inline unsigned flash_blocks(int64_t n)
 {
-    return n <= 0 ? 0u : (unsigned)((n + FLASH_TILE - 1) / FLASH_TILE);
+    return n <= 0 ? 0u : (unsigned)((n + FLASH_ROWS - 1) / FLASH_ROWS);
 }
 
 #ifdef __cplusplus

@@ -50,18 +50,31 @@ __global__ void softmax_rows_kernel(float *scores, int64_t rows, int64_t cols, f
 /* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
 
 /* Goal: out [n, d] = softmax(scale q k^T) v, with the causal mask when asked,
- * without storing the scores. Thread t of block b owns row i = b FLASH_TILE + t
- * of q and out: its row of q, its running max m, its running sum l and its
- * row of the output (not yet divided by l) are its own variables and arrays.
- * The block walks K and V a tile of FLASH_TILE rows at a time: its threads
- * copy the tile into shared memory together, wait for each other, then each
- * scores its row against the tile's keys, raises m to the tile's largest
- * score (rescaling l and its output by e^(old m - new m)), and adds the
- * tile's e^(score - m) to l and e^(score - m) v to its output; then they wait
- * again before the next tile overwrites this one. Last, out = output / l. The
- * last tile may have fewer than FLASH_TILE rows, and the last block threads
- * past row n - 1: those meet every barrier but own no row. With causal, row
- * i sees keys j <= i only, and no tile past the block's last row is needed. */
+ * without storing the scores. Row i of q and out belongs to FLASH_SPLIT
+ * neighbouring threads of block i / FLASH_ROWS (the row's "parts"): part p
+ * takes the keys j = p, p + FLASH_SPLIT, p + 2 FLASH_SPLIT, ... so that the
+ * row's work is spread over FLASH_SPLIT threads. Each thread keeps the row of
+ * q (times scale), a running max m, a running sum l and its own row of the
+ * output (not yet divided by l) in its own variables, for its own keys only.
+ * The block walks K and V a tile of FLASH_TILE keys at a time: its threads
+ * copy the tile into shared memory together (key j at k_tile[j FLASH_STRIDE]:
+ * the padding puts the keys that a warp reads at once in different banks),
+ * wait for each other, then each scores its row against its keys of the tile
+ * one key at a time: when a score raises m, l and the output are rescaled by
+ * e^(old m - new m) first; then e^(score - m) is added to l and e^(score - m) v
+ * to the output. They wait again before the next tile overwrites this one.
+ * Last, the row's parts merge: two states (m1, l1, o1) and (m2, l2, o2)
+ * become (m, l1 e^(m1 - m) + l2 e^(m2 - m), o1 e^(m1 - m) + o2 e^(m2 - m)) with
+ * m = max(m1, m2), by warp shuffles (__shfl_xor_sync over offsets
+ * FLASH_SPLIT / 2, ..., 1: a part that saw no key has m = -inf and weighs 0),
+ * and out = output / l, each part writing its columns c = p, p + FLASH_SPLIT, ...
+ * The last tile may hold fewer than FLASH_TILE keys, and the last block threads
+ * past row n - 1: those copy tiles and meet every barrier but own no row. With
+ * causal, row i sees keys j <= i only, and no tile past the block's last row is
+ * needed. d is at most FLASH_MAX_HEAD: the tiles' columns from d on and q_row's
+ * hold zeros, and every loop over columns runs over all FLASH_MAX_HEAD of them
+ * without a test of c against d, so that the compiler keeps the arrays in
+ * registers and the loops run at full speed. */
 __global__ void flash_attention_kernel(const float *q, const float *k, const float *v, float *out, int64_t n,
                                        int64_t d, float scale, int causal)
 {

@@ -89,59 +89,90 @@ __global__ void softmax_rows_kernel(float *scores, int64_t rows, int64_t cols, f
 /* ==== Step 7: attention in one pass (README, "Step 7") ==================== */
 
 /* Goal: out [n, d] = softmax(scale q k^T) v, with the causal mask when asked,
- * without storing the scores. Thread t of block b owns row i = b FLASH_TILE + t
- * of q and out: its row of q, its running max m, its running sum l and its
- * row of the output (not yet divided by l) are its own variables and arrays.
- * The block walks K and V a tile of FLASH_TILE rows at a time: its threads
- * copy the tile into shared memory together, wait for each other, then each
- * scores its row against the tile's keys, raises m to the tile's largest
- * score (rescaling l and its output by e^(old m - new m)), and adds the
- * tile's e^(score - m) to l and e^(score - m) v to its output; then they wait
- * again before the next tile overwrites this one. Last, out = output / l. The
- * last tile may have fewer than FLASH_TILE rows, and the last block threads
- * past row n - 1: those meet every barrier but own no row. With causal, row
- * i sees keys j <= i only, and no tile past the block's last row is needed. */
+ * without storing the scores. Row i of q and out belongs to FLASH_SPLIT
+ * neighbouring threads of block i / FLASH_ROWS (the row's "parts"): part p
+ * takes the keys j = p, p + FLASH_SPLIT, p + 2 FLASH_SPLIT, ... so that the
+ * row's work is spread over FLASH_SPLIT threads. Each thread keeps the row of
+ * q (times scale), a running max m, a running sum l and its own row of the
+ * output (not yet divided by l) in its own variables, for its own keys only.
+ * The block walks K and V a tile of FLASH_TILE keys at a time: its threads
+ * copy the tile into shared memory together (key j at k_tile[j FLASH_STRIDE]:
+ * the padding puts the keys that a warp reads at once in different banks),
+ * wait for each other, then each scores its row against its keys of the tile
+ * one key at a time: when a score raises m, l and the output are rescaled by
+ * e^(old m - new m) first; then e^(score - m) is added to l and e^(score - m) v
+ * to the output. They wait again before the next tile overwrites this one.
+ * Last, the row's parts merge: two states (m1, l1, o1) and (m2, l2, o2)
+ * become (m, l1 e^(m1 - m) + l2 e^(m2 - m), o1 e^(m1 - m) + o2 e^(m2 - m)) with
+ * m = max(m1, m2), by warp shuffles (__shfl_xor_sync over offsets
+ * FLASH_SPLIT / 2, ..., 1: a part that saw no key has m = -inf and weighs 0),
+ * and out = output / l, each part writing its columns c = p, p + FLASH_SPLIT, ...
+ * The last tile may hold fewer than FLASH_TILE keys, and the last block threads
+ * past row n - 1: those copy tiles and meet every barrier but own no row. With
+ * causal, row i sees keys j <= i only, and no tile past the block's last row is
+ * needed. d is at most FLASH_MAX_HEAD: the tiles' columns from d on and q_row's
+ * hold zeros, and every loop over columns runs over all FLASH_MAX_HEAD of them
+ * without a test of c against d, so that the compiler keeps the arrays in
+ * registers and the loops run at full speed. */
 __global__ void flash_attention_kernel(const float *q, const float *k, const float *v, float *out, int64_t n,
                                        int64_t d, float scale, int causal)
 {
-    __shared__ float k_tile[FLASH_TILE * FLASH_MAX_HEAD]; /* keys start .. start + keys - 1 */
-    __shared__ float v_tile[FLASH_TILE * FLASH_MAX_HEAD];
-    const int64_t t = threadIdx.x, row = (int64_t)blockIdx.x * FLASH_TILE + t;
+    __shared__ float k_tile[FLASH_TILE * FLASH_STRIDE]; /* keys start .. start + keys - 1 */
+    __shared__ float v_tile[FLASH_TILE * FLASH_STRIDE];
+    const int64_t t = threadIdx.x, part = t % FLASH_SPLIT;
+    const int64_t row = (int64_t)blockIdx.x * FLASH_ROWS + t / FLASH_SPLIT;
     const bool live = row < n; /* past n: copies tiles and meets the barriers, owns no row */
-    float q_row[FLASH_MAX_HEAD], acc[FLASH_MAX_HEAD], score[FLASH_TILE];
-    for (int64_t c = 0; c < d; ++c) q_row[c] = live ? q[row * d + c] : 0.0f, acc[c] = 0.0f;
+    float q_row[FLASH_MAX_HEAD], acc[FLASH_MAX_HEAD];
+    for (int c = 0; c < FLASH_MAX_HEAD; ++c) {
+        q_row[c] = live && c < d ? scale * q[row * d + c] : 0.0f;
+        acc[c] = 0.0f;
+    }
     float m = -INFINITY, l = 0.0f;
     /* The same for every thread of the block, so that all meet the same barriers. */
-    const int64_t block_end = ((int64_t)blockIdx.x + 1) * FLASH_TILE;
+    const int64_t block_end = ((int64_t)blockIdx.x + 1) * FLASH_ROWS;
     const int64_t end = causal && block_end < n ? block_end : n;
+    /* This thread copies column `column` of the tile's rows first, first + step, ...
+     * (zeros past d: the loops below then need no test of c against d) */
+    const int64_t column = t % FLASH_MAX_HEAD, first = t / FLASH_MAX_HEAD,
+                  step = FLASH_THREADS / FLASH_MAX_HEAD;
     for (int64_t start = 0; start < end; start += FLASH_TILE) {
         const int64_t keys = end - start < FLASH_TILE ? end - start : FLASH_TILE;
         __syncthreads(); /* every thread is done with the tile this one overwrites */
-        for (int64_t e = t; e < keys * d; e += FLASH_TILE) { /* neighbouring threads, neighbouring floats */
-            k_tile[e] = k[start * d + e];
-            v_tile[e] = v[start * d + e];
+        for (int64_t j = first; j < keys; j += step) { /* neighbouring threads, neighbouring floats */
+            k_tile[j * FLASH_STRIDE + column] = column < d ? k[(start + j) * d + column] : 0.0f;
+            v_tile[j * FLASH_STRIDE + column] = column < d ? v[(start + j) * d + column] : 0.0f;
         }
         __syncthreads(); /* the whole tile is there */
         if (!live) continue;
-        float tile_max = -INFINITY;
-        for (int64_t j = 0; j < keys; ++j) {
-            float dot = 0.0f;
-            for (int64_t c = 0; c < d; ++c) dot += q_row[c] * k_tile[j * d + c];
-            score[j] = causal && start + j > row ? -INFINITY : scale * dot;
-            tile_max = fmaxf(tile_max, score[j]);
-        }
-        /* Every tile holds a key the row sees (key `start` <= row), so the new
-         * max is finite; the first tile's rescale is e^-inf = 0 of nothing. */
-        const float new_max = fmaxf(m, tile_max), rescale = expf(m - new_max);
-        l *= rescale;
-        for (int64_t c = 0; c < d; ++c) acc[c] *= rescale;
-        for (int64_t j = 0; j < keys; ++j) {
-            const float p = expf(score[j] - new_max); /* <= 1: never overflows */
+        /* The keys rise with j: past the row's diagonal, all are masked. */
+        for (int64_t j = part; j < keys && !(causal && start + j > row); j += FLASH_SPLIT) {
+            const float *key = &k_tile[j * FLASH_STRIDE], *value = &v_tile[j * FLASH_STRIDE];
+            float score = 0.0f;
+            for (int c = 0; c < FLASH_MAX_HEAD; ++c) score += q_row[c] * key[c]; /* 0 past d */
+            if (score > m) { /* the first key: e^(-inf) = 0 rescales nothing */
+                const float rescale = expf(m - score);
+                l *= rescale;
+                for (int c = 0; c < FLASH_MAX_HEAD; ++c) acc[c] *= rescale;
+                m = score;
+            }
+            const float p = expf(score - m); /* <= 1: never overflows */
             l += p;
-            for (int64_t c = 0; c < d; ++c) acc[c] += p * v_tile[j * d + c];
+            for (int c = 0; c < FLASH_MAX_HEAD; ++c) acc[c] += p * value[c];
         }
-        m = new_max;
     }
-    if (live)
-        for (int64_t c = 0; c < d; ++c) out[row * d + c] = acc[c] / l;
+    /* The row's FLASH_SPLIT parts are neighbouring lanes of one warp: after
+     * the offsets FLASH_SPLIT / 2, ..., 1, every part holds the whole row. */
+    for (int offset = FLASH_SPLIT / 2; offset > 0; offset /= 2) {
+        const float m_other = __shfl_xor_sync(0xffffffffu, m, offset);
+        const float l_other = __shfl_xor_sync(0xffffffffu, l, offset);
+        const float both = fmaxf(m, m_other);
+        const float mine = m == -INFINITY ? 0.0f : expf(m - both);
+        const float theirs = m_other == -INFINITY ? 0.0f : expf(m_other - both);
+        l = l * mine + l_other * theirs;
+        for (int c = 0; c < FLASH_MAX_HEAD; ++c)
+            acc[c] = acc[c] * mine + __shfl_xor_sync(0xffffffffu, acc[c], offset) * theirs;
+        m = both;
+    }
+    for (int c = 0; c < FLASH_MAX_HEAD; ++c)
+        if (live && c < d && c % FLASH_SPLIT == part) out[row * d + c] = acc[c] / l;
 }
