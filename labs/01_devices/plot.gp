@@ -31,10 +31,15 @@ set ytics scale 0 nomirror
 set grid noytics nomytics
 set key outside bottom center horizontal height 1.5
 
-# A bar's label on the y axis: the device here ("cpu", "sim:0 (simulated)"), or
-# the card's name (the argument is unused: a gnuplot function needs one).
+# A bar's label on the y axis: the device here ("cpu", "sim:0 (simulated)",
+# "cuda:0 (H200)": a real GPU's model, or a reference figure would not say
+# which card it is), or the card's name (the argument is unused: a gnuplot
+# function needs one).
+without(s, prefix) = strstrt(s, prefix) == 1 ? s[strlen(prefix) + 1:] : s
+model(name) = without(without(name, 'NVIDIA '), 'GeForce ')
 label_of(unused) = strcol('device') eq '' ? strcol('name') : \
-    strcol('device') . (strstrt(strcol('device'), 'sim:') == 1 ? ' (simulated)' : '')
+    strcol('device') . (strstrt(strcol('device'), 'sim:') == 1 ? ' (simulated)' : \
+                        strcol('device') eq 'cpu' || strcol('name') eq '' ? '' : ' ('.model(strcol('name')).')')
 known(x) = x == x  # an unknown (empty) cell reads as NaN, which is not equal to itself
 half = 0.34
 

@@ -15,11 +15,25 @@ array parts[4] = ['cores: OpenMP i-k-j loop', 'cores: OpenBLAS', 'devices: produ
 array names[4] = ['your OpenMP i-k-j loop', 'OpenBLAS', 'products on GPUs at once', \
                   'data-parallel training']
 
-# The title names the GPUs; the key goes below the plot, which keeps the
-# whole width.
+# The title names the cores and the GPUs, a real GPU with its model from
+# device_names ("cuda:0: NVIDIA H200, ..."), so that a reference figure says
+# which machine it is; with one GPU it says why no GPU pair is drawn. The key
+# goes below the plot, which keeps the whole width.
+after(s, p) = strstrt(s, p) ? s[strstrt(s, p) + strlen(p):] : ''
+upto_comma(s) = strstrt(s, ', ') ? s[1:strstrt(s, ', ') - 1] : s
+without(s, prefix) = strstrt(s, prefix) == 1 ? s[strlen(prefix) + 1:] : s
+model(d) = without(without(upto_comma(after(device_names, d.': ')), 'NVIDIA '), 'GeForce ')
 gpus = ''
-do for [d in devices] { if (d ne 'cpu') { gpus = gpus.(gpus eq '' ? '' : ', ').d } }
-set title "The same work on more workers: how many times faster?\nthreads on the cpu's cores".(gpus eq '' ? '' : '; GPUs '.gpus).load_line
+ngpus = 0
+do for [d in devices] {
+    if (d ne 'cpu') {
+        ngpus = ngpus + 1
+        gpus = gpus.(gpus eq '' ? '' : ', ').d.(strstrt(d, 'sim:') == 1 || model(d) eq '' ? '' : ' ('.model(d).')')
+    }
+}
+cores_here = exists("cores") ? sprintf("the cpu's %s cores", cores) : "the cpu's cores"
+set title "The same work on more workers: how many times faster?\nthreads on ".cores_here. \
+    (ngpus == 0 ? '' : ngpus == 1 ? "\none GPU, ".gpus.': no pair to compare' : '; GPUs '.gpus).load_line
 set key outside bottom center horizontal maxcols 2 width 1 samplen 2.5
 # Under load the wall clock's speed-ups are the other programs' share of the
 # cores, not the loop's: the figure says so, and where the lesson still holds
