@@ -710,7 +710,8 @@ static void test_sum_mean_norm_match_reference(void)
     check_sum_mean_norm(shape2(37, 53), 601);
     check_sum_mean_norm(shape4(3, 5, 7, 11), 603);
     check_sum_mean_norm(shape1(1), 605);
-    check_sum_mean_norm(shape1(100003), 607); /* more than one block of any size */
+    check_sum_mean_norm(shape1(100003), 607);        /* more than one block of any size; a short last run */
+    check_sum_mean_norm(shape1((1 << 20) + 3), 609); /* a GPU's most blocks: partials folded thrice */
 }
 
 /* 1 followed by 65535 values of 2^-24: a float32 running sum never moves from 1,

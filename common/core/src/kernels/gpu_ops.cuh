@@ -18,16 +18,22 @@
 #include "convert.cuh"
 
 #define BLOCK_SIZE 256
-/* Threads that share a whole-tensor reduction: enough to keep a GPU's memory
- * system busy, few enough for one thread to add up their partial results. */
-#define REDUCE_BLOCKS 4
-#define REDUCE_THREADS (REDUCE_BLOCKS * BLOCK_SIZE)
-/* The partials are added up in two kernels: FOLD_RUNS threads add FOLD_WIDTH
- * each, then one thread adds their FOLD_RUNS sums. One thread reading all
- * REDUCE_THREADS partials one after the other took 40 us on an H100, longer
- * than everything else in lab 05's training step. */
+/* Blocks that share a whole-tensor reduction: at most REDUCE_MAX_BLOCKS, two
+ * per multiprocessor of an H100 or H200, each thread reading at least
+ * REDUCE_PER_THREAD elements, so that a small tensor starts few threads (each
+ * one is a call on the simulated GPU). Four blocks, the earlier choice, kept 4
+ * of an H200's 132 multiprocessors at work: 1.8 ms to sum 2^24 floats, whose
+ * bytes its memory moves in 14 us (lab 03's reads, 2026-11-27). */
+#define REDUCE_MAX_BLOCKS 256
+#define REDUCE_PER_THREAD 16
+#define REDUCE_THREADS (REDUCE_MAX_BLOCKS * BLOCK_SIZE)
+/* The partials are added up FOLD_WIDTH at a time, level after level, until
+ * one thread adds up the last FOLD_WIDTH or fewer: one thread reading 1024
+ * partials one after the other took 40 us on an H100, longer than everything
+ * else in lab 05's training step. */
 #define FOLD_WIDTH 32
-#define FOLD_RUNS (REDUCE_THREADS / FOLD_WIDTH)
+/* Accuracy counts rows: a few blocks are enough for a batch's. */
+#define ACCURACY_BLOCKS 4
 
 static dim3 blocks_for(int64_t n)
 {
@@ -41,12 +47,27 @@ static dim3 dims(unsigned x)
     return d;
 }
 
-/* out[0] = scale * the sum of the REDUCE_THREADS partials (or its square root). */
-static void launch_finish(gpu_context *ctx, double scale, int take_sqrt, float *out)
+/* Blocks for a reduction of n elements (REDUCE_MAX_BLOCKS, REDUCE_PER_THREAD). */
+static unsigned reduce_blocks(int64_t n)
 {
-    LAUNCH(fold_partials_kernel, dims(1), dims(FOLD_RUNS), ctx, ctx->partials, FOLD_RUNS, FOLD_WIDTH);
-    LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, FOLD_RUNS, FOLD_WIDTH, scale, take_sqrt,
-           out);
+    const int64_t per_block = (int64_t)BLOCK_SIZE * REDUCE_PER_THREAD;
+    const int64_t blocks = (n + per_block - 1) / per_block;
+    return blocks < 1 ? 1u : blocks > REDUCE_MAX_BLOCKS ? (unsigned)REDUCE_MAX_BLOCKS : (unsigned)blocks;
+}
+
+/* out[0] = scale * the sum of the first `count` partials (or its square root). */
+static void launch_finish(gpu_context *ctx, int64_t count, double scale, int take_sqrt, float *out)
+{
+    int64_t stride = 1;
+    const int64_t width = FOLD_WIDTH;
+    while (count > width) {
+        const int64_t runs = (count + width - 1) / width;
+        LAUNCH(fold_partials_kernel, blocks_for(runs), dims(BLOCK_SIZE), ctx, ctx->partials, count, width,
+               stride);
+        count = runs;
+        stride *= width;
+    }
+    LAUNCH(finish_sum_kernel, dims(1), dims(1), ctx, ctx->partials, count, stride, scale, take_sqrt, out);
 }
 
 /* The reduction of rows.cuh: partial sums, then their sum. */
@@ -54,16 +75,16 @@ static void launch_sum(gpu_context *ctx, const op_call *op)
 {
     const int squares = op->kind == OP_NORM;
     const double scale = op->kind == OP_MEAN ? 1.0 / (double)op->n : 1.0;
-    LAUNCH(partial_sums_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->n, squares,
-           ctx->partials);
-    launch_finish(ctx, scale, squares, op->out);
+    const unsigned blocks = reduce_blocks(op->n);
+    LAUNCH(partial_sums_kernel, dims(blocks), dims(BLOCK_SIZE), ctx, op->a, op->n, squares, ctx->partials);
+    launch_finish(ctx, (int64_t)blocks * BLOCK_SIZE, scale, squares, op->out);
 }
 
 static void launch_accuracy(gpu_context *ctx, const op_call *op)
 {
-    LAUNCH(accuracy_partials_kernel, dims(REDUCE_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels, op->rows,
-           op->cols, ctx->partials);
-    launch_finish(ctx, 1.0 / (double)op->rows, 0, op->out);
+    LAUNCH(accuracy_partials_kernel, dims(ACCURACY_BLOCKS), dims(BLOCK_SIZE), ctx, op->a, op->labels,
+           op->rows, op->cols, ctx->partials);
+    launch_finish(ctx, (int64_t)ACCURACY_BLOCKS * BLOCK_SIZE, 1.0 / (double)op->rows, 0, op->out);
 }
 
 /* A block per COLUMN_GROUP columns, COLUMN_SLICES threads down each on a GPU.

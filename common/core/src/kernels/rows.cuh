@@ -1,6 +1,6 @@
 /* rows.cuh: reductions. The whole-tensor ones are written with one thread per
  * slice of the data, no shared memory: each thread keeps its own running total,
- * and a second kernel adds up the threads' partial results, in float64 so that
+ * and further kernels add up the threads' partial results, in float64 so that
  * the result matches the CPU's closely. The column sums and the softmax
  * cross-entropy, which lab 05's step runs every time, cooperate in shared
  * memory instead (issue 25): fewer kernels, more threads at work. */
@@ -15,15 +15,18 @@ __global__ void partial_sums_kernel(const float *x, int64_t n, int squares, doub
     partials[t] = total;
 }
 
-/* partials[t * width] = the sum of partials[t * width .. t * width + width - 1],
- * for t < runs: each thread adds up its own run, in place. */
-__global__ void fold_partials_kernel(double *partials, int64_t runs, int64_t width)
+/* One level of folding: of the `count` partials partials[0], partials[stride],
+ * partials[2 stride], ..., thread t adds up its run of `width`, the i-th for
+ * i = t width .. t width + width - 1 (the last run may be shorter), into the
+ * run's first, in place. */
+__global__ void fold_partials_kernel(double *partials, int64_t count, int64_t width, int64_t stride)
 {
-    const int64_t t = element_index();
-    if (t >= runs) return;
+    const int64_t first = element_index() * width;
+    if (first >= count) return;
+    const int64_t end = first + width < count ? first + width : count;
     double total = 0.0;
-    for (int64_t i = 0; i < width; ++i) total += partials[t * width + i];
-    partials[t * width] = total;
+    for (int64_t i = first; i < end; ++i) total += partials[i * stride];
+    partials[first * stride] = total;
 }
 
 /* One thread: out[0] = scale * (sum of partials[0], partials[stride], ... count
