@@ -16,7 +16,9 @@
 # One row a version, and two a lab for its solution (memcheck, racecheck): the simulated sanitizer's report (its kind and the line
 # the patch names, found in the patched file), compute-sanitizer's (its error
 # count, its first report's kind and the lines of that file it names), and
-# whether the line agrees. Each run's whole output is in LOG_DIR.
+# whether the line agrees. Each run's whole output is in LOG_DIR. Exits 0 when
+# every row agrees, 1 when one does not (or compute-sanitizer printed no
+# summary for it: a run it did not check), 2 when it could not run at all.
 #
 #   cmake -S . -B build-gpu -DLABKIT_WRONG_ON_CUDA=ON -DCMAKE_CUDA_FLAGS=-lineinfo
 #   cmake --build build-gpu --target <the check<NN>-wrong-<mistake> programs>
@@ -63,7 +65,6 @@ named_lines() { # log file
   grep -oE "in ([^ ]*/)?$(basename "$2"):[0-9]+" "$1" | sed -E 's/.*:([0-9]+)$/\1/' | sort -nu | paste -sd, -
 }
 
-rows=()
 run_one() { # patch
   local patch=$1 lab mistake kind snippet nn program wrong file line kernel tool filter=() log rc summary errors report lines agree
   lab=$(basename "$(dirname "$(dirname "$patch")")")
@@ -114,9 +115,15 @@ run_solution() { # lab tool
     "-" "$agree" >"$log.row"
 }
 
+# AGREEMENT_PATCHES (paths, space-separated) picks some of them: the kit's
+# test of this script runs two.
 patches=()
-while IFS= read -r patch; do patches+=("$patch"); done < <(
-  grep -lE '^# kernels: (out-of-bounds|race on|read of uninitialized)' "$root"/solutions/*/wrong/*.patch)
+if [[ -n ${AGREEMENT_PATCHES:-} ]]; then
+  read -r -a patches <<<"$AGREEMENT_PATCHES"
+else
+  while IFS= read -r patch; do patches+=("$patch"); done < <(
+    grep -lE '^# kernels: (out-of-bounds|race on|read of uninitialized)' "$root"/solutions/*/wrong/*.patch)
+fi
 ((${#patches[@]} > 0)) || { echo "sanitize_agreement: no known-wrong kernel names such a report" >&2; exit 2; }
 # One GPU holds them all at once; each runs its check's own small problems.
 for patch in "${patches[@]}"; do run_one "$patch" & done
@@ -133,3 +140,6 @@ if command -v column >/dev/null; then column -t -s $'\t' "$logs/agreement.tsv"; 
 agreed=$(grep -c $'\tyes$' "$logs/agreement.tsv")
 rows=$(($(wc -l <"$logs/agreement.tsv") - 1))
 echo "sanitize_agreement: $agreed of $rows rows agree (a known-wrong kernel: compute-sanitizer names the line the simulated sanitizer names; a solution: neither reports anything); logs in $logs"
+# A row without compute-sanitizer's summary is a run it did not check, never
+# an agreement; a disagreement is a finding to read in the logs. Either fails.
+((agreed == rows))

@@ -308,6 +308,11 @@ sanitize_tests() {
 # leak check), racecheck and synccheck. A table of the errors each one found.
 cmd_sanitize() {
   local tools=(memcheck racecheck synccheck) sanitizer dir
+  if [[ ${1:-} == --agreement ]]; then
+    (($# == 1)) || die "usage: ./lab sanitize --agreement (it takes no tools: each known-wrong kernel gets the one that sees its mistake)"
+    sanitize_agreement
+    return
+  fi
   (($# == 0)) || tools=("$@")
   sanitizer=$(find_sanitizer)
   [[ -n $sanitizer ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
@@ -321,6 +326,39 @@ cmd_sanitize() {
   mkdir -p "$dir"
   sanitize_tests "$sanitizer" "$dir" "${tools[@]}" < <(gpu_test_commands) ||
     die "./lab sanitize: compute-sanitizer did not vouch for every gpu test (above)."
+}
+
+# The known-wrong kernels that race or overrun, and the solutions, under
+# compute-sanitizer beside the kit's own sanitizer (tools/sanitize_agreement.sh:
+# a table, kernel by kernel). They need a build of their own: -lineinfo for
+# compute-sanitizer's lines, and the known-wrong kernels compiled by nvcc too
+# (the suite's build runs them on sim:0 alone).
+sanitize_agreement() {
+  local sanitizer dir=build/agreement patch lab nn mistake targets=() generator=()
+  sanitizer=$(find_sanitizer)
+  [[ -n $sanitizer ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
+  build "$PRESET"
+  if (($(cuda_count "$PRESET") == 0)); then
+    say "no NVIDIA GPU here (or a build without CUDA): compute-sanitizer has nothing to run the kernels on."
+    say "run ./lab sanitize --agreement on a machine with one."
+    return 0
+  fi
+  while IFS= read -r patch; do
+    lab=$(basename "$(dirname "$(dirname "$patch")")") mistake=$(basename "$patch" .patch)
+    nn=${lab%%_*}
+    targets+=("check$nn-wrong-$mistake" "check$nn-solution")
+  done < <(grep -lE '^# kernels: (out-of-bounds|race on|read of uninitialized)' solutions/*/wrong/*.patch)
+  ((${#targets[@]} > 0)) || die "no known-wrong kernel names a report (solutions/*/wrong/*.patch, \"# kernels:\")"
+  ! command -v ninja >/dev/null || generator=(-G Ninja)
+  mkdir -p "$dir"
+  say "configuring $dir (-lineinfo, the known-wrong kernels built by nvcc too)"
+  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DLABKIT_WRONG_ON_CUDA=ON \
+    -DCMAKE_CUDA_FLAGS=-lineinfo >"$dir/configure.log" 2>&1 || die "configuring $dir failed: $dir/configure.log"
+  say "building ${#targets[@]} checks"
+  mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
+  cmake --build "$dir" -j "$(nproc)" --target "${targets[@]}" >"$dir/build.log" 2>&1 ||
+    die "building the known-wrong checks failed: $dir/build.log"
+  tools/sanitize_agreement.sh "$dir" "$dir/lab-logs/agreement"
 }
 
 # ---- fuzzing -----------------------------------------------------------------------
