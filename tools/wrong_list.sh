@@ -26,7 +26,7 @@ list() {
         printf "\n### %s\n\n| mistake | what the student did | caught by | on |\n|---|---|---|---|\n", lab
         shown = lab
       }
-      printf "| `%s` | %s | %s | %s |\n", name, mistake, catches, devices == "" ? "sim:0" : devices
+      printf "| `%s` | %s | %s | %s |\n", name, mistake, catches, devices == "" ? "sim:0" : devices == "none" ? "--kernels only" : devices
     }
     function field(line, key) { sub("^# " key ": *", "", line); gsub(/\|/, "\\|", line); return line }
     FNR == 1 {

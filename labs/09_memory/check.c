@@ -14,10 +14,15 @@
  *     float32 sums are exact in any order, within the bound on random ones,
  *     its atomics counted (one per element, or one per block);
  *   - step 4: the cost, intensity and roofline formulas on exact inputs;
+ *   - step 5: the passes of a tile's column read on exact inputs; your
+ *     transpose bit for bit on shapes that are multiples of nothing, nothing
+ *     written after out;
  *   - ./lab check 09 --kernels (the check built for the kernel tools): steps
- *     1-3's kernels at odd sizes under the kernel sanitizer, and the
+ *     1-3's and 5's kernels at odd sizes under the kernel sanitizer, and the
  *     profiler's counts: 4 sectors per load request for the copy, 32 for the
- *     strided copy at stride 32, 16x fewer global loads tiled than naive.
+ *     strided copy at stride 32, 16x fewer global loads tiled than naive; the
+ *     transpose's loads and stores 4 sectors per request (the naive one's
+ *     stores 32), its tile read and written without bank conflicts.
  * Every claim but a real GPU's speed is an exact value, an exact count or a
  * comparison with float64 whose tolerance is far above float32's rounding and
  * far below what a wrong index or a missing term gives. */
@@ -754,6 +759,118 @@ static void show_roofs(device d)
     printf(")\n");
 }
 
+/* ---- step 5: a transpose through shared memory ------------------------------------------------- */
+
+static void check_wavefronts_formula(void)
+{
+    static const struct {
+        int row_floats, want;
+    } cases[] = { { 32, 32 }, { 33, 1 }, { 16, 16 }, { 48, 16 }, { 34, 2 }, { 1, 1 }, { 64, 32 }, { 17, 1 } };
+    char figures[512] = "rows of 32 floats: 32 passes; 33: 1; 16 and 48: 16; 34: 2; 1, 17: 1; 64: 32; rows "
+                        "of 0 floats refused";
+    bool right = true;
+    for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
+        int wavefronts = -1;
+        const status s = CHECK_YOURS(lab_column_read_wavefronts(cases[i].row_floats, &wavefronts));
+        right = s == STATUS_OK && wavefronts == cases[i].want;
+        if (!right)
+            snprintf(
+                figures, sizeof figures,
+                "rows of %d floats: got %d passes, want %d (thread t's float lies in bank (t x %d) mod 32: "
+                "the busiest bank holds %d of the 32)%s",
+                cases[i].row_floats, wavefronts, cases[i].want, cases[i].row_floats, cases[i].want,
+                check_failure_text(s));
+    }
+    if (right) {
+        int wavefronts = 0;
+        const status s = CHECK_YOURS(lab_column_read_wavefronts(0, &wavefronts));
+        right = s == STATUS_BAD_ARGUMENT;
+        if (!right)
+            snprintf(figures, sizeof figures, "rows of 0 floats: returned %s, want STATUS_BAD_ARGUMENT",
+                     status_name(s));
+    }
+    check_that(right, "a warp's read of a tile's column takes as many passes as its busiest bank has floats",
+               "%s", figures);
+}
+
+/* The check's transposes: whole tiles, one float, multiples of nothing both
+ * ways, a row of tiles and a bit. In this order, a tile loaded without its
+ * edge test first reads past the end of in ([1, 1], in the first block),
+ * before a tile written without it writes past out's, so that the kernel
+ * sanitizer names the load's line. */
+static const struct {
+    int64_t rows, cols;
+} transpose_shapes[] = { { 64, 32 }, { 1, 1 }, { 37, 53 }, { 33, 100 } };
+
+/* One transpose of a [rows, cols] in by `kernel` on d, in followed by NaN and
+ * out, NaN until written, by OUT_SLACK: the elements of out that are not in's
+ * transposed (the first at `at`) and the floats after out that changed. */
+typedef struct transpose_trial {
+    status s;
+    int64_t wrong, at, past;
+    float got, want;
+} transpose_trial;
+
+static transpose_trial run_transpose_case(device d, transpose_kind kernel, int64_t rows, int64_t cols,
+                                          uint64_t seed)
+{
+    transpose_trial r = { STATUS_OK, 0, -1, 0, 0.0f, 0.0f };
+    const int64_t n = rows * cols, after = slack(TRANSPOSE_TILE * (rows > cols ? rows : cols) + SLACK);
+    float *in = floats(n), *out = NULL;
+    uniform_values(in, n, -1.0f, 1.0f, seed);
+    tensor *tin, *tout;
+    CHECK(device_array(d, in, n, after, NAN, &tin));
+    CHECK(device_array(d, NULL, n, after, OUT_SLACK, &tout));
+    r.s = CHECK_YOURS(run_transpose(d, kernel, tensor_data_const(tin), tensor_data(tout), rows, cols));
+    const status read = host_copy(tout, &out); /* waits: a kernel's failure shows here */
+    if (r.s == STATUS_OK) r.s = read;
+    for (int64_t i = 0; read == STATUS_OK && i < n + after; ++i) {
+        if (i >= n) {
+            r.past += out[i] != OUT_SLACK;
+            continue;
+        }
+        /* out[c, r] = in[r, c]: element i of out is row i / rows, column i % rows */
+        const float want = in[(i % rows) * cols + i / rows];
+        if (memcmp(&out[i], &want, sizeof want) == 0) continue;
+        if (r.wrong++ == 0) r.at = i, r.got = out[i], r.want = want;
+    }
+    tensor_free(tin), tensor_free(tout), free(in), free(out);
+    return r;
+}
+
+/* Every shape through `kernel`: whether all were exact, and what was not in figures. */
+static bool run_transposes(device d, transpose_kind kernel, char *figures, size_t size)
+{
+    for (size_t i = 0; i < sizeof transpose_shapes / sizeof transpose_shapes[0]; ++i) {
+        const int64_t rows = transpose_shapes[i].rows, cols = transpose_shapes[i].cols;
+        const transpose_trial r = run_transpose_case(d, kernel, rows, cols, 100 + i);
+        if (r.s == STATUS_OK && r.wrong == 0 && r.past == 0) continue;
+        snprintf(figures, size, "in [%lld, %lld]: ", (long long)rows, (long long)cols);
+        if (r.wrong > 0)
+            check_append(
+                figures, size, "out[%lld, %lld] = %.7g, want in[%lld, %lld] = %.7g (%lld elements wrong%s)",
+                (long long)(r.at / rows), (long long)(r.at % rows), (double)r.got, (long long)(r.at % rows),
+                (long long)(r.at / rows), (double)r.want, (long long)r.wrong,
+                isnan(r.got) ? ": NaN is a value never written, or one read past the end of in" : "");
+        if (r.past > 0)
+            check_append(figures, size, "%s%lld floats after out written", r.wrong > 0 ? "; " : "",
+                         (long long)r.past);
+        check_append(figures, size, "%s", check_failure_text(r.s));
+        return false;
+    }
+    return true;
+}
+
+static void check_transpose(device d)
+{
+    char figures[512] =
+        "in [64, 32], [1, 1], [37, 53] and [33, 100]: out = in transposed bit for bit, the floats "
+        "after out untouched";
+    const bool right = run_transposes(d, TRANSPOSE_TILED, figures, sizeof figures);
+    check_that(right, "your transpose gives out = in transposed, bit for bit, and writes nothing outside out",
+               "%s", figures);
+}
+
 static int check_kernels(device d);
 
 int main(int argc, char **argv)
@@ -784,8 +901,11 @@ int main(int argc, char **argv)
     check_intensity_formula();
     check_roofline_formula();
     show_roofs(d);
-    printf("  (the profiler's counts, sectors per request and global loads, are claimed by ./lab check 09 "
-           "--kernels)\n");
+    check_wavefronts_formula();
+    check_transpose(d);
+    printf("  (the profiler's counts, sectors per request, global loads and bank conflicts, are claimed by "
+           "./lab "
+           "check 09 --kernels)\n");
     if (d.kind == DEVICE_CUDA) {
         check_gpu_bandwidth(d);
         check_gpu_products(d);
@@ -819,7 +939,7 @@ static bool profiled(const char *kernel, const char *claim, kernel_profile *p)
 }
 
 /* ./lab check 09 --kernels: this check built for the kernel tools runs these
- * claims alone, on a simulated GPU. Steps 1-3's kernels at the check's sizes,
+ * claims alone, on a simulated GPU. Steps 1-3's and 5's kernels at the check's sizes,
  * which fill no whole block or tile, watched access by access by the kernel
  * sanitizer (labkit/check_kernels.h): an index past an array, or two threads of
  * a block touching one shared float with no barrier between, is reported with
@@ -883,9 +1003,17 @@ static int check_kernels(device d)
             (void)run_sum_case(d, (sum_kernel)kernel, x, sum_sizes[i]);
         free(x);
     }
+    /* Step 5: the check's shapes, then in [64, 96] through both transposes:
+     * whole tiles and whole warps, for the counts. */
+    char figures[512] = "";
+    if (!run_transposes(d, TRANSPOSE_TILED, figures, sizeof figures) && kernel_sanitizer_count() == 0)
+        check_that(false, "your transpose runs on the device and is exact", "%s", figures);
+    enum { T_ROWS = 64, T_COLS = 96 };
+    for (int kernel = TRANSPOSE_NAIVE; kernel <= TRANSPOSE_TILED; ++kernel)
+        (void)run_transpose_case(d, (transpose_kind)kernel, T_ROWS, T_COLS, 120);
     (void)device_synchronize(d);
     kernel_profile_stop();
-    check_kernels_clean("your kernels' threads (steps 1-3)", d);
+    check_kernels_clean("your kernels' threads (steps 1-3 and 5)", d);
     if (kernel_sanitizer_count() > 0 || !ran) return check_finish("09_memory");
 
     /* The counts. Sectors per request are a ratio of two exact integers, and
@@ -938,5 +1066,50 @@ static int check_kernels(device d)
             "banks, and one float of each of two rows of a's, a broadcast)",
             tiled.shared_load_requests, tiled.shared_load_wavefronts, tiled.shared_load_bank_conflicts,
             tiled.shared_store_requests, tiled.shared_store_bank_conflicts);
+
+    /* In [64, 96]: 6 tiles of 8 warps, each warp moving 4 rows of its tile:
+     * 192 requests of each kind. The naive transpose: 24 blocks of 8 warps,
+     * one float each way a thread. */
+    const char *coalesced_t =
+        "your transpose reads and writes global memory coalesced: 4 sectors per load and "
+        "per store request, where the naive transpose's stores take 32";
+    kernel_profile naive_t, tiled_t = { .kernel = "" };
+    if (profiled("naive_transpose_kernel", coalesced_t, &naive_t) &&
+        profiled("transpose_kernel", coalesced_t, &tiled_t))
+        check_that(
+            tiled_t.global_load_requests > 0 &&
+                tiled_t.global_load_sectors == 4 * tiled_t.global_load_requests &&
+                tiled_t.global_store_requests > 0 &&
+                tiled_t.global_store_sectors == 4 * tiled_t.global_store_requests &&
+                naive_t.global_store_sectors == 32 * naive_t.global_store_requests,
+            coalesced_t,
+            "in [%d, %d], %llu warps: loads %llu sectors in %llu requests (%.4g per request), stores "
+            "%llu in %llu (%.4g; want 4 each: 32 consecutive floats of a row of in, then of out); the "
+            "naive transpose, %llu warps: loads %.4g per request, stores %llu sectors in %llu requests "
+            "(%.4g: its threads write floats %d apart, a sector each)",
+            T_ROWS, T_COLS, tiled_t.warps, tiled_t.global_load_sectors, tiled_t.global_load_requests,
+            kernel_profile_sectors_per_load(&tiled_t), tiled_t.global_store_sectors,
+            tiled_t.global_store_requests,
+            tiled_t.global_store_requests
+                ? (double)tiled_t.global_store_sectors / (double)tiled_t.global_store_requests
+                : 0.0,
+            naive_t.warps, kernel_profile_sectors_per_load(&naive_t), naive_t.global_store_sectors,
+            naive_t.global_store_requests,
+            naive_t.global_store_requests
+                ? (double)naive_t.global_store_sectors / (double)naive_t.global_store_requests
+                : 0.0,
+            T_ROWS);
+    const char *banks_t = "your transpose reads and writes its tile without bank conflicts";
+    if (tiled_t.kernel[0])
+        check_that(tiled_t.shared_load_requests > 0 && tiled_t.shared_load_bank_conflicts == 0 &&
+                       tiled_t.shared_store_bank_conflicts == 0,
+                   banks_t,
+                   "in [%d, %d]: %llu shared load requests, %llu wavefronts, %llu bank conflicts; %llu store "
+                   "requests, %llu wavefronts, %llu conflicts (want 0: a warp reads a column of the tile, 32 "
+                   "floats 33 apart, one in each bank; through an unpadded [32][32] tile all 32 lie in one "
+                   "bank: 32 wavefronts a load request, 31 conflicts)",
+                   T_ROWS, T_COLS, tiled_t.shared_load_requests, tiled_t.shared_load_wavefronts,
+                   tiled_t.shared_load_bank_conflicts, tiled_t.shared_store_requests,
+                   tiled_t.shared_store_wavefronts, tiled_t.shared_store_bank_conflicts);
     return check_finish("09_memory");
 }

@@ -1,6 +1,6 @@
 /* lab.c: lab 09, the memory hierarchy. Each function is the formula of one
- * step of README.md; lab.h says what each must do. The kernels of steps 1, 2
- * and 3 are in memory_kernels.cuh.
+ * step of README.md; lab.h says what each must do. The kernels of steps 1, 2,
+ * 3 and 5 are in memory_kernels.cuh.
  * Build and run: ./lab run 09; check: ./lab check 09; stuck: ./lab hint 09. */
 #include "lab.h"
 
@@ -65,4 +65,16 @@ status lab_attainable_gflops(double intensity, double peak_gflops, double bandwi
     /* TODO: your code here */
     (void)intensity, (void)peak_gflops, (void)bandwidth_gbs, (void)gflops;
     return todo("step 4: lab_attainable_gflops");
+}
+
+/* ==== Step 5: a transpose through shared memory (README, "Step 5") ======== */
+
+/* Goal: the passes one warp's read of a tile's column takes, from the length
+ * of the tile's rows: which bank does each of the 32 threads' floats fall in,
+ * and how many floats does the busiest bank hold? */
+status lab_column_read_wavefronts(int row_floats, int *wavefronts)
+{
+    /* TODO: your code here */
+    (void)row_floats, (void)wavefronts;
+    return todo("step 5: lab_column_read_wavefronts");
 }

@@ -67,4 +67,15 @@ status lab_arithmetic_intensity(double flop, double bytes, double *intensity);
  * that are not above 0. */
 status lab_attainable_gflops(double intensity, double peak_gflops, double bandwidth_gbs, double *gflops);
 
+/* ==== Step 5: a transpose through shared memory (README, "Step 5") ======== */
+
+/* *wavefronts = the passes shared memory needs to serve one warp's read of a
+ * column of a tile whose rows are row_floats floats long: thread t (0 to 31)
+ * reads the float t row_floats + c (any column c), which lies in bank
+ * (t row_floats + c) mod 32. A bank serves one 4-byte word a pass, so the
+ * bank asked for the most distinct words sets the passes: 1 when the 32
+ * floats lie in 32 banks, 32 when all lie in one. The bank conflicts are the
+ * passes beyond the first. Refuses row_floats < 1. */
+status lab_column_read_wavefronts(int row_floats, int *wavefronts);
+
 #endif

@@ -68,6 +68,22 @@ static void sum_atomic_on_sim(const void *args, void *stream) { SUM_ON_SIM(sum_a
 static void sum_block_on_sim(const void *args, void *stream) { SUM_ON_SIM(sum_block_kernel, args, stream); }
 static void sum_warp_on_sim(const void *args, void *stream) { SUM_ON_SIM(sum_warp_kernel, args, stream); }
 
+static const dim3 transpose_block = { TRANSPOSE_TILE, TRANSPOSE_ROWS, 1 };
+
+static void naive_transpose_on_sim(const void *args, void *stream)
+{
+    const transpose_args *p = args;
+    const dim3 grid = { p->grid_x, p->grid_y, 1 };
+    LAUNCH(naive_transpose_kernel, grid, transpose_block, stream, p->in, p->out, p->rows, p->cols);
+}
+
+static void transpose_on_sim(const void *args, void *stream)
+{
+    const transpose_args *p = args;
+    const dim3 grid = { p->grid_x, p->grid_y, 1 };
+    LAUNCH(transpose_kernel, grid, transpose_block, stream, p->in, p->out, p->rows, p->cols);
+}
+
 /* nvcc compiled launch.cu only in a build with CUDA (lab.cmake). */
 #ifdef LAB_WITH_CUDA
 #define ON_CUDA(launcher) launcher
@@ -86,6 +102,10 @@ const kernel_launchers sum_atomic_launchers = { "sum_atomic_kernel", sum_atomic_
 const kernel_launchers sum_block_launchers = { "sum_block_kernel", sum_block_on_sim,
                                                ON_CUDA(sum_block_on_cuda) };
 const kernel_launchers sum_warp_launchers = { "sum_warp_kernel", sum_warp_on_sim, ON_CUDA(sum_warp_on_cuda) };
+const kernel_launchers naive_transpose_launchers = { "naive_transpose_kernel", naive_transpose_on_sim,
+                                                     ON_CUDA(naive_transpose_on_cuda) };
+const kernel_launchers transpose_launchers = { "transpose_kernel", transpose_on_sim,
+                                               ON_CUDA(transpose_on_cuda) };
 
 /* ---- what the programs call ------------------------------------------------------------------- */
 
@@ -99,6 +119,11 @@ const char *product_kernel_name(product_kernel kernel) { return kernel == PRODUC
 const char *sum_kernel_name(sum_kernel kernel)
 {
     return kernel == SUM_ATOMIC ? "atomic sum" : kernel == SUM_BLOCK ? "tree sum" : "tree+warp sum";
+}
+
+const char *transpose_kernel_name(transpose_kind kernel)
+{
+    return kernel == TRANSPOSE_NAIVE ? "naive transpose" : "tiled transpose";
 }
 
 /* Blocks of `size` threads that cover `threads` threads, the last one rounded up. */
@@ -192,4 +217,35 @@ status run_sum(device d, sum_kernel kernel, const float *x, int64_t n, float *to
                     (long long)n, REDUCE_BLOCK);
     const sum_args args = { x, n, total, atomics, (unsigned)blocks_for(n, REDUCE_BLOCK) };
     return device_launch(d, launchers[kernel], &args, sizeof args);
+}
+
+status run_transpose(device d, transpose_kind kernel, const float *in, float *out, int64_t rows, int64_t cols)
+{
+    if (kernel != TRANSPOSE_NAIVE && kernel != TRANSPOSE_TILED)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "run_transpose: kernel %d is neither TRANSPOSE_NAIVE nor TRANSPOSE_TILED (launch.h)",
+                    (int)kernel);
+    const status s = kernels_todo(5);
+    if (s != STATUS_OK) return s;
+    if (!in || !out)
+        return fail(STATUS_BAD_ARGUMENT, "run_transpose: in and out must be device memory, not NULL");
+    if (rows < 1 || cols < 1)
+        return fail(STATUS_BAD_ARGUMENT, "run_transpose: in is [%lld, %lld]; both sizes must be at least 1",
+                    (long long)rows, (long long)cols);
+    /* The naive kernel's blocks cover TRANSPOSE_ROWS rows, the tiled one's a whole tile of them. */
+    const int64_t block_rows = kernel == TRANSPOSE_NAIVE ? TRANSPOSE_ROWS : TRANSPOSE_TILE;
+    if (blocks_for(rows, block_rows) > 65535 || blocks_for(cols, TRANSPOSE_TILE) > 2147483647)
+        return fail(
+            STATUS_BAD_ARGUMENT,
+            "run_transpose: in [%lld, %lld] needs more than 65535 blocks of %lld rows; a GPU launches "
+            "at most 65535 along y",
+            (long long)rows, (long long)cols, (long long)block_rows);
+    const transpose_args args = { in,
+                                  out,
+                                  rows,
+                                  cols,
+                                  (unsigned)blocks_for(cols, TRANSPOSE_TILE),
+                                  (unsigned)blocks_for(rows, block_rows) };
+    return device_launch(d, kernel == TRANSPOSE_NAIVE ? &naive_transpose_launchers : &transpose_launchers,
+                         &args, sizeof args);
 }

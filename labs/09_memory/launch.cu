@@ -24,6 +24,7 @@ namespace
 {
 cudaStream_t on(void *stream) { return static_cast<cudaStream_t>(stream); }
 const dim3 tile_block(TILE, TILE, 1);
+const dim3 transpose_block(TRANSPOSE_TILE, TRANSPOSE_ROWS, 1);
 } // namespace
 
 void copy_on_cuda(const void *args, void *stream)
@@ -78,4 +79,18 @@ void sum_warp_on_cuda(const void *args, void *stream)
     const sum_args *p = static_cast<const sum_args *>(args);
     sum_reset_kernel<<<1, 1, 0, on(stream)>>>(p->total, p->atomics);
     sum_warp_kernel<<<p->blocks, REDUCE_BLOCK, 0, on(stream)>>>(p->x, p->n, p->total, p->atomics);
+}
+
+void naive_transpose_on_cuda(const void *args, void *stream)
+{
+    const transpose_args *p = static_cast<const transpose_args *>(args);
+    naive_transpose_kernel<<<dim3(p->grid_x, p->grid_y, 1), transpose_block, 0, on(stream)>>>(
+        p->in, p->out, p->rows, p->cols);
+}
+
+void transpose_on_cuda(const void *args, void *stream)
+{
+    const transpose_args *p = static_cast<const transpose_args *>(args);
+    transpose_kernel<<<dim3(p->grid_x, p->grid_y, 1), transpose_block, 0, on(stream)>>>(p->in, p->out,
+                                                                                        p->rows, p->cols);
 }

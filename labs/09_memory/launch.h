@@ -20,7 +20,12 @@
  *   products         one thread per cell of c, blocks of TILE x TILE threads:
  *                    x along the columns of c, y along its rows;
  *   sums             one thread per element, blocks of REDUCE_BLOCK threads;
- *                    the total is set to 0 first, in the same launch.
+ *                    the total is set to 0 first, in the same launch;
+ *   transposes       blocks of TRANSPOSE_TILE x TRANSPOSE_ROWS threads (32 x 8),
+ *                    x along the columns of in, y along its rows: the naive
+ *                    one a thread per element, yours a block per tile of
+ *                    TRANSPOSE_TILE x TRANSPOSE_TILE elements (each thread
+ *                    moves TRANSPOSE_TILE / TRANSPOSE_ROWS = 4 of them).
  * Every grid is rounded up, so every kernel gets threads past the end of its
  * work, which must do nothing.
  *
@@ -41,6 +46,12 @@ extern "C" {
 #define LAUNCH_BLOCK 256 /* threads per block of copy, scale and the strided copy */
 #define TILE 16          /* the products' blocks: TILE x TILE threads, and the tiles' size */
 #define REDUCE_BLOCK 256 /* threads per block of the sums: the shared-memory tree's width */
+/* The transposes' blocks: a warp along each row of a tile, 8 rows of threads
+ * (256, as the other kernels'), each thread moving 4 floats of its tile's
+ * 32 x 32: 1024 threads a block would run as well on a GPU, but a simulated
+ * GPU switches between every one of them at each barrier. */
+#define TRANSPOSE_TILE 32
+#define TRANSPOSE_ROWS 8
 
 /* ---- step 1: copy, scale, strided copy ------------------------------------------------------ */
 
@@ -104,15 +115,33 @@ typedef struct sum_args {
  * queued. */
 status run_sum(device d, sum_kernel kernel, const float *x, int64_t n, float *total, unsigned *atomics);
 
+/* ---- step 5: a transpose ------------------------------------------------------------------- */
+
+typedef enum transpose_kind { TRANSPOSE_NAIVE, TRANSPOSE_TILED } transpose_kind;
+
+typedef struct transpose_args {
+    const float *in; /* [rows, cols], row-major, on the device */
+    float *out;      /* [cols, rows] */
+    int64_t rows, cols;
+    unsigned grid_x, grid_y; /* blocks along the columns (x) and the rows (y) of in */
+} transpose_args;
+
+/* out = in transposed, by the given naive_transpose_kernel (given_kernels.cuh)
+ * or your transpose_kernel: one launch on d, queued. */
+status run_transpose(device d, transpose_kind kernel, const float *in, float *out, int64_t rows,
+                     int64_t cols);
+
 /* The names of the kernels, for tables and messages. */
 const char *stream_kernel_name(stream_kernel kernel);
 const char *product_kernel_name(product_kernel kernel);
 const char *sum_kernel_name(sum_kernel kernel);
+const char *transpose_kernel_name(transpose_kind kernel);
 
 /* ---- the launchers ------------------------------------------------------------------------- */
 
 extern const kernel_launchers copy_launchers, scale_launchers, strided_launchers, naive_launchers,
-    tiled_launchers, sum_atomic_launchers, sum_block_launchers, sum_warp_launchers;
+    tiled_launchers, sum_atomic_launchers, sum_block_launchers, sum_warp_launchers, naive_transpose_launchers,
+    transpose_launchers;
 
 /* The launches on a real GPU (launch.cu; only in a build with CUDA). */
 void copy_on_cuda(const void *args, void *stream);
@@ -123,6 +152,8 @@ void tiled_on_cuda(const void *args, void *stream);
 void sum_atomic_on_cuda(const void *args, void *stream);
 void sum_block_on_cuda(const void *args, void *stream);
 void sum_warp_on_cuda(const void *args, void *stream);
+void naive_transpose_on_cuda(const void *args, void *stream);
+void transpose_on_cuda(const void *args, void *stream);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,9 @@
  *   3. a reduction: your three sums, their atomics counted, their error
  *      against float64;
  *   4. the roofline: each kernel's FLOP per byte and GFLOP/s under the
- *      device's two roofs, with the library's softmax beside them.
+ *      device's two roofs, with the library's softmax beside them;
+ *   5. a transpose: the given naive one and yours, through a padded tile:
+ *      GB/s, and the passes a tile column's read takes by your formula.
  * Sizes follow the device: a real GPU gets arrays of 256 MiB and N = 2048; the
  * CPU and a simulated GPU, whose kernels run one thread at a time, smaller. */
 #include <math.h>
@@ -34,7 +36,7 @@ static const results_column columns[] = { { "part", RESULTS_TEXT, "part", "%s", 
 
 /* What a timed call runs. */
 typedef struct work {
-    enum { STREAM, PRODUCT, LIBRARY_PRODUCT, SUM, SOFTMAX } what;
+    enum { STREAM, PRODUCT, LIBRARY_PRODUCT, SUM, SOFTMAX, TRANSPOSE } what;
     device d;
     int kernel, stride;
     int64_t n;
@@ -58,6 +60,9 @@ static status run(const void *context)
     case SUM:
         return run_sum(w->d, (sum_kernel)w->kernel, tensor_data_const(w->x), w->n, tensor_data(w->total),
                        NULL);
+    case TRANSPOSE: /* in [n, n] into out */
+        return run_transpose(w->d, (transpose_kind)w->kernel, tensor_data_const(w->in), tensor_data(w->out),
+                             w->n, w->n);
     default: return op_softmax_cross_entropy(w->logits, w->labels, w->probs, w->loss);
     }
 }
@@ -65,7 +70,8 @@ static status run(const void *context)
 /* What the takeaway and the figure need. */
 typedef struct summary {
     device_properties p;
-    double copy_gbs, stride1_ms, stride32_ms, naive_ms, tiled_ms, library_ms, sums_ms[3];
+    double copy_gbs, stride1_ms, stride32_ms, naive_ms, tiled_ms, library_ms, sums_ms[3], transpose_gbs[2];
+    int passes_padded, passes_unpadded; /* a tile column's read, by your formula */
     float atomic_runs[2];
     int64_t n_product;
 } summary;
@@ -252,6 +258,26 @@ static void softmax(results *r, device d, int64_t rows, int64_t cols, int runs, 
     tensor_free(w.logits), tensor_free(w.labels), tensor_free(w.probs), tensor_free(w.loss), free(labels);
 }
 
+/* ---- 5. a transpose --------------------------------------------------------------------------- */
+
+static void transpose(results *r, device d, int64_t side, int runs, summary *s)
+{
+    work w = { .what = TRANSPOSE, .d = d, .n = side };
+    CHECK(tensor_uniform(&w.in, d, shape2(side, side), -1.0f, 1.0f, 6));
+    CHECK(tensor_zeros(&w.out, d, shape2(side, side)));
+    const double bytes = 4.0 * (double)side * (double)side; /* each way */
+    for (int kernel = TRANSPOSE_NAIVE; kernel <= TRANSPOSE_TILED; ++kernel) {
+        w.kernel = kernel;
+        const double ms = timed_ms(&w, runs);
+        start_row(r, "transpose", transpose_kernel_name((transpose_kind)kernel), side * side, ms);
+        bandwidth_cells(r, s, bytes, bytes, ms);
+        s->transpose_gbs[kernel] = results_get(r, results_count(r) - 1, "gbs");
+    }
+    CHECK(lab_column_read_wavefronts(TRANSPOSE_TILE + 1, &s->passes_padded));
+    CHECK(lab_column_read_wavefronts(TRANSPOSE_TILE, &s->passes_unpadded));
+    tensor_free(w.in), tensor_free(w.out);
+}
+
 /* ---- the experiment ----------------------------------------------------------------------------- */
 
 static void print_takeaway(device d, const summary *s)
@@ -291,6 +317,12 @@ static void print_takeaway(device d, const summary *s)
             s->p.memory_bandwidth_gbs, s->stride32_ms / s->stride1_ms, (long long)s->n_product, s->tiled_ms,
             s->naive_ms, s->naive_ms / s->tiled_ms, tiled_loads, naive_loads, s->library_ms,
             s->sums_ms[SUM_ATOMIC] / s->sums_ms[SUM_WARP], s->p.peak_gflops / s->p.memory_bandwidth_gbs);
+        printf(
+            "The tiled transpose moved %.4g GB/s against the naive one's %.4g (%.2fx): a column of its tile "
+            "takes %d pass%s to read, %d without the padding (by your formula).\n",
+            s->transpose_gbs[TRANSPOSE_TILED], s->transpose_gbs[TRANSPOSE_NAIVE],
+            s->transpose_gbs[TRANSPOSE_TILED] / s->transpose_gbs[TRANSPOSE_NAIVE], s->passes_padded,
+            s->passes_padded == 1 ? "" : "es", s->passes_unpadded);
         return;
     }
     printf("\ntakeaway: on %s what the kernels count holds as on a GPU: at N = %lld the tiled product loads "
@@ -307,13 +339,21 @@ static void print_takeaway(device d, const summary *s)
            d.kind == DEVICE_SIM
                ? "a simulated GPU models no caches and no memory latency: a real GPU shows the speeds"
                : "the strided copy meets the CPU's own caches: a real GPU shows a GPU's speeds");
+    printf(
+        "The transposes: tiled %.4g GB/s, naive %.4g here, which says nothing of a GPU, where the tiled one "
+        "should be the faster: both its reads and its writes are coalesced (./lab check 09 --kernels counts "
+        "4 "
+        "sectors a request against the naive writes' 32), and a column of its padded tile takes %d pass%s to "
+        "read against %d unpadded (by your formula).\n",
+        s->transpose_gbs[TRANSPOSE_TILED], s->transpose_gbs[TRANSPOSE_NAIVE], s->passes_padded,
+        s->passes_padded == 1 ? "" : "es", s->passes_unpadded);
 }
 
 int main(int argc, char **argv)
 {
     const cli_program program = { "09_memory",
                                   "the memory hierarchy: bandwidth and coalescing, tiles in shared memory, a "
-                                  "reduction, the roofline",
+                                  "reduction, the roofline, a transpose",
                                   NULL, 0 };
     cli_args args;
     const int exit_code = cli_parse(&program, argc, argv, &args);
@@ -338,6 +378,8 @@ int main(int argc, char **argv)
                   softmax_n = gpu          ? 8192
                               : args.quick ? 512
                                            : 1024;
+    /* The transpose's side: 256 MiB each way on a real GPU, as the copy's; n floats elsewhere. */
+    const int64_t side = gpu ? 8192 : args.quick ? 1024 : 2048;
     const int runs = gpu ? 5 : 3;
     printf("lab 09 on %s (%s): peak %.0f GB/s and %.0f GFLOP/s, meeting at %.1f FLOP/B\n", device_name(d),
            s.p.name, s.p.memory_bandwidth_gbs, s.p.peak_gflops, s.p.peak_gflops / s.p.memory_bandwidth_gbs);
@@ -346,14 +388,16 @@ int main(int argc, char **argv)
     printf("2. tiles: naive, tiled (%d x %d) and the library's product at N = %lld\n", TILE, TILE,
            (long long)n_product);
     printf("3. a reduction: %lld floats summed three ways\n", (long long)n_sum);
-    printf(
-        "4. the roofline: every kernel's FLOP/B and GFLOP/s, and the library's softmax on [%lld, %lld]\n\n",
-        (long long)softmax_n, (long long)softmax_n);
+    printf("4. the roofline: every kernel's FLOP/B and GFLOP/s, and the library's softmax on [%lld, %lld]\n",
+           (long long)softmax_n, (long long)softmax_n);
+    printf("5. a transpose of [%lld, %lld]: the naive one and yours, through a %d x %d tile\n\n",
+           (long long)side, (long long)side, TRANSPOSE_TILE, TRANSPOSE_TILE + 1);
     CHECK(results_echo(r, true));
     bandwidth(r, d, n, runs, &s);
     tiles(r, d, n_product, runs, &s);
     reduction(r, d, n_sum, runs, &s);
     softmax(r, d, softmax_n, softmax_n, runs, &s);
+    transpose(r, d, side, runs, &s);
     CHECK(results_print(r));
     print_takeaway(d, &s);
     char peak_gbs[64], peak_gflops[64];

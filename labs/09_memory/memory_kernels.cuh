@@ -1,11 +1,12 @@
-/* memory_kernels.cuh: your kernels, steps 1, 2 and 3 of README.md.
+/* memory_kernels.cuh: your kernels, steps 1, 2, 3 and 5 of README.md.
  *
  * Single-source kernels: the C compiler builds this file for the simulated GPU
  * and the CPU (launch.c, after labkit/cuda_emulation.h) and nvcc builds the
  * very same text for a real GPU (launch.cu). So keep to the C subset of CUDA;
  * what the threads of a block share is yours to use: __shared__ arrays,
  * __syncthreads(), the warp shuffles (__shfl_down_sync) and atomicAdd.
- * launch.h says the grid each kernel gets (LAUNCH_BLOCK, TILE, REDUCE_BLOCK).
+ * launch.h says the grid each kernel gets (LAUNCH_BLOCK, TILE, REDUCE_BLOCK,
+ * TRANSPOSE_TILE and TRANSPOSE_ROWS).
  * Every grid is rounded up to whole blocks: a thread past the end of the work
  * must touch no memory, but still reach every __syncthreads() of its block. */
 
@@ -20,6 +21,7 @@ static inline status kernels_todo(int step)
     if (step == 1) return todo("step 1: copy_kernel, scale_kernel and strided_copy_kernel");
     if (step == 2) return todo("step 2: naive_matmul_kernel and tiled_matmul_kernel");
     if (step == 3) return todo("step 3: sum_atomic_kernel, sum_block_kernel and sum_warp_kernel");
+    if (step == 5) return todo("step 5: transpose_kernel");
     return STATUS_OK;
 }
 
@@ -111,4 +113,23 @@ __global__ void sum_warp_kernel(const float *x, int64_t n, float *total, unsigne
 {
     /* TODO: your code here */
     (void)x, (void)n, (void)total, (void)atomics;
+}
+
+/* ==== Step 5: a transpose through shared memory (README, "Step 5") ============== */
+
+/* Goal: out [cols, rows] = in [rows, cols] transposed: out[c * rows + r] =
+ * in[r * cols + c]. Each block of TRANSPOSE_TILE x TRANSPOSE_ROWS threads moves
+ * one TRANSPOSE_TILE x TRANSPOSE_TILE tile of in (its x along in's columns,
+ * its y along in's rows) through a __shared__ array of TRANSPOSE_TILE x
+ * (TRANSPOSE_TILE + 1) floats: its threads read the tile's rows, a warp along
+ * each row, TRANSPOSE_ROWS rows at a time; wait until the tile is whole; then
+ * write the tile's columns as rows of out, a warp along each. Both global
+ * accesses coalesced; the extra column keeps a column's floats in 32 different
+ * banks. Where the tile hangs over the edge of in (rows and cols need not be
+ * multiples of 32), a thread reads and writes nothing there, but still waits
+ * at the barrier. */
+__global__ void transpose_kernel(const float *in, float *out, int64_t rows, int64_t cols)
+{
+    /* TODO: your code here */
+    (void)in, (void)out, (void)rows, (void)cols;
 }

@@ -1,6 +1,6 @@
 /* lab.c: lab 09, the memory hierarchy. Each function is the formula of one
- * step of README.md; lab.h says what each must do. The kernels of steps 1, 2
- * and 3 are in memory_kernels.cuh.
+ * step of README.md; lab.h says what each must do. The kernels of steps 1, 2,
+ * 3 and 5 are in memory_kernels.cuh.
  * Build and run: ./lab run 09; check: ./lab check 09; stuck: ./lab hint 09. */
 #include "lab.h"
 
@@ -100,5 +100,27 @@ status lab_attainable_gflops(double intensity, double peak_gflops, double bandwi
             intensity, peak_gflops, bandwidth_gbs);
     /* GB/s x FLOP/B = GFLOP/s */
     *gflops = fmin(peak_gflops, intensity * bandwidth_gbs);
+    return STATUS_OK;
+}
+
+/* ==== Step 5: a transpose through shared memory (README, "Step 5") ======== */
+
+/* Goal: the passes one warp's read of a tile's column takes, from the length
+ * of the tile's rows: which bank does each of the 32 threads' floats fall in,
+ * and how many floats does the busiest bank hold? */
+status lab_column_read_wavefronts(int row_floats, int *wavefronts)
+{
+    if (!wavefronts) return fail(STATUS_BAD_ARGUMENT, "lab_column_read_wavefronts: wavefronts is NULL");
+    if (row_floats < 1)
+        return fail(STATUS_BAD_ARGUMENT,
+                    "lab_column_read_wavefronts: rows of %d floats; a row holds at least 1", row_floats);
+    /* Count the words each bank is asked for: thread t's word is t row_floats
+     * (column 0: another column shifts every bank alike). */
+    int per_bank[32] = { 0 }, most = 0;
+    for (int t = 0; t < 32; ++t) {
+        const int bank = (int)((int64_t)t * row_floats % 32);
+        if (++per_bank[bank] > most) most = per_bank[bank];
+    }
+    *wavefronts = most;
     return STATUS_OK;
 }

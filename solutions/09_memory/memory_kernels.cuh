@@ -1,11 +1,12 @@
-/* memory_kernels.cuh: your kernels, steps 1, 2 and 3 of README.md.
+/* memory_kernels.cuh: your kernels, steps 1, 2, 3 and 5 of README.md.
  *
  * Single-source kernels: the C compiler builds this file for the simulated GPU
  * and the CPU (launch.c, after labkit/cuda_emulation.h) and nvcc builds the
  * very same text for a real GPU (launch.cu). So keep to the C subset of CUDA;
  * what the threads of a block share is yours to use: __shared__ arrays,
  * __syncthreads(), the warp shuffles (__shfl_down_sync) and atomicAdd.
- * launch.h says the grid each kernel gets (LAUNCH_BLOCK, TILE, REDUCE_BLOCK).
+ * launch.h says the grid each kernel gets (LAUNCH_BLOCK, TILE, REDUCE_BLOCK,
+ * TRANSPOSE_TILE and TRANSPOSE_ROWS).
  * Every grid is rounded up to whole blocks: a thread past the end of the work
  * must touch no memory, but still reach every __syncthreads() of its block. */
 
@@ -147,4 +148,32 @@ __global__ void sum_warp_kernel(const float *x, int64_t n, float *total, unsigne
         for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
         if (t == 0) total_add(total, v, atomics);
     }
+}
+
+/* ==== Step 5: a transpose through shared memory (README, "Step 5") ============== */
+
+/* Goal: out [cols, rows] = in [rows, cols] transposed: out[c * rows + r] =
+ * in[r * cols + c]. Each block of TRANSPOSE_TILE x TRANSPOSE_ROWS threads moves
+ * one TRANSPOSE_TILE x TRANSPOSE_TILE tile of in (its x along in's columns,
+ * its y along in's rows) through a __shared__ array of TRANSPOSE_TILE x
+ * (TRANSPOSE_TILE + 1) floats: its threads read the tile's rows, a warp along
+ * each row, TRANSPOSE_ROWS rows at a time; wait until the tile is whole; then
+ * write the tile's columns as rows of out, a warp along each. Both global
+ * accesses coalesced; the extra column keeps a column's floats in 32 different
+ * banks. Where the tile hangs over the edge of in (rows and cols need not be
+ * multiples of 32), a thread reads and writes nothing there, but still waits
+ * at the barrier. */
+__global__ void transpose_kernel(const float *in, float *out, int64_t rows, int64_t cols)
+{
+    /* One column more than the tile: row r starts 33 r floats in, so a
+     * column's 32 floats fall in 32 different banks. */
+    __shared__ float tile[TRANSPOSE_TILE][TRANSPOSE_TILE + 1];
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int64_t row0 = (int64_t)blockIdx.y * TRANSPOSE_TILE, col0 = (int64_t)blockIdx.x * TRANSPOSE_TILE;
+    for (int r = ty; r < TRANSPOSE_TILE; r += TRANSPOSE_ROWS)
+        if (row0 + r < rows && col0 + tx < cols) tile[r][tx] = in[(row0 + r) * cols + col0 + tx];
+    __syncthreads(); /* the tile is whole */
+    /* Row col0 + r of out is column col0 + r of in: the tile's column r. */
+    for (int r = ty; r < TRANSPOSE_TILE; r += TRANSPOSE_ROWS)
+        if (col0 + r < cols && row0 + tx < rows) out[(col0 + r) * rows + row0 + tx] = tile[tx][r];
 }
