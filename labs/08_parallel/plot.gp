@@ -45,7 +45,7 @@ set xlabel 'workers (threads on the cores, or GPUs)'
 # lesson still holds (the check's CPU times per thread).
 if (busy >= 0.33) {
     set label "under load, the speed-ups are\nthe free cores', not the loop's:\n./lab check 08 counts CPU time" \
-        at screen 0.635, screen 0.22 left front textcolor rgb load_colour
+        at screen 0.635, screen 0.2 left front textcolor rgb load_colour
 }
 set ylabel 'speed-up over one worker'
 stats data using 'workers' nooutput
