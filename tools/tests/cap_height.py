@@ -1,6 +1,9 @@
 """cap_height.py FILE.png|FILE.pgm: the height in pixels, scaled to a
 1920-pixel-wide figure, of the dark ink in the image (figure_text.sh draws a
-row of capitals alone on a white figure). Pure Python: no PIL where the kit
+row of capitals alone on a white figure).
+cap_height.py --rows FILE: the top of each row of ink, from the top, scaled
+the same way (figure_text.sh draws lines of capitals: their pitch).
+Pure Python: no PIL where the kit
 runs; 8-bit grey, RGB or RGBA PNGs (what pngcairo writes) and binary PGMs
 (what pdftoppm -gray writes)."""
 import sys, zlib, struct
@@ -27,7 +30,11 @@ def png_gray(path):
 def pgm_gray(path):
     d=open(path,'rb').read(); parts=d.split(maxsplit=4); w,h=int(parts[1]),int(parts[2]); px=parts[4]
     return w,h,[list(px[y*w:(y+1)*w]) for y in range(h)]
-path=sys.argv[1]
+tops='--rows' in sys.argv[1:2]
+path=sys.argv[2 if tops else 1]
 w,h,rows=png_gray(path) if path.endswith('.png') else pgm_gray(path)
-dark=[y for y in range(h) if min(rows[y])<128]
-print('%.1f' % ((dark[-1]-dark[0]+1)*1920.0/w if dark else 0))
+dark=[y for y in range(h) if min(rows[y])<128]; ink=set(dark)
+if tops:
+    print(' '.join('%.1f' % (y*1920.0/w) for y in dark if y-1 not in ink))
+else:
+    print('%.1f' % ((dark[-1]-dark[0]+1)*1920.0/w if dark else 0))

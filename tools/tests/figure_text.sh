@@ -2,14 +2,19 @@
 # figure_text.sh [--catches]: no text below 20 points in any lab's figure on a
 # 1920 x 1080 slide (40 pixels an em, capitals 29: style.gp's font_px).
 #
-# Two checks, each able to fail:
+# Three checks, each able to fail:
 #   - every plot.gp sizes its text with style.gp's text_font or title_font
 #     only: no `font_size * 0.8`, no `font ',12'`, no font of its own;
 #   - style.gp's text_font, drawn as a row of capitals through style.gp itself
 #     in PNG and (with pdftoppm) PDF, is at least 28 pixels tall at 1920
-#     pixels wide, and the SVG's font-size at least 40.
-# --catches proves both fail on known-wrong copies (a plot.gp with
-# font_size * 0.8, a style.gp with font_px = 28, lab 06's old text size).
+#     pixels wide, and the SVG's font-size at least 40;
+#   - a three-line title drawn through style.gp has its lines as far apart in
+#     SVG (where its text is placed: the file says) and PDF as in PNG (where
+#     its ink is), within 2 pixels at 1920 wide: the SVG terminal's rows were
+#     1.5 ems, 69 pixels a title line against PNG's 54.
+# --catches proves each fails on known-wrong copies (a plot.gp with
+# font_size * 0.8, a style.gp with font_px = 28, lab 06's old text size, a
+# style.gp without the SVG terminal's fontscale).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 here=$root/tools/tests
@@ -59,6 +64,46 @@ check_style() { # style
   return "$failed"
 }
 
+# The pitch of a title's lines, in pixels at 1920 wide, in one format: the
+# SVG's from the positions it gives its text, the PNG's and PDF's from the
+# tops of the rows of ink.
+title_pitch() { # style format
+  local style=$1 format=$2 file=$work/rows.$2 tops
+  gnuplot -e "data='$work/none.csv'; out='$file'; format='$format'; style='$style'" - <<'GP'
+load style
+unset border; unset tics; unset key; unset grid
+set title "HHHH\nHHHH\nHHHH" font title_font
+plot [0:1][0:1] NaN notitle
+GP
+  case $format in
+    png) tops=$(python3 "$here/cap_height.py" --rows "$file") ;;
+    pdf) pdftoppm -r 144 -gray "$file" "$work/rows" && tops=$(python3 "$here/cap_height.py" --rows "$work/rows-1.pgm") ;;
+    svg) tops=$(awk 'match($0, /translate\([0-9.]+,[0-9.]+\)/) { split(substr($0, RSTART + 10, RLENGTH - 11), p, ","); y = p[2] }
+                     />HHHH</ { printf "%s ", y }' "$file") ;;
+  esac
+  awk -v t="$tops" 'BEGIN { n = split(t, y, " "); if (n != 3) { print "none"; exit } printf "%.1f\n", (y[3] - y[1]) / 2 }'
+}
+
+# 0 when a title's lines are as far apart in SVG and PDF as in PNG; says what is not.
+check_rows() { # style
+  local style=$1 failed=0 png pitch
+  png=$(title_pitch "$style" png)
+  for format in svg pdf; do
+    if [[ $format == pdf ]] && ! command -v pdftoppm >/dev/null; then
+      echo "figure_text: no pdftoppm (poppler-utils): the PDF's title lines are not measured"
+      continue
+    fi
+    pitch=$(title_pitch "$style" "$format")
+    if [[ $png == none || $pitch == none ]] || awk -v a="$pitch" -v b="$png" 'BEGIN { exit !(a - b > 2 || b - a > 2) }'; then
+      echo "figure_text: $(basename "$style")'s title lines are $pitch pixels apart in $format against $png in png (1920 wide): the title takes another height there and squeezes the plot differently"
+      failed=1
+    else
+      echo "figure_text: title lines $pitch pixels apart in $format, $png in png"
+    fi
+  done
+  return "$failed"
+}
+
 check_scripts() { # plot.gp...
   local found
   found=$(small_fonts "$@")
@@ -75,6 +120,7 @@ command -v python3 >/dev/null || { echo "figure_text: no python3 (cap_height.py)
 if [[ ${1:-} != --catches ]]; then
   check_scripts "$root"/labs/[0-9][0-9]_*/plot.gp
   check_style "$root/common/harness/plot/style.gp"
+  check_rows "$root/common/harness/plot/style.gp"
   exit 0
 fi
 
@@ -88,8 +134,11 @@ git -C "$root" show 70811cd:labs/06_precision/plot.gp >"$work/plot06.gp" 2>/dev/
 check_scripts "$work/plot06.gp" >/dev/null || caught=$((caught + 1))
 sed 's/^font_px = 40$/font_px = 28/' "$root/common/harness/plot/style.gp" >"$work/style.gp"
 check_style "$work/style.gp" >/dev/null || caught=$((caught + 1))
-if ((caught != 3)); then
-  echo "figure_text: only $caught of 3 known-wrong copies were caught"
+# The SVG terminal as it was: fonts asked for at their size, rows 1.5 ems.
+sed 's|^\( *svg_scale = \)1.5 / 1.165$|\11|' "$root/common/harness/plot/style.gp" >"$work/style-rows.gp"
+check_rows "$work/style-rows.gp" >/dev/null || caught=$((caught + 1))
+if ((caught != 4)); then
+  echo "figure_text: only $caught of 4 known-wrong copies were caught"
   exit 1
 fi
-echo "figure_text: all 3 known-wrong copies caught (a font_size * 0.8, lab 06's old panels, font_px = 28)"
+echo "figure_text: all 4 known-wrong copies caught (a font_size * 0.8, lab 06's old panels, font_px = 28, SVG rows of 1.5 ems)"

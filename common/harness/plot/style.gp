@@ -43,11 +43,24 @@ if (format eq 'png') {
     set terminal pngcairo size 1920,1080 enhanced font sprintf('%s,%g', font_family, font_size) linewidth 1 background '#ffffff'
 } else {
     if (format eq 'svg') {
-        font_size = font_px
+        # gnuplot's SVG terminal cannot measure its text: it takes a row of
+        # text for 1.5 ems (svg.trm: ascent 0.9, descent 0.25, leading 0.35),
+        # where pngcairo and pdfcairo take the font's own 1.165, so a title's
+        # lines, a key's rows and the margins stood 29% farther apart than in
+        # PNG and PDF and squeezed the plot. Its fontscale multiplies the size
+        # written into the SVG and nothing else: a font asked for at
+        # font_px / svg_scale and written at svg_scale times that is drawn at
+        # font_px, while its rows are 1.5 / svg_scale = 1.165 ems apart, as in
+        # PNG (and its characters 0.54 ems wide, where it took 0.7).
+        svg_scale = 1.5 / 1.165
+        font_size = font_px / svg_scale
         lw_scale = 2.4
-        ps_scale = 0.6
+        # Its points (and tics) scale with the font asked for: 0.7 draws the
+        # circle 25 pixels wide and the square 23, as pngcairo does.
+        ps_scale = 0.7
         # The SVG names its fonts; a viewer without DejaVu Sans falls back to these.
-        set terminal svg size 1920,1080 dynamic enhanced font sprintf('%s,Helvetica,Arial,sans-serif,%g', font_family, font_size) linewidth 1 background '#ffffff'
+        set terminal svg size 1920,1080 dynamic enhanced font sprintf('%s,Helvetica,Arial,sans-serif,%g', font_family, font_size) \
+            fontscale svg_scale linewidth 1 background '#ffffff'
     } else {
         if (format eq 'pdf') {
             font_size = font_px * 0.76
@@ -59,11 +72,10 @@ if (format eq 'png') {
         }
     }
 }
-# A line of text: pngcairo and pdfcairo give it 1.17 ems, the SVG terminal
-# 1.5 (measured on their key rows), so a key that fits beside the plot in PNG
-# spilled into two columns in SVG and squeezed the plot to nothing. A key's
-# spacing is given as so many times ks, which makes its rows alike in all three.
-ks = format eq 'svg' ? 0.78 : 1.0
+# A key's spacing was given as so many times ks, 0.78 in SVG, when its rows
+# were 1.5 ems there; the terminal's fontscale above makes every row alike in
+# all three formats, so ks is 1 and stays for the plot.gp files that use it.
+ks = 1.0
 # Fonts a plot.gp may use: the text's own size, and a title's.
 text_font = sprintf(',%g', font_size)
 title_font = sprintf(',%g', font_size * 1.15)
