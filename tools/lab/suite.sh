@@ -304,27 +304,33 @@ sanitize_tests() {
   say "sanitize: no error in any of the $checked runs checked"
 }
 
+# compute-sanitizer's path in SANITIZER and the preset built; 1, having said
+# so, where no GPU is there for it to watch (COMMAND: what to run on one).
+sanitizer_on_gpu() { # command
+  SANITIZER=$(find_sanitizer)
+  [[ -n $SANITIZER ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
+  build "$PRESET"
+  if (($(cuda_count "$PRESET") == 0)); then
+    say "no NVIDIA GPU here (or a build without CUDA): compute-sanitizer has no kernel to watch."
+    say "run $1 on a machine with one."
+    return 1
+  fi
+}
+
 # Every gpu test under each of compute-sanitizer's tools: memcheck (with the
 # leak check), racecheck and synccheck. A table of the errors each one found.
 cmd_sanitize() {
-  local tools=(memcheck racecheck synccheck) sanitizer dir
+  local tools=(memcheck racecheck synccheck) dir
   if [[ ${1:-} == --agreement ]]; then
     (($# == 1)) || die "usage: ./lab sanitize --agreement (it takes no tools: each known-wrong kernel gets the one that sees its mistake)"
     sanitize_agreement
     return
   fi
   (($# == 0)) || tools=("$@")
-  sanitizer=$(find_sanitizer)
-  [[ -n $sanitizer ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
-  build "$PRESET"
-  if (($(cuda_count "$PRESET") == 0)); then
-    say "no NVIDIA GPU here (or a build without CUDA): the gpu tests that compute-sanitizer would check skip."
-    say "run ./lab sanitize on a machine with one."
-    return 0
-  fi
+  sanitizer_on_gpu "./lab sanitize" || return 0
   dir=build/$PRESET/lab-logs/sanitize
   mkdir -p "$dir"
-  sanitize_tests "$sanitizer" "$dir" "${tools[@]}" < <(gpu_test_commands) ||
+  sanitize_tests "$SANITIZER" "$dir" "${tools[@]}" < <(gpu_test_commands) ||
     die "./lab sanitize: compute-sanitizer did not vouch for every gpu test (above)."
 }
 
@@ -334,15 +340,8 @@ cmd_sanitize() {
 # compute-sanitizer's lines, and the known-wrong kernels compiled by nvcc too
 # (the suite's build runs them on sim:0 alone).
 sanitize_agreement() {
-  local sanitizer dir=build/agreement patch lab nn mistake targets=() generator=()
-  sanitizer=$(find_sanitizer)
-  [[ -n $sanitizer ]] || die "compute-sanitizer is not installed: it comes with NVIDIA's CUDA toolkit (README, \"CUDA\")."
-  build "$PRESET"
-  if (($(cuda_count "$PRESET") == 0)); then
-    say "no NVIDIA GPU here (or a build without CUDA): compute-sanitizer has nothing to run the kernels on."
-    say "run ./lab sanitize --agreement on a machine with one."
-    return 0
-  fi
+  local dir=build/agreement patch lab nn mistake targets=() generator=()
+  sanitizer_on_gpu "./lab sanitize --agreement" || return 0
   while IFS= read -r patch; do
     lab=$(basename "$(dirname "$(dirname "$patch")")") mistake=$(basename "$patch" .patch)
     nn=${lab%%_*}
