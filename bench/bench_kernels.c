@@ -15,7 +15,6 @@
  * lengthen as they lengthen the wall clock; the fastest of a few runs. On a
  * real GPU, events around the launch. Lab 04's naive kernel comes from its solution (solutions/04_matmul):
  * in the student copy, which has none, the naive rows are left out. */
-#include <time.h>
 
 #include "bench_common.h"
 /* As the library builds its kernels: without the indices a crash report reads
@@ -23,6 +22,7 @@
 #define LABKIT_TRUSTED_KERNELS 1
 #include "labkit/cuda_emulation.h"
 
+#include "bench_clock.h"
 #include "bench_kernels.h"
 
 #include "bench_kernels.cuh"
@@ -66,13 +66,6 @@ static dim3 tiles_of(int n)
 }
 
 static const dim3 tile_block = { BENCH_TILE, BENCH_TILE, 1 };
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 /* Runs `launch` (a statement) and writes the CPU time it took to *out. */
 #define TIMED(out, launch)                                \

@@ -4,10 +4,10 @@
  * instrumentation: cmake/kernel_tools.cmake). The two copies differ only in
  * that, which __SANITIZE_THREAD__ tells apart here. Not named bench_*.c: it is
  * no bench of its own. */
-#include <time.h>
 
 #include "labkit/cuda_emulation.h"
 
+#include "bench_clock.h"
 #include "bench_kernel_tools.h"
 /* bench_kernels.cuh's kernels, of which only the tiled product is used */
 #pragma GCC diagnostic push
@@ -23,13 +23,6 @@
 #else
 #define LAUNCHERS bench_tools_plain
 #endif
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static dim3 tiles_of(int64_t rows, int64_t cols)
 {

@@ -3,10 +3,10 @@
  * compiled twice as kernel_tools_launch.c is: plain (bench_tools09_plain) and
  * built for the kernel tools (bench_tools09_watched). A file of its own: lab
  * 09's kernels have lab 04's kernel's name (naive_matmul_kernel). */
-#include <time.h>
 
 #include "labkit/cuda_emulation.h"
 
+#include "bench_clock.h"
 #include "bench_kernel_tools.h"
 #include "launch.h"
 
@@ -22,13 +22,6 @@
 #else
 #define LAUNCHERS bench_tools09_plain
 #endif
-
-static double thread_cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static dim3 line_of(int64_t n, unsigned block)
 {
