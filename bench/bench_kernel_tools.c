@@ -56,6 +56,19 @@ static void tools_for(int m)
         kernel_profile_stop();
 }
 
+/* A kernel's row: its plain time and every mode's against it, with the
+ * sanitizer's cost per watched access; or mode `only`'s time alone. */
+static void print_row(const char *name, const double best[MODES], double accesses, int only)
+{
+    if (only >= 0) {
+        printf("  %-20s %s: %.2f ms\n", name, mode_names[only], best[only] * 1e3);
+        return;
+    }
+    printf("  %-20s %9.2f ms", name, best[PLAIN] * 1e3);
+    for (int m = INSTRUMENTED; m < MODES; ++m) printf(" %8.2fx", best[m] / best[PLAIN]);
+    printf("  %8.1f ns\n", (best[SANITIZER] - best[PLAIN]) / accesses * 1e9);
+}
+
 /* Loads and stores of a buffer or a shared array that the tools see in one
  * launch (the indices and the kernel's stack are not counted). */
 static double naive_accesses(product_shape s)
@@ -105,13 +118,7 @@ static void measure(device sim, const char *name, const kernel_launchers *const 
         }
     tools_for(INSTRUMENTED);
     for (size_t i = 0; i < count; ++i) tensor_free(a[i]), tensor_free(b[i]), tensor_free(c[i]);
-    if (only >= 0) {
-        printf("  %-20s %s: %.2f ms\n", name, mode_names[only], best[only] * 1e3);
-        return;
-    }
-    printf("  %-20s %9.2f ms", name, best[PLAIN] * 1e3);
-    for (int m = INSTRUMENTED; m < MODES; ++m) printf(" %8.2fx", best[m] / best[PLAIN]);
-    printf("  %8.1f ns\n", (best[SANITIZER] - best[PLAIN]) / accesses * 1e9);
+    print_row(name, best, accesses, only);
 }
 
 #ifdef BENCH_WITH_LAB09
@@ -137,13 +144,7 @@ static void measure_stream(device sim, const char *name, const kernel_launchers 
         }
     tools_for(INSTRUMENTED);
     tensor_free(in), tensor_free(out), tensor_free(atomics);
-    if (only >= 0) {
-        printf("  %-20s %s: %.2f ms\n", name, mode_names[only], best[only] * 1e3);
-        return;
-    }
-    printf("  %-20s %9.2f ms", name, best[PLAIN] * 1e3);
-    for (int m = INSTRUMENTED; m < MODES; ++m) printf(" %8.2fx", best[m] / best[PLAIN]);
-    printf("  %8.1f ns\n", (best[SANITIZER] - best[PLAIN]) / accesses * 1e9);
+    print_row(name, best, accesses, only);
 }
 #endif
 #endif
