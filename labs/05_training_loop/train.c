@@ -67,9 +67,7 @@ status trainer_create(trainer *t, device d, const int64_t *sizes, int nsizes, co
  * *slot is their index in t->batches (and t->steps). */
 static status batch_of(trainer *t, int64_t rows, int *slot)
 {
-    TRY(mlp_batch_slot(&t->net, t->batches, TRAINER_BATCH_SIZES, rows, slot));
-    if (*slot < 0) return fail(STATUS_BAD_ARGUMENT, "trainer: more than %d batch sizes", TRAINER_BATCH_SIZES);
-    return STATUS_OK;
+    return mlp_batch_slot(&t->net, t->batches, TRAINER_BATCH_SIZES, rows, "trainer", "batch", slot);
 }
 
 /* The data pipeline: double buffering. The batch is copied to the device by a

@@ -43,9 +43,7 @@ static status slice_for(replica *r, int64_t rows, mlp_batch **out)
 {
     int slot;
     *out = NULL;
-    TRY(mlp_batch_slot(&r->net, r->slices, REPLICA_SLICE_SIZES, rows, &slot));
-    if (slot < 0)
-        return fail(STATUS_BAD_ARGUMENT, "replica: slices of more than %d sizes", REPLICA_SLICE_SIZES);
+    TRY(mlp_batch_slot(&r->net, r->slices, REPLICA_SLICE_SIZES, rows, "replica", "slice", &slot));
     *out = &r->slices[slot];
     return STATUS_OK;
 }
@@ -54,11 +52,7 @@ static status slice_for(replica *r, int64_t rows, mlp_batch **out)
 static status zero_slice(replica *r)
 {
     TRY(op_fill(r->loss, 0.0f));
-    for (int i = 0; i < r->net.nlayers; ++i) {
-        TRY(op_fill(r->net.layers[i].dW, 0.0f));
-        TRY(op_fill(r->net.layers[i].db, 0.0f));
-    }
-    return STATUS_OK;
+    return mlp_zero_gradients(&r->net);
 }
 
 status replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows)

@@ -26,9 +26,7 @@ static status slice_for(dist_model *m, int64_t rows, mlp_batch **out)
 {
     int slot;
     *out = NULL;
-    TRY(mlp_batch_slot(&m->net, m->slices, DIST_SLICE_SIZES, rows, &slot));
-    if (slot < 0)
-        return fail(STATUS_BAD_ARGUMENT, "dist_model: slices of more than %d sizes", DIST_SLICE_SIZES);
+    TRY(mlp_batch_slot(&m->net, m->slices, DIST_SLICE_SIZES, rows, "dist_model", "slice", &slot));
     *out = &m->slices[slot];
     return STATUS_OK;
 }
@@ -42,13 +40,8 @@ status dist_slice_gradients(dist_model *m, const float *images, const int32_t *l
             "is not empty, its images and labels",
             (long long)rows);
     m->loss = 0.0f;
-    if (rows == 0) { /* an empty slice adds nothing to the batch's gradient */
-        for (int i = 0; i < m->net.nlayers; ++i) {
-            TRY(op_fill(m->net.layers[i].dW, 0.0f));
-            TRY(op_fill(m->net.layers[i].db, 0.0f));
-        }
-        return STATUS_OK;
-    }
+    if (rows == 0)
+        return mlp_zero_gradients(&m->net); /* an empty slice adds nothing to the batch's gradient */
     mlp_batch *b;
     TRY(slice_for(m, rows, &b));
     TRY(tensor_copy_from_host(b->x, images, rows * m->net.layers[0].in));

@@ -139,7 +139,8 @@ void mlp_batch_free(mlp_batch *b)
     memset(b, 0, sizeof *b);
 }
 
-status mlp_batch_slot(const mlp *net, mlp_batch *slots, int count, int64_t rows, int *slot)
+status mlp_batch_slot(const mlp *net, mlp_batch *slots, int count, int64_t rows, const char *who,
+                      const char *what, int *slot)
 {
     *slot = -1;
     for (int i = 0; i < count; ++i) {
@@ -151,6 +152,15 @@ status mlp_batch_slot(const mlp *net, mlp_batch *slots, int count, int64_t rows,
             *slot = i;
             return mlp_batch_create(net, rows, &slots[i]);
         }
+    }
+    return fail(STATUS_BAD_ARGUMENT, "%s: more than %d %s sizes", who, count, what);
+}
+
+status mlp_zero_gradients(const mlp *net)
+{
+    for (int i = 0; i < net->nlayers; ++i) {
+        TRY(op_fill(net->layers[i].dW, 0.0f));
+        TRY(op_fill(net->layers[i].db, 0.0f));
     }
     return STATUS_OK;
 }

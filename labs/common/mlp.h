@@ -78,9 +78,14 @@ void mlp_batch_free(mlp_batch *b);
 
 /* The batch among slots[0 .. count) for `rows` rows: the one made for that
  * size, or a new one in the first empty slot (mlp_batch_create), so that each
- * size is allocated once and reused. *slot is its index, or -1 when every slot
- * holds another size: the caller refuses, naming itself. */
-status mlp_batch_slot(const mlp *net, mlp_batch *slots, int count, int64_t rows, int *slot);
+ * size is allocated once and reused; *slot is its index. When every slot
+ * holds another size, STATUS_BAD_ARGUMENT, the message naming `who` and its
+ * `what` ("trainer: more than 4 batch sizes"). */
+status mlp_batch_slot(const mlp *net, mlp_batch *slots, int count, int64_t rows, const char *who,
+                      const char *what, int *slot);
+
+/* Every layer's dW and db set to 0: the gradient of a slice of no rows. */
+status mlp_zero_gradients(const mlp *net);
 
 /* out[i] of every layer, from b->x; the logits end up in b->out[nlayers-1]. */
 status mlp_forward(const mlp *net, mlp_batch *b);
