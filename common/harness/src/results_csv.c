@@ -168,28 +168,36 @@ status results_save_csv(results *r, const char *path)
 
 /* ---- figures -------------------------------------------------------------------------------------- */
 
-/* devices='cpu sim:0' and device_names='cpu: AMD EPYC, sim:0: simulated GPU',
- * then the lab's own, into one NULL-terminated list of "name=value". */
-static status plot_vars(const results *r, const char *const *vars, text *devices, text *names,
-                        const char *const *load, const char **all, int capacity)
+/* The variables every figure gets besides the lab's own (free the texts). */
+typedef struct plot_texts {
+    text devices, names;      /* devices='cpu sim:0', device_names='cpu: AMD EPYC, ...' */
+    char busy[48], cores[32]; /* the load: busy_cores=1.70, cores=2 */
+} plot_texts;
+
+/* devices='cpu sim:0', device_names='cpu: AMD EPYC, sim:0: simulated GPU',
+ * busy_cores and cores (the load), then the lab's own, into one
+ * NULL-terminated list of "name=value" whose texts t holds. */
+static status plot_vars(results *r, const char *const *vars, plot_texts *t, const char **all, int capacity)
 {
     device found[LABKIT_MAX_DEVICES];
     int n = named_devices(r, found);
-    text_add(devices, "devices=");
-    text_add(names, "device_names=");
+    text_add(&t->devices, "devices=");
+    text_add(&t->names, "device_names=");
     for (int i = 0; i < n; i++) {
         char name[128];
         short_name(found[i], name, sizeof name);
-        text_add(devices, "%s%s", i ? " " : "", device_name(found[i]));
-        text_add(names, "%s%s: %s", i ? ", " : "", device_name(found[i]), name);
+        text_add(&t->devices, "%s%s", i ? " " : "", device_name(found[i]));
+        text_add(&t->names, "%s%s: %s", i ? ", " : "", device_name(found[i]), name);
     }
-    if (!devices->chars || !names->chars)
+    if (!t->devices.chars || !t->names.chars)
         return fail(STATUS_OUT_OF_MEMORY, "results_draw: out of host memory");
+    snprintf(t->busy, sizeof t->busy, "busy_cores=%.2f", results_busy_frozen(r));
+    snprintf(t->cores, sizeof t->cores, "cores=%d", load_cores());
     int count = 0;
-    all[count++] = devices->chars;
-    all[count++] = names->chars;
-    all[count++] = load[0];
-    all[count++] = load[1];
+    all[count++] = t->devices.chars;
+    all[count++] = t->names.chars;
+    all[count++] = t->busy;
+    all[count++] = t->cores;
     for (int i = 0; vars && vars[i]; i++) {
         if (count == capacity - 1)
             return fail(STATUS_BAD_ARGUMENT, "results_draw: more than %d plot variables", capacity - 5);
@@ -206,16 +214,12 @@ status results_draw(results *r, const char *figure, const char *data, const char
         return fail(STATUS_BAD_ARGUMENT,
                     "results_draw(%s): this program has no plot script (LAB_PLOT_SCRIPT)",
                     figure ? figure : "(NULL)");
-    text devices = { 0 }, names = { 0 };
+    plot_texts t = { 0 };
     const char *all[36];
-    char busy[48], cores[32];
-    snprintf(busy, sizeof busy, "busy_cores=%.2f", results_busy_frozen(r));
-    snprintf(cores, sizeof cores, "cores=%d", load_cores());
-    const char *const load[2] = { busy, cores };
-    status s = plot_vars(r, vars, &devices, &names, load, all, 36);
+    status s = plot_vars(r, vars, &t, all, 36);
     if (s == STATUS_OK) s = figure_draw(figure, data, r->plot_script, r->plot_style, all);
-    free(devices.chars);
-    free(names.chars);
+    free(t.devices.chars);
+    free(t.names.chars);
     return s;
 }
 
@@ -226,13 +230,10 @@ status results_finish(results *r, const char *const *vars)
     if (r->mistake != STATUS_OK) return results_mistake_again(r, "results_finish");
     /* The lab's variables, as gnuplot's -e reads them, for a redraw from the CSV
      * alone; figure= is the figures line's. One line: no line breaks kept. */
-    text line = { 0 }, devices = { 0 }, names = { 0 };
+    text line = { 0 };
+    plot_texts t = { 0 };
     const char *all[36];
-    char busy[48], cores[32];
-    snprintf(busy, sizeof busy, "busy_cores=%.2f", results_busy_frozen(r));
-    snprintf(cores, sizeof cores, "cores=%d", load_cores());
-    const char *const load[2] = { busy, cores };
-    status made = plot_vars(r, vars, &devices, &names, load, all, 36);
+    status made = plot_vars(r, vars, &t, all, 36);
     for (int i = 0; made == STATUS_OK && all[i]; i++) {
         const char *equals = strchr(all[i], '=');
         if (!equals || strncmp(all[i], "figure=", 7) == 0) continue;
@@ -241,8 +242,8 @@ status results_finish(results *r, const char *const *vars)
             text_add(&line, "%s", *c == '\'' ? "''" : *c == '\n' ? " " : (char[]){ *c, 0 });
         text_add(&line, "'");
     }
-    free(devices.chars);
-    free(names.chars);
+    free(t.devices.chars);
+    free(t.names.chars);
     if (made != STATUS_OK) {
         free(line.chars);
         return made;
