@@ -130,35 +130,49 @@ static void convolution(results *r, device dev, conv_dims d, int runs, summary *
 
 /* ---- 2. attention ---------------------------------------------------------------------- */
 
+/* q, k and v [n, d] (the same draws for every way of computing attention) and out. */
+static void attention_operands(work *t, device dev, int64_t n, int64_t d)
+{
+    CHECK(tensor_uniform(&t->q, dev, shape2(n, d), -1.0f, 1.0f, 3));
+    CHECK(tensor_uniform(&t->k, dev, shape2(n, d), -1.0f, 1.0f, 4));
+    CHECK(tensor_uniform(&t->v, dev, shape2(n, d), -1.0f, 1.0f, 5));
+    CHECK(tensor_empty(&t->out, dev, DTYPE_F32, shape2(n, d)));
+}
+
+/* The current row's error: out against float64 on 16 of its rows. */
+static void attention_error_cell(results *r, const work *t)
+{
+    const int64_t n = tensor_dim(t->q, 0), d = tensor_dim(t->q, 1);
+    float *hq, *hk, *hv, *hout;
+    CHECK(host_copy(t->q, &hq));
+    CHECK(host_copy(t->k, &hk));
+    CHECK(host_copy(t->v, &hv));
+    CHECK(host_copy(t->out, &hout));
+    results_number(r, "error", attention_error(hq, hk, hv, n, d, t->causal, hout, 16, NULL));
+    free(hq), free(hk), free(hv), free(hout);
+}
+
 static void attention(results *r, device dev, int64_t n, int64_t d, bool causal, int runs, summary *s)
 {
     work t = { .causal = causal };
-    float *hq, *hk, *hv, *hout;
-    CHECK(tensor_uniform(&t.q, dev, shape2(n, d), -1.0f, 1.0f, 3));
-    CHECK(tensor_uniform(&t.k, dev, shape2(n, d), -1.0f, 1.0f, 4));
-    CHECK(tensor_uniform(&t.v, dev, shape2(n, d), -1.0f, 1.0f, 5));
+    attention_operands(&t, dev, n, d);
     CHECK(tensor_empty(&t.scores, dev, DTYPE_F32, shape2(n, n)));
-    CHECK(tensor_empty(&t.out, dev, DTYPE_F32, shape2(n, d)));
     const double flop = 2.0 * (double)(n * n * d), input = 3.0 * (double)tensor_bytes(t.q);
     s->n = n, s->qkv_bytes = input;
     const double flops[] = { flop, 0.0, flop, 2.0 * flop }; /* Q K^T, softmax (no product), P V, total */
     for (part p = SCORES; p <= ATTENTION; ++p)
         s->ms[p - SCORES] = measure(r, dev, &t, p, runs, flops[p - SCORES], input);
     s->scores_bytes = results_get(r, results_count(r) - 1, "extra_bytes");
-    CHECK(host_copy(t.q, &hq));
-    CHECK(host_copy(t.k, &hk));
-    CHECK(host_copy(t.v, &hv));
-    CHECK(host_copy(t.out, &hout));
-    results_number(r, "error", attention_error(hq, hk, hv, n, d, causal, hout, 16, NULL));
+    attention_error_cell(r, &t);
     tensor_free(t.q), tensor_free(t.k), tensor_free(t.v), tensor_free(t.scores), tensor_free(t.out);
-    free(hq), free(hk), free(hv), free(hout);
 }
 
 /* ---- 3. attention in one pass ----------------------------------------------------------- */
 
-/* Attention in one pass runs one thread per row through every key: on the CPU
- * and a simulated GPU about 4 n^2 d multiply-adds at one core's speed. Its time
- * is measured up to this n there (its memory at every n, from one call). */
+/* Attention in one pass runs 8 threads per row, each through an eighth of the
+ * keys: on the CPU and a simulated GPU still about 4 n^2 d multiply-adds at one
+ * core's speed. Its time is measured up to this n there (its memory at every
+ * n, from one call). */
 enum { ONE_PASS_TIMED_N = 1024 };
 
 /* The row "one pass" at n: the time of lab_flash_attention (where timed), the
@@ -168,11 +182,7 @@ static double one_pass(results *r, device dev, int64_t n, int64_t d, bool causal
 {
     double ms = NAN;
     work t = { .causal = causal };
-    float *hq, *hk, *hv, *hout;
-    CHECK(tensor_uniform(&t.q, dev, shape2(n, d), -1.0f, 1.0f, 3));
-    CHECK(tensor_uniform(&t.k, dev, shape2(n, d), -1.0f, 1.0f, 4));
-    CHECK(tensor_uniform(&t.v, dev, shape2(n, d), -1.0f, 1.0f, 5));
-    CHECK(tensor_empty(&t.out, dev, DTYPE_F32, shape2(n, d)));
+    attention_operands(&t, dev, n, d);
     const size_t before = usage_begin(dev);
     CHECK(lab_flash_attention(t.q, t.k, t.v, causal, t.out));
     const call_usage u = usage_end(dev, before);
@@ -189,13 +199,8 @@ static double one_pass(results *r, device dev, int64_t n, int64_t d, bool causal
     }
     results_number(r, "input_bytes", 3.0 * (double)tensor_bytes(t.q));
     results_number(r, "extra_bytes", (double)u.peak_bytes);
-    CHECK(host_copy(t.q, &hq));
-    CHECK(host_copy(t.k, &hk));
-    CHECK(host_copy(t.v, &hv));
-    CHECK(host_copy(t.out, &hout));
-    results_number(r, "error", attention_error(hq, hk, hv, n, d, causal, hout, 16, NULL));
+    attention_error_cell(r, &t);
     tensor_free(t.q), tensor_free(t.k), tensor_free(t.v), tensor_free(t.out);
-    free(hq), free(hk), free(hv), free(hout);
     return ms;
 }
 
