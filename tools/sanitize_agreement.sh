@@ -27,9 +27,35 @@
 # -lineinfo lets compute-sanitizer name file and line, not only an offset in
 # the kernel; LABKIT_WRONG_ON_CUDA builds a wrong version's kernels with nvcc
 # too (the suite runs them on sim:0 alone). Needs a GPU: exits 2 without one.
+#
+# `tools/sanitize_agreement.sh --targets` prints the programs it runs, a line
+# each, for the build to make (./lab sanitize --agreement).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-(($# == 2)) || { echo "usage: tools/sanitize_agreement.sh BUILD_DIR LOG_DIR" >&2; exit 2; }
+
+# The known-wrong versions whose patch names a report of the kit's sanitizer;
+# AGREEMENT_PATCHES (paths, space-separated) picks some of them: the kit's test
+# of this script runs two.
+patches=()
+if [[ -n ${AGREEMENT_PATCHES:-} ]]; then
+  read -r -a patches <<<"$AGREEMENT_PATCHES"
+else
+  while IFS= read -r patch; do patches+=("$patch"); done < <(
+    grep -lE '^# kernels: (out-of-bounds|race on|read of uninitialized)' "$root"/solutions/*/wrong/*.patch)
+fi
+((${#patches[@]} > 0)) || { echo "sanitize_agreement: no known-wrong kernel names such a report" >&2; exit 2; }
+# Their labs, once each: their solutions run too.
+mapfile -t labs < <(printf '%s\n' "${patches[@]}" | sed -E 's#.*/solutions/([^/]+)/wrong/.*#\1#' | sort -u)
+
+if (($# == 1)) && [[ $1 == --targets ]]; then
+  for patch in "${patches[@]}"; do
+    lab=$(basename "$(dirname "$(dirname "$patch")")")
+    echo "check${lab%%_*}-wrong-$(basename "$patch" .patch)"
+  done
+  for lab in "${labs[@]}"; do echo "check${lab%%_*}-solution"; done
+  exit 0
+fi
+(($# == 2)) || { echo "usage: tools/sanitize_agreement.sh BUILD_DIR LOG_DIR, or --targets" >&2; exit 2; }
 build=$(cd "$1" 2>/dev/null && pwd) || { echo "sanitize_agreement: no build folder $1" >&2; exit 2; }
 logs=$2
 mkdir -p "$logs" || { echo "sanitize_agreement: cannot make $logs" >&2; exit 2; }
@@ -60,6 +86,11 @@ first_report() { # log
     sed -E 's/ at [^ ]+\(.*\)\+0x[0-9a-f]+ in [^ ]+//g' | head -1
 }
 
+# The tool's summary line in a log, without its "=========" (none: empty).
+tool_summary() { # log
+  grep -m1 -E '========= (ERROR SUMMARY: [0-9]+ errors?$|RACECHECK SUMMARY)' "$1" | sed 's/^========= //'
+}
+
 # The lines of FILE (by its name) that the log's reports name, sorted.
 named_lines() { # log file
   grep -oE "in ([^ ]*/)?$(basename "$2"):[0-9]+" "$1" | sed -E 's/.*:([0-9]+)$/\1/' | sort -nu | paste -sd, -
@@ -88,7 +119,7 @@ run_one() { # patch
     "$sanitizer" --tool "$tool" "${filter[@]}" --print-limit 20 --error-exitcode 86 \
     "$program" --device cuda:0 >"$log" 2>&1
   rc=$?
-  summary=$(grep -m1 -E '========= (ERROR SUMMARY: [0-9]+ errors?$|RACECHECK SUMMARY)' "$log" | sed 's/^========= //')
+  summary=$(tool_summary "$log")
   [[ -n $summary ]] || summary="no summary (exit $rc)"
   report=$(first_report "$log")
   lines=$(named_lines "$log" "$file")
@@ -106,7 +137,7 @@ run_solution() { # lab tool
   log=$logs/$lab.solution.$tool.log
   LABKIT_CHECK_KERNELS=cuda LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=1G timeout --kill-after=5 "$seconds" \
     "$sanitizer" --tool "$tool" --print-limit 20 "$build/labs/$lab/check$nn-solution" --device cuda:0 >"$log" 2>&1
-  summary=$(grep -m1 -E '========= (ERROR SUMMARY: [0-9]+ errors?$|RACECHECK SUMMARY)' "$log" | sed 's/^========= //')
+  summary=$(tool_summary "$log")
   errors=$(sed -nE 's/.*(ERROR SUMMARY: |\()([0-9]+) error.*/\2/p' <<<"$summary")
   if [[ -z $summary ]]; then summary="no summary"; agree="no: no summary"
   elif [[ $errors == 0 ]]; then agree=yes
@@ -115,19 +146,9 @@ run_solution() { # lab tool
     "-" "$agree" >"$log.row"
 }
 
-# AGREEMENT_PATCHES (paths, space-separated) picks some of them: the kit's
-# test of this script runs two.
-patches=()
-if [[ -n ${AGREEMENT_PATCHES:-} ]]; then
-  read -r -a patches <<<"$AGREEMENT_PATCHES"
-else
-  while IFS= read -r patch; do patches+=("$patch"); done < <(
-    grep -lE '^# kernels: (out-of-bounds|race on|read of uninitialized)' "$root"/solutions/*/wrong/*.patch)
-fi
-((${#patches[@]} > 0)) || { echo "sanitize_agreement: no known-wrong kernel names such a report" >&2; exit 2; }
 # One GPU holds them all at once; each runs its check's own small problems.
 for patch in "${patches[@]}"; do run_one "$patch" & done
-for lab in $(printf '%s\n' "${patches[@]}" | sed -E 's#.*/solutions/([^/]+)/wrong/.*#\1#' | sort -u); do
+for lab in "${labs[@]}"; do
   for tool in memcheck racecheck; do run_solution "$lab" "$tool" & done
 done
 wait

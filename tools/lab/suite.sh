@@ -340,13 +340,9 @@ cmd_sanitize() {
 # compute-sanitizer's lines, and the known-wrong kernels compiled by nvcc too
 # (the suite's build runs them on sim:0 alone).
 sanitize_agreement() {
-  local dir=build/agreement patch lab nn mistake targets=() generator=()
+  local dir=build/agreement targets=() generator=()
   sanitizer_on_gpu "./lab sanitize --agreement" || return 0
-  while IFS= read -r patch; do
-    lab=$(basename "$(dirname "$(dirname "$patch")")") mistake=$(basename "$patch" .patch)
-    nn=${lab%%_*}
-    targets+=("check$nn-wrong-$mistake" "check$nn-solution")
-  done < <(grep -lE '^# kernels: (out-of-bounds|race on|read of uninitialized)' solutions/*/wrong/*.patch)
+  mapfile -t targets < <(tools/sanitize_agreement.sh --targets)
   ((${#targets[@]} > 0)) || die "no known-wrong kernel names a report (solutions/*/wrong/*.patch, \"# kernels:\")"
   ! command -v ninja >/dev/null || generator=(-G Ninja)
   mkdir -p "$dir"
@@ -354,7 +350,6 @@ sanitize_agreement() {
   cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DLABKIT_WRONG_ON_CUDA=ON \
     -DCMAKE_CUDA_FLAGS=-lineinfo >"$dir/configure.log" 2>&1 || die "configuring $dir failed: $dir/configure.log"
   say "building ${#targets[@]} checks"
-  mapfile -t targets < <(printf '%s\n' "${targets[@]}" | sort -u)
   cmake --build "$dir" -j "$(nproc)" --target "${targets[@]}" >"$dir/build.log" 2>&1 ||
     die "building the known-wrong checks failed: $dir/build.log"
   tools/sanitize_agreement.sh "$dir" "$dir/lab-logs/agreement"
