@@ -51,6 +51,12 @@ def claims(path):
     src = open(path, encoding='utf-8').read()
     src = re.sub(r'/\*.*?\*/', lambda m: ' ' * len(m.group(0)), src, flags=re.S)
     src = re.sub(r'//[^\n]*', '', src)
+    # Claims named once: #define NAME "claim" (on one line or continued).
+    macros = {}
+    for d in re.finditer(r'^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)[ \t]*(?:\\\n)?', src, flags=re.M):
+        text, _ = literal_at(src, d.end())
+        if text:
+            macros[d.group(1)] = text
     found = []
     for m in re.finditer(r'\b(check_that|CHECK_CALL)\s*\(', src):
         k = second_argument(src, m.end() - 1)
@@ -60,6 +66,11 @@ def claims(path):
         if text is None:  # a variable: its last literal before this call
             name = re.match(r'\s*([A-Za-z_]\w*)', src[k:])
             if not name:
+                continue
+            if name.group(1) in macros:
+                text = macros[name.group(1)]
+                if text not in found:
+                    found.append(text)
                 continue
             assigned = None
             for a in re.finditer(r'\b' + name.group(1) + r'\s*=\s*', src[:m.start()]):

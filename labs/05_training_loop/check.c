@@ -473,6 +473,7 @@ static void check_step(device d, const dataset *data)
 
 typedef struct training {
     trainer t;
+    int trained; /* epochs */
     epoch_result epochs[EPOCHS];
     double accuracy[EPOCHS];
 } training;
@@ -482,6 +483,7 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
                      training *out)
 {
     CHECK(trainer_create(&out->t, d, default_sizes, 4, &settings));
+    out->trained = epochs;
     for (int e = 0; e < epochs; ++e) {
         MUST(train_epoch(&out->t, train, e, style, &out->epochs[e]), LEARNING);
         CHECK(evaluate(&out->t, test, &out->accuracy[e]));
@@ -895,7 +897,7 @@ static void check_saved(device d, training *run, const dataset *test, const char
     if (!CHECK_CALL(load_counted(&cpu.net, path, "the saved file, on the cpu"), ON_CPU))
         exit(check_finish("05_training_loop"));
     CHECK(evaluate(&cpu, test, &accuracy));
-    const double trained = run->accuracy[EPOCHS - 1];
+    const double trained = run->accuracy[run->trained - 1];
     check_that(fabs(accuracy - trained) <= 0.01,
                "loaded on the cpu: the held-out accuracy of the trained network",
                "%.2f%% on the cpu, %.2f%% on %s (within 1 point: rounding may flip a borderline image)",
@@ -971,13 +973,16 @@ int main(int argc, char **argv)
     check_step_gradients(d);
     check_step(d, &train);
     static training run, every_step;
-    train_on(d, &train, &test, STYLE_ON_DEVICE, EPOCHS, &run);
-    check_learning(d, &run);
+    /* The test of a known-wrong version caught later needs a trained network,
+     * not a good one: one epoch of four, half a second of a simulated GPU. */
+    const bool learns = !check_leaves_out(LEARNING, NOTHING_LEFT, NULL);
+    train_on(d, &train, &test, STYLE_ON_DEVICE, learns ? EPOCHS : 1, &run);
+    if (learns) check_learning(d, &run);
     CHECK(dataset_head(&train, EVERY_STEP_SAMPLES, &head));
     train_on(d, &head, &test, STYLE_ITEM_EVERY_STEP, 1, &every_step);
     trainer_free(&every_step.t);
     dataset_free(&head);
-    check_reads(d, &run.epochs[EPOCHS - 1], &every_step.epochs[0]);
+    check_reads(d, &run.epochs[run.trained - 1], &every_step.epochs[0]);
 
     CHECK(dataset_head(&train, CAPTURE_SAMPLES, &head));
     check_captured(d, &head);

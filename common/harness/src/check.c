@@ -110,6 +110,27 @@ bool check_that(bool holds, const char *concept, const char *figures_format, ...
     return holds;
 }
 
+/* Whether one text begins the other: the claims a part of a check names may
+ * be shortened, and LABKIT_CHECK_UNTIL holds a claim's beginning. */
+static bool claims_meet(const char *a, const char *b)
+{
+    const size_t la = strlen(a), lb = strlen(b);
+    return la > 0 && lb > 0 && strncmp(a, b, la < lb ? la : lb) == 0;
+}
+
+bool check_leaves_out(const char *claim, ...)
+{
+    const char *until = getenv("LABKIT_CHECK_UNTIL");
+    if (!until || !until[0] || strncmp(until, "crash in ", 9) == 0 || !claim) return false;
+    bool named = false;
+    va_list claims;
+    va_start(claims, claim);
+    for (const char *c = claim; c && !named; c = va_arg(claims, const char *))
+        named = claims_meet(c, until);
+    va_end(claims);
+    return !named;
+}
+
 int check_finish(const char *lab)
 {
     const char *where = device_name(checked_device);
