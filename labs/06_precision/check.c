@@ -401,7 +401,8 @@ static void check_copy_time(device d)
     tensor *x = NULL, *x16 = NULL, *there = NULL, *there16 = NULL;
     CHECK(tensor_uniform(&x, device_cpu(), shape2(side, side), -1.0f, 1.0f, 5));
     const bool made = CHECK_CALL(lab_operand(x, LAB_BF16, &x16), COPY_TIME);
-    if (made && !x16) check_that(false, COPY_TIME, "lab_operand(x, LAB_BF16, &out) succeeded, but out is NULL");
+    if (made && !x16)
+        check_that(false, COPY_TIME, "lab_operand(x, LAB_BF16, &out) succeeded, but out is NULL");
     if (!x16) {
         tensor_free(x);
         return;

@@ -125,8 +125,7 @@ bool check_leaves_out(const char *claim, ...)
     bool named = false;
     va_list claims;
     va_start(claims, claim);
-    for (const char *c = claim; c && !named; c = va_arg(claims, const char *))
-        named = claims_meet(c, until);
+    for (const char *c = claim; c && !named; c = va_arg(claims, const char *)) named = claims_meet(c, until);
     va_end(claims);
     return !named;
 }
