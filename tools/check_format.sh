@@ -12,10 +12,17 @@ if [[ ${1:-} == --fix ]]; then
   echo "check_format: ${#files[@]} files formatted"
   exit 0
 fi
-bad=()
-for f in "${files[@]}"; do
-  if ! clang-format --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
-done
+# One clang-format for all the files (1 s): one a file took 37 s on two cores,
+# most of it starting clang-format. It names each file that differs, at each
+# line: "file:line:col: error: code should be clang-formatted".
+rc=0
+report=$(clang-format --dry-run --Werror "${files[@]}" 2>&1) || rc=$?
+mapfile -t bad < <(sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' <<<"$report" | sort -u)
+if ((rc != 0 && ${#bad[@]} == 0)); then
+  echo "check_format: clang-format failed (exit status $rc) without naming a file that differs:" >&2
+  head -n 20 <<<"$report" >&2
+  exit 2
+fi
 if ((${#bad[@]} > 0)); then
   echo "check_format: ${#bad[@]} of ${#files[@]} files differ from .clang-format (tools/check_format.sh --fix):" >&2
   printf '  %s\n' "${bad[@]}" >&2
