@@ -1,10 +1,10 @@
-# The unit tests of the harness: its clock helpers, the command line, files read and written safely, results tables and figures, and
-# progress lines. Included by CMakeLists.txt in this directory.
+# The unit tests of the harness: its clock helpers, the command line, files read and written safely, results tables and figures,
+# progress lines, and what a known-wrong version's check may leave out. Included by CMakeLists.txt in this directory.
 #
 # Each test runs in this directory's build folder, makes its own temporary
 # directory there (mkdtemp) and removes it when done. test_results draws real
 # figures when gnuplot is installed and skips only that part when it is not.
-foreach(io_test timer cli file_safety results progress)
+foreach(io_test timer cli file_safety results progress check)
   add_executable(test_${io_test} ${CMAKE_CURRENT_LIST_DIR}/test_${io_test}.c)
   target_link_libraries(test_${io_test} PRIVATE labkit)
   add_test(NAME unit.${io_test} COMMAND test_${io_test})
