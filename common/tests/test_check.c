@@ -11,6 +11,13 @@
 #define TIMING "a BF16 matrix copies to the GPU in about half the time of its FP32 twin"
 #define LEFT "nothing is left behind: the bytes in use are back where they were"
 
+/* Run first: nothing has been left out yet. */
+static void test_a_check_that_left_nothing_out_may_pass(void)
+{
+    check_that(true, "a claim that holds", NULL);
+    EXPECT(check_finish("test_check") == CHECK_HOLDS);
+}
+
 static void test_a_plain_check_leaves_nothing_out(void)
 {
     unsetenv("LABKIT_CHECK_UNTIL");
@@ -50,12 +57,22 @@ static void test_a_crash_test_leaves_nothing_out(void)
     EXPECT(!check_leaves_out(NULL, NULL)); /* no claim given: nothing to judge by */
 }
 
+/* Run last: the tests before it left parts out. A variable left set in a
+ * shell must not turn a check that skipped its costly claims into a pass. */
+static void test_a_check_that_left_a_part_out_never_passes(void)
+{
+    check_that(true, "a claim that holds", NULL);
+    EXPECT(check_finish("test_check") == CHECK_FAILS);
+}
+
 int main(void)
 {
+    RUN_TEST(test_a_check_that_left_nothing_out_may_pass);
     RUN_TEST(test_a_plain_check_leaves_nothing_out);
     RUN_TEST(test_a_part_that_makes_the_named_claim_runs);
     RUN_TEST(test_a_part_that_cannot_make_the_named_claim_is_left_out);
     RUN_TEST(test_a_crash_test_leaves_nothing_out);
+    RUN_TEST(test_a_check_that_left_a_part_out_never_passes);
     unsetenv("LABKIT_CHECK_UNTIL");
     return harness_finish();
 }

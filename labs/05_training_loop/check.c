@@ -974,7 +974,7 @@ int main(int argc, char **argv)
     check_step(d, &train);
     static training run, every_step;
     /* The test of a known-wrong version caught later needs a trained network,
-     * not a good one: one epoch of four, half a second of a simulated GPU. */
+     * not a good one: one epoch, not EPOCHS (half a second of a simulated GPU). */
     const bool learns = !check_leaves_out(LEARNING, NOTHING_LEFT, NULL);
     train_on(d, &train, &test, STYLE_ON_DEVICE, learns ? EPOCHS : 1, &run);
     if (learns) check_learning(d, &run);

@@ -68,7 +68,8 @@ int check_finish(const char *lab);
  * LABKIT_CHECK_UNTIL), which asks only that its own claim fails, and that claim
  * is none of these. A part that calls the student's functions also names the
  * claims those calls can make fail later (what is left at the end). Never
- * true for a crash test ("crash in f"): a crash can happen anywhere.
+ * true for a crash test ("crash in f"): a crash can happen anywhere. A check
+ * that left a part out never passes (check_finish).
  *
  *   if (check_leaves_out(COPY_TIME, NOTHING_LEFT, NULL)) return;
  */
