@@ -63,21 +63,16 @@ def claims(path):
         if k is None:
             continue
         text, _ = literal_at(src, k)
-        if text is None:  # a variable: its last literal before this call
+        if text is None:  # a macro's text, or a variable's last literal before this call
             name = re.match(r'\s*([A-Za-z_]\w*)', src[k:])
             if not name:
                 continue
-            if name.group(1) in macros:
-                text = macros[name.group(1)]
-                if text not in found:
-                    found.append(text)
-                continue
-            assigned = None
-            for a in re.finditer(r'\b' + name.group(1) + r'\s*=\s*', src[:m.start()]):
-                t, _ = literal_at(src, a.end())
-                if t:
-                    assigned = t
-            text = assigned
+            text = macros.get(name.group(1))
+            if text is None:
+                for a in re.finditer(r'\b' + name.group(1) + r'\s*=\s*', src[:m.start()]):
+                    t, _ = literal_at(src, a.end())
+                    if t:
+                        text = t
         if text and text not in found:
             found.append(text)
     return found
