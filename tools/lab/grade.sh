@@ -272,6 +272,17 @@ grade_make_image() {
 }
 
 # ---- the sandbox (grade.sh run by itself, as root, in new namespaces) ---------
+
+# Sets the loopback of this network namespace up: with ip (iproute2), else
+# with the same ioctl from python3 (SIOCGIFFLAGS, then SIOCSIFFLAGS with IFF_UP).
+grade_loopback_up() {
+  ip link set lo up 2>/dev/null && return 0
+  command -v python3 >/dev/null || return 1
+  python3 -c 'import fcntl, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+flags = struct.unpack("16sH", fcntl.ioctl(s, 0x8913, struct.pack("16sH", b"lo", 0)))[1]
+fcntl.ioctl(s, 0x8914, struct.pack("16sH", b"lo", flags | 1))' 2>/dev/null
+}
 # grade.sh --sandbox IMG WORK RESULTS UID KIB PROCS BUILD_TIMEOUT TIMEOUT LAB RUN...
 # where each RUN is "label|device|VAR=value,...". Mounts a new root of its own,
 # builds the submission in WORK (lab.c and kernels in WORK/labs/), runs each
@@ -284,7 +295,7 @@ grade_sandbox() {
   # The new network namespace has no interface up, not even loopback, and MPI
   # (lab 10's ranks) will not start without one: loopback only, and this job's
   # alone, so the submission still reaches nothing outside.
-  ip link set lo up 2>/dev/null || echo "grade: could not bring up loopback in the sandbox (no 'ip': install iproute2); lab 10's ranks need it" >&2
+  grade_loopback_up || echo "grade: could not bring up the sandbox's loopback (neither ip nor python3 here); lab 10's ranks need it" >&2
   mount -t tmpfs -o size=64m,mode=755 grade-root "$new"
   local links=() dirs=()
   for d in usr etc dev sys bin sbin lib lib32 lib64 libx32 opt; do
@@ -307,11 +318,11 @@ grade_sandbox() {
     [[ -f $file && -f $new$ROOT/$rel ]] || continue
     mount --bind "$file" "$new$ROOT/$rel"
   done
-  as_student() { # the step's command as the slot's user, with the limits
-    local limit=$1
-    shift
+  as_student() { # the step's command as the slot's user, with the limits: -v or -d ($2)
+    local limit=$1 memory=$2
+    shift 2
     (
-      ulimit -v "$kib" -u "$procs" -f 262144 -c 0
+      ulimit "$memory" "$kib" -u "$procs" -f 262144 -c 0
       cd / && exec timeout -k 2 "$limit" chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups \
         --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
     )
@@ -319,7 +330,7 @@ grade_sandbox() {
   # What a step leaves running (a daemon, a fork bomb) ends with it.
   sweep() { chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups -- kill -9 -1 2>/dev/null || true; }
   rc=0
-  as_student "$build_timeout" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
+  as_student "$build_timeout" -v env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
     sh "$ROOT/.grade/$nn/build.sh" 2>&1 | head -c 262144 >"$results/build.log"
   rc=${PIPESTATUS[0]}
   echo "$rc" >"$results/build.rc"
@@ -338,7 +349,12 @@ grade_sandbox() {
     [[ -z ${OPENBLAS_CORETYPE:-} ]] || environment+=("OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE")
     [[ -z ${CUDA_VISIBLE_DEVICES:-} ]] || environment+=("CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES")
     [[ -z $settings ]] || IFS=',' read -ra extra <<<"$settings"
-    as_student "$timeout" env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp "${environment[@]}" "${extra[@]}" \
+    # On a real GPU the limit is on data, not address space: CUDA reserves more
+    # address space than the GPU's memory when it starts, and under ulimit -v it
+    # does not start at all (every cuda:N run would be "skipped").
+    local memory=-v
+    [[ $device != cuda:* ]] || memory=-d
+    as_student "$timeout" "$memory" env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp "${environment[@]}" "${extra[@]}" \
       "${launcher[@]}" "$ROOT/.submission/check$nn" --device "$device" </dev/null 2>&1 | head -c 262144 >"$results/${label/:/}.log"
     rc=${PIPESTATUS[0]}
     sweep
@@ -529,6 +545,19 @@ grade_print() {
     }' "$rows"
 }
 
+# A device asked for whose every run was skipped: the verdicts say nothing of
+# it, and the table alone would not show it (a lab is done on cpu and sim:0).
+grade_warn_unchecked() {
+  local rows=$1 device line
+  shift
+  for device in "$@"; do
+    line=$(awk -F'\t' -v d="$device" '$3 == d && $4 ~ /\.run$/ { runs++; if ($5 == "skipped") { skipped++; if (why == "") why = $7 } }
+      END { if (runs > 0 && skipped == runs) printf "%d\t%s", runs, why }' "$rows")
+    [[ -z $line ]] || warn "grade: $device was never checked (skipped in ${line%%$'\t'*} of ${line%%$'\t'*} runs), so no verdict says anything of it;" \
+      "the first said: $(cut -c1-240 <<<"${line#*$'\t'}")"
+  done
+}
+
 # A bad command line: what was wrong, then grade's usage; exit 2.
 grade_usage_error() {
   warn "$*"
@@ -686,6 +715,7 @@ cmd_grade() {
   cat "${parts[@]/%//verdict.tsv}" >"$verdicts"
   grade_write_outputs "$rows" "$out"
   grade_print "$rows" "$verdicts" | tee "$out/grades.txt"
+  grade_warn_unchecked "$rows" "${devices[@]}" 2>&1 | tee -a "$out/grades.txt"
   echo
   say "grade: ${#work_list[@]} labs checked in $wall s ($cpu CPU-seconds): $(awk -v w="$wall" -v c="$cpu" -v n="${#work_list[@]}" \
     'BEGIN { printf "%.1f s and %.1f CPU-seconds a submission and lab", w / n, c / n }') at -j $jobs" | tee -a "$out/grades.txt"

@@ -96,6 +96,9 @@ void blas_warn_if_slow_kernels(void);
 #ifdef LABKIT_WITH_CUDA
 /* The CUDA backend (cuda_backend.cu). The count is 0 without a driver or GPU. */
 int cuda_device_count(void);
+/* Why cuda_device_count found none, where CUDA says more than "no driver" or
+ * "no device" (its error's name and text), into text; empty otherwise. */
+void cuda_start_failure(char *text, size_t size);
 const backend *cuda_backend_get(void);
 /* Page-locked host memory (cuda_pinned.cu); NULL when CUDA cannot give it.
  * free returns false for a pointer that cudaMallocHost did not give. */

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "backend.h"
 #include "capture.h"
@@ -284,6 +285,29 @@ static bool parse_index(const char *text, int *out)
     return true;
 }
 
+/* Why no cuda:N is here: no GPU, or CUDA failed to start, and then what it
+ * said, with the one limit of this process known to stop it (CUDA reserves
+ * address space for the GPU's memory and more when it starts). */
+static void why_no_cuda(char *why, size_t size)
+{
+    char said[200] = "";
+#ifdef LABKIT_WITH_CUDA
+    cuda_start_failure(said, sizeof said);
+#endif
+    if (!said[0]) {
+        snprintf(why, size, "\n  no NVIDIA GPU was found (no driver, no device, or a build without CUDA)");
+        return;
+    }
+    struct rlimit limit;
+    char hint[200] = "";
+    if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+        snprintf(hint, sizeof hint,
+                 "\n  hint: this process may use %.1f GiB of address space (ulimit -v), and CUDA reserves"
+                 " more than the GPU's memory when it starts: lift the limit (ulimit -v unlimited)",
+                 (double)limit.rlim_cur / (1024.0 * 1024.0 * 1024.0));
+    snprintf(why, size, "\n  CUDA did not start: %s%s", said, hint);
+}
+
 status device_parse(const char *text, device *out)
 {
     if (!out) return fail(STATUS_BAD_ARGUMENT, "device_parse: out is NULL; pass the address of a device");
@@ -306,11 +330,11 @@ status device_parse(const char *text, device *out)
     if (!device_exists(d)) {
         char present[256];
         describe_present(present, sizeof present);
-        const char *why = "";
+        char why[512] = "";
         if (d.kind == DEVICE_SIM && registry.sim_count == 0)
-            why = "\n  no simulated GPU was asked for: LABKIT_SIM_GPUS=2 gives sim:0 and sim:1";
+            snprintf(why, sizeof why, "\n  no simulated GPU was asked for: LABKIT_SIM_GPUS=2 gives sim:0 and sim:1");
         else if (d.kind == DEVICE_CUDA && registry.cuda_count == 0)
-            why = "\n  no NVIDIA GPU was found (no driver, no device, or a build without CUDA)";
+            why_no_cuda(why, sizeof why);
         return fail(STATUS_WRONG_DEVICE, "device \"%s\" does not exist here.%s\n  present here: %s", text,
                     why, present);
     }

@@ -484,16 +484,28 @@ const backend the_backend = make_backend();
 
 } // namespace
 
+// What cudaGetDeviceCount said when it failed; kept for cuda_start_failure.
+static cudaError_t device_count_error = cudaSuccess;
+
 extern "C" int cuda_device_count(void)
 {
     // cudaGetDeviceCount leaves its output unwritten when it fails (no driver,
     // no device), so start from 0.
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    device_count_error = cudaGetDeviceCount(&count);
+    if (device_count_error != cudaSuccess) {
         cudaGetLastError();
         return 0;
     }
     return count;
+}
+
+extern "C" void cuda_start_failure(char *text, size_t size)
+{
+    const cudaError_t e = device_count_error;
+    const bool plain = e == cudaSuccess || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
+    snprintf(text, size, "%s%s%s", plain ? "" : cudaGetErrorName(e), plain ? "" : ": ",
+             plain ? "" : cudaGetErrorString(e));
 }
 
 extern "C" const backend *cuda_backend_get(void) { return &the_backend; }
