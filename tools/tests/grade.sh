@@ -167,7 +167,14 @@ fi
   { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
 ./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
   >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
-cat "$WORK/class.out" "$WORK/hostile.out"
+# A device every run of which is skipped (sim:7: the sandbox simulates two)
+# is said after the table: its rows alone read "skipped".
+mkdir -p "$WORK/one" && cp -R "$WORK/class/correct" "$WORK/one/"
+./lab grade "$WORK/one" --labs $NN --devices cpu,sim:7 -j 1 --out "$WORK/out-one" >"$WORK/one.out" 2>&1 ||
+  { cat "$WORK/one.out"; fail "./lab grade of a class of one stopped"; }
+cat "$WORK/class.out" "$WORK/hostile.out" "$WORK/one.out"
+grep -q "grade: sim:7 was never checked (skipped in 1 of 1 runs)" "$WORK/one.out" ||
+  fail "a device never checked (sim:7) is not said after the table"
 
 # The verdict of each: "student<TAB>lab<TAB>verdict" in verdicts.tsv.
 expect() { # out student lab pattern
