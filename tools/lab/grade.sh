@@ -25,11 +25,11 @@ usage: ./lab grade SUBMISSIONS [--labs 01,04] [--devices cpu,sim:0] [-j N] [--ou
   --out DIR    where the grades go (default: build/grade): grades.csv, grades.json,
                grades.xml (JUnit), grades.txt, and each check's log under logs/
   --timeout S  seconds per check run (default 300); --build-timeout S: per build (120)
-  --memory     address space per process (default 4G); --processes: per slot (256)
+  --memory     data (heap) per process (default 4G); --processes: per slot (256)
 EOF
 }
 
-# A size with K, M or G in KiB, for ulimit -v.
+# A size with K, M or G in KiB, for ulimit -d.
 grade_kib() {
   [[ $1 =~ ^([0-9]+)([KMG]?)$ ]] || return 1
   local n=${BASH_REMATCH[1]}
@@ -318,11 +318,16 @@ grade_sandbox() {
     [[ -f $file && -f $new$ROOT/$rel ]] || continue
     mount --bind "$file" "$new$ROOT/$rel"
   done
-  as_student() { # the step's command as the slot's user, with the limits: -v or -d ($2)
-    local limit=$1 memory=$2
-    shift 2
+  # The memory limit is on data (ulimit -d: the heap and every private
+  # writable mapping), not on address space (-v): every check of a CUDA build
+  # starts CUDA, on the cpu too, and CUDA reserves more address space than the
+  # GPU's memory when it starts; under -v it does not start at all (on an H200,
+  # every cuda:0 run read "skipped").
+  as_student() { # the step's command as the slot's user, with the limits
+    local limit=$1
+    shift
     (
-      ulimit "$memory" "$kib" -u "$procs" -f 262144 -c 0
+      ulimit -d "$kib" -u "$procs" -f 262144 -c 0
       cd / && exec timeout -k 2 "$limit" chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups \
         --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
     )
@@ -330,7 +335,7 @@ grade_sandbox() {
   # What a step leaves running (a daemon, a fork bomb) ends with it.
   sweep() { chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups -- kill -9 -1 2>/dev/null || true; }
   rc=0
-  as_student "$build_timeout" -v env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
+  as_student "$build_timeout" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
     sh "$ROOT/.grade/$nn/build.sh" 2>&1 | head -c 262144 >"$results/build.log"
   rc=${PIPESTATUS[0]}
   echo "$rc" >"$results/build.rc"
@@ -349,12 +354,7 @@ grade_sandbox() {
     [[ -z ${OPENBLAS_CORETYPE:-} ]] || environment+=("OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE")
     [[ -z ${CUDA_VISIBLE_DEVICES:-} ]] || environment+=("CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES")
     [[ -z $settings ]] || IFS=',' read -ra extra <<<"$settings"
-    # On a real GPU the limit is on data, not address space: CUDA reserves more
-    # address space than the GPU's memory when it starts, and under ulimit -v it
-    # does not start at all (every cuda:N run would be "skipped").
-    local memory=-v
-    [[ $device != cuda:* ]] || memory=-d
-    as_student "$timeout" "$memory" env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp "${environment[@]}" "${extra[@]}" \
+    as_student "$timeout" env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp "${environment[@]}" "${extra[@]}" \
       "${launcher[@]}" "$ROOT/.submission/check$nn" --device "$device" </dev/null 2>&1 | head -c 262144 >"$results/${label/:/}.log"
     rc=${PIPESTATUS[0]}
     sweep

@@ -148,6 +148,14 @@ before_main hostile forkbomb "    for (;;)
             for (;;) pause();
         }"
 
+# The memory hog asks for 3 GiB (the hostile class runs with --memory 1G); with
+# GRADE_TEST_DECOY set, outside the sandbox, it stops there: the control.
+before_main hostile hog "    void *p = malloc((size_t)3 << 30);
+    printf(\"hog: %s\\n\", p ? \"got 3 GiB\" : \"refused\");
+    fflush(stdout);
+    free(p);
+    if (getenv(\"GRADE_TEST_DECOY\")) _exit(0);"
+
 fingerprint() { # what must stay as it was
   (cd "$KIT" && find labs common solutions tools -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum
   find "$WORK/class" -type f -print0 | sort -z | xargs -0 sha1sum | sha1sum
@@ -165,7 +173,7 @@ if ./lab grade "$WORK/class" --out "$WORK/precious" >"$WORK/precious.out" 2>&1 |
 fi
 ./lab grade "$WORK/class" --labs $NN,04${DLAB:+,$DNN} --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 ||
   { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
-./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
+./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --memory 1G --out "$WORK/out-hostile" \
   >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
 # A device every run of which is skipped (sim:7: the sandbox simulates two)
 # is said after the table: its rows alone read "skipped".
@@ -225,6 +233,10 @@ grep -q '^network: Connection refused' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
   fail "the sandbox's network is more or less than a loopback of its own: $(grep '^network' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
   fail "the fork bomb was not capped by the process limit"
+grep -q '^hog: refused' "$WORK/out-hostile/logs/hog/$LAB/cpu.log" ||
+  fail "the hog's 3 GiB were not refused under --memory 1G: $(grep '^hog' "$WORK/out-hostile/logs/hog/$LAB/cpu.log")"
+GRADE_TEST_DECOY=1 "$WORK/out-hostile/work/hog-$LAB/check$NN" --device cpu 2>&1 | grep -q '^hog: got 3 GiB' ||
+  fail "the hog's control did not get its 3 GiB outside the sandbox"
 # The controls: outside the sandbox, the deleter deletes and reads (its
 # copy of the targets), and the forger, linked as the kit links a check,
 # passes although it is the wrong version.
