@@ -39,7 +39,9 @@ declare -A extra=([04_matmul]="--quick" [05_training_loop]="--quick" [06_precisi
 # For a try without a GPU (the kit's own test): REFERENCE_DEVICE=sim:0
 # REFERENCE_PRESET=cpu-only REFERENCE_GPU_NAME="a test". REFERENCE_BUILD=DIR
 # runs the programs of a tree built already (one carried to a lent GPU, say)
-# and builds nothing; REFERENCE_LABS="01 02" runs those labs alone.
+# and builds nothing; REFERENCE_LABS="01 02" runs those labs alone. Lab 10
+# runs a rank per GPU here (REFERENCE_RANKS=N otherwise): its figure shows what
+# crosses between GPUs only on a machine with two or more.
 device=${REFERENCE_DEVICE:-cuda:0}
 preset=${REFERENCE_PRESET:-default}
 tree=${REFERENCE_BUILD:-build/$preset}
@@ -52,7 +54,10 @@ fi
 # "NVIDIA H100 80GB HBM3" -> h100, "NVIDIA GeForce RTX 4090" -> rtx4090
 slug=$(printf '%s\n' "$gpu" | sed -E 's/NVIDIA //; s/GeForce //; s/ ([0-9]+GB|PCIe|SXM[0-9]*|HBM[0-9a-z]*|NVL).*//' |
   tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9')
-echo "reference_run: $gpu ($slug); logs in $out/logs" | tee "$out/summary.txt"
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c .)
+ranks=${REFERENCE_RANKS:-$((gpus > 0 ? gpus : 1))}
+[[ $ranks =~ ^[1-9][0-9]*$ ]] || { echo "reference_run: REFERENCE_RANKS='$ranks' is not a count of ranks (1, 2, ...)" >&2; exit 2; }
+echo "reference_run: $gpu ($slug, $gpus GPUs here: lab 10 as $ranks ranks); logs in $out/logs" | tee "$out/summary.txt"
 
 cd "$root" || exit 2
 labs=() targets=()
@@ -93,9 +98,10 @@ for lab in "${labs[@]}"; do
   csv=$out/$lab/$stem-$slug.csv
   t0=$SECONDS
   # A lab whose programs run as several processes (lab 10) starts through the
-  # launcher beside them, as one rank: NCCL takes one rank per GPU.
+  # launcher beside them, a rank per GPU here (NCCL takes one GPU per rank;
+  # REFERENCE_RANKS overrides): with one GPU, one rank, whose ring sends nothing.
   launch=()
-  [[ ! -x $tree/labs/$lab/launch ]] || launch=(env LABKIT_RANKS=1 "$tree/labs/$lab/launch")
+  [[ ! -x $tree/labs/$lab/launch ]] || launch=(env LABKIT_RANKS="$ranks" "$tree/labs/$lab/launch")
   # shellcheck disable=SC2086 # the extra arguments are words
   timeout --kill-after=5 "$limit" "${launch[@]}" "$exe" --device "$device" ${extra[$lab]:-} --csv "$csv" >"$out/logs/$lab.log" 2>&1
   rc=$?

@@ -332,7 +332,8 @@ status device_parse(const char *text, device *out)
         describe_present(present, sizeof present);
         char why[512] = "";
         if (d.kind == DEVICE_SIM && registry.sim_count == 0)
-            snprintf(why, sizeof why, "\n  no simulated GPU was asked for: LABKIT_SIM_GPUS=2 gives sim:0 and sim:1");
+            snprintf(why, sizeof why,
+                     "\n  no simulated GPU was asked for: LABKIT_SIM_GPUS=2 gives sim:0 and sim:1");
         else if (d.kind == DEVICE_CUDA && registry.cuda_count == 0)
             why_no_cuda(why, sizeof why);
         return fail(STATUS_WRONG_DEVICE, "device \"%s\" does not exist here.%s\n  present here: %s", text,
