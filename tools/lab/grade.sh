@@ -283,6 +283,7 @@ s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 flags = struct.unpack("16sH", fcntl.ioctl(s, 0x8913, struct.pack("16sH", b"lo", 0)))[1]
 fcntl.ioctl(s, 0x8914, struct.pack("16sH", b"lo", flags | 1))' 2>/dev/null
 }
+
 # grade.sh --sandbox IMG WORK RESULTS UID KIB PROCS BUILD_TIMEOUT TIMEOUT LAB RUN...
 # where each RUN is "label|device|VAR=value,...". Mounts a new root of its own,
 # builds the submission in WORK (lab.c and kernels in WORK/labs/), runs each
