@@ -148,9 +148,10 @@ before_main hostile forkbomb "    for (;;)
             for (;;) pause();
         }"
 
-# The memory hog asks for 3 GiB (the hostile class runs with --memory 1G); with
-# GRADE_TEST_DECOY set, outside the sandbox, it stops there: the control.
-before_main hostile hog "    void *p = malloc((size_t)3 << 30);
+# The memory hog asks for 3 GiB, graded with --memory 1G and the default time
+# limit (its line must not race a short one); with GRADE_TEST_DECOY set,
+# outside the sandbox, it stops there: the control.
+before_main limits hog "    void *p = malloc((size_t)3 << 30);
     printf(\"hog: %s\\n\", p ? \"got 3 GiB\" : \"refused\");
     fflush(stdout);
     free(p);
@@ -173,15 +174,16 @@ if ./lab grade "$WORK/class" --out "$WORK/precious" >"$WORK/precious.out" 2>&1 |
 fi
 ./lab grade "$WORK/class" --labs $NN,04${DLAB:+,$DNN} --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 ||
   { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
-./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --memory 1G --out "$WORK/out-hostile" \
+./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
   >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
-# A device every run of which is skipped (sim:7: the sandbox simulates two)
-# is said after the table: its rows alone read "skipped".
-mkdir -p "$WORK/one" && cp -R "$WORK/class/correct" "$WORK/one/"
-./lab grade "$WORK/one" --labs $NN --devices cpu,sim:7 -j 1 --out "$WORK/out-one" >"$WORK/one.out" 2>&1 ||
-  { cat "$WORK/one.out"; fail "./lab grade of a class of one stopped"; }
-cat "$WORK/class.out" "$WORK/hostile.out" "$WORK/one.out"
-grep -q "grade: sim:7 was never checked (skipped in 1 of 1 runs)" "$WORK/one.out" ||
+# The limits' class, the hog and a correct one, on a device every run of which
+# is skipped (sim:7: the sandbox simulates two): that is said after the table,
+# where its rows alone read "skipped".
+cp -R "$WORK/class/correct" "$WORK/limits/"
+./lab grade "$WORK/limits" --labs $NN --devices cpu,sim:7 -j 2 --memory 1G --out "$WORK/out-limits" \
+  >"$WORK/limits.out" 2>&1 || { cat "$WORK/limits.out"; fail "./lab grade of the limits' class stopped"; }
+cat "$WORK/class.out" "$WORK/hostile.out" "$WORK/limits.out"
+grep -q "grade: sim:7 was never checked (skipped in 2 of 2 runs)" "$WORK/limits.out" ||
   fail "a device never checked (sim:7) is not said after the table"
 
 # The verdict of each: "student<TAB>lab<TAB>verdict" in verdicts.tsv.
@@ -233,9 +235,9 @@ grep -q '^network: Connection refused' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
   fail "the sandbox's network is more or less than a loopback of its own: $(grep '^network' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
   fail "the fork bomb was not capped by the process limit"
-grep -q '^hog: refused' "$WORK/out-hostile/logs/hog/$LAB/cpu.log" ||
-  fail "the hog's 3 GiB were not refused under --memory 1G: $(grep '^hog' "$WORK/out-hostile/logs/hog/$LAB/cpu.log")"
-GRADE_TEST_DECOY=1 "$WORK/out-hostile/work/hog-$LAB/check$NN" --device cpu 2>&1 | grep -q '^hog: got 3 GiB' ||
+grep -q '^hog: refused' "$WORK/out-limits/logs/hog/$LAB/cpu.log" ||
+  fail "the hog's 3 GiB were not refused under --memory 1G: $(grep '^hog' "$WORK/out-limits/logs/hog/$LAB/cpu.log")"
+GRADE_TEST_DECOY=1 "$WORK/out-limits/work/hog-$LAB/check$NN" --device cpu 2>&1 | grep -q '^hog: got 3 GiB' ||
   fail "the hog's control did not get its 3 GiB outside the sandbox"
 # The controls: outside the sandbox, the deleter deletes and reads (its
 # copy of the targets), and the forger, linked as the kit links a check,
