@@ -7,7 +7,7 @@
 # mpi_a and mpi_b (us, and us per byte).
 load style
 
-set title sprintf("One all-reduce over the ranks (%s)", device_names)
+set title "One all-reduce over the ranks\n".wrap(device_names, title_width).load_line
 set xlabel 'buffer on each rank'
 set ylabel 'time of one all-reduce (us)'
 set logscale xy

@@ -10,8 +10,9 @@
 #
 # gnuplot reports the plot area it drew (GPVAL_TERM_YMIN, YMAX: pixels in PNG
 # and SVG, points in PDF, 2 pixels a point at 1920 wide).
-# --catches proves the check fails on a known-wrong copy: lab 08's plot.gp with
-# its key below the plot again.
+# And every lab's plot.gp gives each title the load line (titles_say_load).
+# --catches proves the checks fail on known-wrong copies: lab 08's plot.gp with
+# its key below the plot again, lab 10's title without its load line.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 style=$root/common/harness/plot/style.gp
@@ -25,6 +26,23 @@ plot_height() { # csv plot.gp format variables
   gnuplot -e "data='$csv'; out='$work/figure.$format'; format='$format'; style='$style'; $vars" \
     -e "load '$script'; print sprintf('%.0f', ('$format' eq 'pdf' ? 2 : 1) * (GPVAL_TERM_YMAX - GPVAL_TERM_YMIN))" \
     2>&1 | grep -v -e 'warning: Skipping data file' | tail -1
+}
+
+# 0 when every title of every lab's plot.gp ($1: a folder of plot.gp files,
+# labs/ or a copy) can say the run was under load (style.gp's load_line): a
+# figure drawn under load must say so (lab 10's did not); figures without a
+# reference CSV are never drawn here, so this reads the scripts.
+titles_say_load() {
+  local script titles loads failed=0
+  for script in "$1"/*/plot.gp; do
+    titles=$(grep -c '^ *set title' "$script" || true)
+    loads=$(grep -c 'load_line' "$script" || true)
+    if ((loads < titles)); then
+      echo "figure_layout: ${script#"$1"/}: $titles titles, $loads with the load line (append .load_line to each title)"
+      failed=1
+    fi
+  done
+  return "$failed"
 }
 
 # 0 when every figure keeps its plot; says which do not. LAB08_SCRIPT, when
@@ -67,9 +85,19 @@ check_figures() {
 
 command -v gnuplot >/dev/null || { echo "figure_layout: no gnuplot: skipped"; exit 77; }
 if [[ ${1:-} != --catches ]]; then
+  titles_say_load "$root/labs"
   check_figures
   exit
 fi
+
+# --catches: lab 10's title without its load line, as it was.
+mkdir -p "$work/labs/10_distributed"
+sed 's/\.load_line$//' "$root/labs/10_distributed/plot.gp" >"$work/labs/10_distributed/plot.gp"
+if titles_say_load "$work/labs" >"$work/out"; then
+  echo "figure_layout: lab 10's title without the load line was not caught"
+  exit 1
+fi
+echo "figure_layout: lab 10's title without the load line caught"
 
 # --catches: lab 08's key below the plot, one entry a line, as it was.
 sed -e 's/^set rmargin at screen .*$//' \
