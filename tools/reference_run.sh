@@ -54,7 +54,10 @@ fi
 # "NVIDIA H100 80GB HBM3" -> h100, "NVIDIA GeForce RTX 4090" -> rtx4090
 slug=$(printf '%s\n' "$gpu" | sed -E 's/NVIDIA //; s/GeForce //; s/ ([0-9]+GB|PCIe|SXM[0-9]*|HBM[0-9a-z]*|NVL).*//' |
   tr '[:upper:]' '[:lower:]' | tr -cd 'a-z0-9')
-gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c .)
+# The GPUs this kit sees (CUDA_VISIBLE_DEVICES honoured), else those nvidia-smi lists.
+gpus=$(cd "$root" && "$tree/common/labkit-devices" --cuda-count 2>/dev/null) ||
+  gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -c .)
+[[ $gpus =~ ^[0-9]+$ ]] || gpus=0
 ranks=${REFERENCE_RANKS:-$((gpus > 0 ? gpus : 1))}
 [[ $ranks =~ ^[1-9][0-9]*$ ]] || { echo "reference_run: REFERENCE_RANKS='$ranks' is not a count of ranks (1, 2, ...)" >&2; exit 2; }
 echo "reference_run: $gpu ($slug, $gpus GPUs here: lab 10 as $ranks ranks); logs in $out/logs" | tee "$out/summary.txt"

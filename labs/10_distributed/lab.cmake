@@ -32,9 +32,10 @@ file(CONFIGURE OUTPUT ${LAB_LAUNCHER} @ONLY CONTENT [[#!/bin/sh
 # libmpi and its plugins, none the kit's or the student's): LeakSanitizer
 # would fail every rank of a check built with AddressSanitizer on them.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-# Open MPI refuses to start even ranks on this machine alone when it finds
-# neither ssh nor rsh (a container, the grading sandbox): it only needs one
-# to reach other machines, so name a command that is there (never called).
+# Open MPI 4 (Debian 12's, Ubuntu 24.04's) refuses to start even ranks on this
+# machine alone when it finds neither ssh nor rsh (a container, the grading
+# sandbox): it only needs one to reach other machines, so name a command that
+# is there (never called). MPICH ignores the variable.
 if ! command -v ssh >/dev/null 2>&1 && ! command -v rsh >/dev/null 2>&1; then
   export OMPI_MCA_plm_rsh_agent="${OMPI_MCA_plm_rsh_agent:-false}"
 fi

@@ -675,6 +675,14 @@ cmd_grade() {
     done
   done
   ((${#work_list[@]} > 0)) || die "grade: no submission has a file of the labs graded (${labs[*]})"
+  # Once, not per job: without a loopback in the sandbox, lab 10's ranks fail
+  # to start, and each verdict would read like the student's fault.
+  local lab_with_ranks=""
+  for lab in "${labs[@]}"; do [[ -x build/$PRESET/labs/$lab/launch ]] && lab_with_ranks=$lab; done
+  if [[ -n $lab_with_ranks ]] && ! command -v ip >/dev/null && ! command -v python3 >/dev/null; then
+    warn "grade: neither ip (iproute2) nor python3 here, so the sandbox's loopback stays down and $lab_with_ranks's" \
+      "ranks cannot start: its verdicts will be MPI's failure, not the students'; install iproute2 first"
+  fi
   say "grade: ${#students[@]} submissions, ${#work_list[@]} labs to check on ${devices[*]}, $jobs at once" \
     "(sandbox: namespaces, a uid per slot; limits per check: ${GRADE_TIMEOUT} s, $memory, $GRADE_PROCS processes)"
   local start=$EPOCHREALTIME cpu_before item pid slot free=() runs

@@ -28,22 +28,43 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 DLAB=10_distributed DNN=10
 [[ -x $BUILD/labs/$DLAB/check$DNN && -f $KIT/solutions/$DLAB/lab.c ]] || DLAB=""
 
-# A service on this machine's loopback: a free port, open until the test ends.
-if ! command -v python3 >/dev/null; then
-  echo "skipped: the test's loopback service is python3's, not installed here"
-  exit 77
+# The sandbox brings its own loopback up with ip, else python3; with neither,
+# it stays down, lab 10 cannot be graded and nothing answers at all.
+loopback="Connection refused"
+if ! command -v ip >/dev/null && ! command -v python3 >/dev/null; then
+  echo "note: neither ip nor python3 here: the sandbox's loopback stays down, lab 10 left out"
+  loopback="Network is unreachable" DLAB=""
 fi
-python3 -c 'import socket, sys, time
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-open(sys.argv[1] + ".part", "w").write(str(s.getsockname()[1]))
-__import__("os").rename(sys.argv[1] + ".part", sys.argv[1])
-time.sleep(900)' "$WORK/port" &
+
+# A service on this machine's loopback: a free port, open until the test ends.
+cat >"$WORK/listener.c" <<'C'
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    socklen_t size = sizeof a;
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    if (argc != 2 || s < 0 || bind(s, (struct sockaddr *)&a, sizeof a) || listen(s, 16) ||
+        getsockname(s, (struct sockaddr *)&a, &size))
+        return 1;
+    FILE *f = fopen(argv[1], "w");
+    if (!f) return 1;
+    fprintf(f, "%d\n", ntohs(a.sin_port));
+    fclose(f);
+    sleep(900);
+    return 0;
+}
+C
+cc -o "$WORK/listener" "$WORK/listener.c" || { echo "grade test: cannot compile the loopback service"; exit 1; }
+"$WORK/listener" "$WORK/port.part" &
 listener=$!
 trap 'kill $listener 2>/dev/null || true' EXIT
-for _ in $(seq 100); do [[ -s $WORK/port ]] && break; sleep 0.1; done
-port=$(cat "$WORK/port" 2>/dev/null) || { echo "grade test: the loopback service did not start"; exit 1; }
+for _ in $(seq 300); do [[ -s $WORK/port.part ]] && break; sleep 0.1; done
+port=$(cat "$WORK/port.part" 2>/dev/null) && [[ $port =~ ^[0-9]+$ ]] ||
+  { echo "grade test: the loopback service did not start"; exit 1; }
 
 # A student's folder with lab 02's files: the solution's (copied now: never
 # stored as a submission), or a patched one.
@@ -231,14 +252,18 @@ n=$(grep -c '^deleter: could not delete ' "$WORK/out/logs/deleter/$LAB/cpu.log" 
 ((n == ${#targets[@]})) || fail "the deleter deleted something: $(grep '^deleter' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q '^reader: No such file or directory' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
   fail "the deleter read the solution: $(grep '^reader' "$WORK/out/logs/deleter/$LAB/cpu.log")"
-grep -q '^network: Connection refused' "$WORK/out/logs/deleter/$LAB/cpu.log" ||
+grep -q "^network: $loopback" "$WORK/out/logs/deleter/$LAB/cpu.log" ||
   fail "the sandbox's network is more or less than a loopback of its own: $(grep '^network' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
   fail "the fork bomb was not capped by the process limit"
-grep -q '^hog: refused' "$WORK/out-limits/logs/hog/$LAB/cpu.log" ||
-  fail "the hog's 3 GiB were not refused under --memory 1G: $(grep '^hog' "$WORK/out-limits/logs/hog/$LAB/cpu.log")"
-GRADE_TEST_DECOY=1 "$WORK/out-limits/work/hog-$LAB/check$NN" --device cpu 2>&1 | grep -q '^hog: got 3 GiB' ||
-  fail "the hog's control did not get its 3 GiB outside the sandbox"
+# (The control first: a machine that refuses 3 GiB to anyone proves nothing.)
+control=$(GRADE_TEST_DECOY=1 "$WORK/out-limits/work/hog-$LAB/check$NN" --device cpu 2>&1 | grep -m1 '^hog') || true
+if [[ $control == 'hog: got 3 GiB' ]]; then
+  grep -q '^hog: refused' "$WORK/out-limits/logs/hog/$LAB/cpu.log" ||
+    fail "the hog's 3 GiB were not refused under --memory 1G: $(grep '^hog' "$WORK/out-limits/logs/hog/$LAB/cpu.log")"
+else
+  echo "note: this machine refuses 3 GiB outside the sandbox too (${control:-no line}): --memory is not tested here"
+fi
 # The controls: outside the sandbox, the deleter deletes and reads (its
 # copy of the targets), and the forger, linked as the kit links a check,
 # passes although it is the wrong version.
