@@ -503,9 +503,10 @@ extern "C" int cuda_device_count(void)
 extern "C" void cuda_start_failure(char *text, size_t size)
 {
     const cudaError_t e = device_count_error;
-    const bool plain = e == cudaSuccess || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver;
-    snprintf(text, size, "%s%s%s", plain ? "" : cudaGetErrorName(e), plain ? "" : ": ",
-             plain ? "" : cudaGetErrorString(e));
+    if (size == 0) return;
+    text[0] = '\0'; // no GPU, or no driver: nothing more to say
+    if (e != cudaSuccess && e != cudaErrorNoDevice && e != cudaErrorInsufficientDriver)
+        snprintf(text, size, "%s: %s", cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
 extern "C" const backend *cuda_backend_get(void) { return &the_backend; }
