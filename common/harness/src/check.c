@@ -96,7 +96,7 @@ bool check_that(bool holds, const char *concept, const char *figures_format, ...
     else
         printf("  FAIL  %s%s%s\n", concept, figures[0] ? ": " : "", figures);
     fflush(stdout);
-    /* A known-wrong version's test (cmake/expect_caught.cmake) names the claim
+    /* A known-wrong version's test (cmake/expect_caught.sh) names the claim
      * that must catch it: once that claim has failed, the rest of the check
      * would only take time. _exit: the devices' threads and whatever the
      * check still holds go with the process. */

@@ -64,7 +64,7 @@ int check_finish(const char *lab);
 
 /* A costly part of a check (a timing, a training run), given the claims it
  * makes, NULL last: true when it may be left out, because this run is a
- * known-wrong version's test (cmake/expect_caught.cmake sets
+ * known-wrong version's test (cmake/expect_caught.sh sets
  * LABKIT_CHECK_UNTIL), which asks only that its own claim fails, and that claim
  * is none of these. A part that calls the student's functions also names the
  * claims those calls can make fail later (what is left at the end). Never
