@@ -140,6 +140,22 @@ grade_link_command() {
   fi
 }
 
+# The words of a link command run in directory $1 (the rest), one a line, a
+# response file's (@file: Makefiles name a CUDA link's objects in one) in its
+# place, so that the image's build names each object itself.
+grade_link_words() {
+  local dir=$1 word more=()
+  shift
+  for word in "$@"; do
+    if [[ $word == @* && -f $dir/${word#@} ]]; then
+      read -ra more <<<"$(tr '\n' ' ' <"$dir/${word#@}")"
+      printf '%s\n' "${more[@]}"
+    else
+      printf '%s\n' "$word"
+    fi
+  done
+}
+
 # The compile commands of lab $1's code (lab_code_$1: lab.c and the kernel
 # sources) from compile_commands.json, "directory<TAB>command" a line, the
 # command as the shell reads it (JSON's escapes undone).
@@ -188,6 +204,7 @@ grade_make_image() {
     { read -r dir && read -r cmd; } < <(grade_link_command "check$nn" "$build") ||
       die "grade: no link command of check$nn in $build (configure it again: rm -rf $build)"
     read -ra tokens <<<"$cmd"
+    mapfile -t tokens < <(grade_link_words "$dir" "${tokens[@]}")
     local script=$img/.grade/$nn/build.sh link=() uses=() kit_objects=() m
     declare -A code_objects=()
     next=""
@@ -220,6 +237,8 @@ grade_make_image() {
       fi
       link+=("$token")
     done
+    ((${#kit_objects[@]} > 0)) ||
+      die "grade: the link command of check$nn in $build names no object of the kit (configure it again: rm -rf $build)"
     # What the kit defines: a submission may not define it again (a check.c's
     # claim, the library's check_that): its build fails, said so.
     nm -g --defined-only --format=posix "${kit_objects[@]}" 2>/dev/null | awk 'NF >= 3 && $2 ~ /[TDBRVWC]/ { print $1 }' |
@@ -240,6 +259,12 @@ grade_make_image() {
         while IFS=$'\t' read -r dirc command; do
           obj=$(sed -E 's/.* -o ([^ ]+).*/\1/' <<<"$command")
           i=$((i + 1))
+          # Makefiles give nvcc its include paths in a file (--options-file F):
+          # the image needs it where the command looks.
+          local options
+          while read -r _ options; do
+            if [[ $options == /* ]]; then grade_image_copy "$options" "$img"; else grade_image_copy "$dirc/$options" "$img"; fi
+          done < <(grep -oE -e '--options-file [^ ]+' <<<"$command")
           command=$(sed -E -e 's/ -MD / /; s/ -MT [^ ]+ / /; s/ -MF [^ ]+ / /' -e "s| -o [^ ]+| -o \"\$S/obj/$m-$i.o\"|" <<<"$command")
           echo "  cd \"$dirc\" && $command || exit 1"
           echo "  objects_$m=\"\$objects_$m \$S/obj/$m-$i.o\""

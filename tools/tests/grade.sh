@@ -277,8 +277,18 @@ n=$(grep -c '^deleter: deleted ' "$WORK/decoy.out" || true)
 ROOT=$KIT
 PRESET=$PRESET
 source "$KIT/tools/lab/grade.sh"
+# Makefiles' link commands name their objects in a response file (@file):
+# the image's build must name each one (a build with Makefiles and CUDA
+# graded nothing, silently, when it did not).
+printf 'a.o b.o\nc.o\n' >"$WORK/objects.rsp"
+words=$(grade_link_words "$WORK" cc @objects.rsp -o x @absent.rsp | paste -sd' ')
+[[ $words == "cc a.o b.o c.o -o x @absent.rsp" ]] || fail "grade_link_words gave \"$words\""
 { read -r dir && read -r command; } < <(cd "$KIT" && grade_link_command "check$NN" "build/$PRESET")
-eval "tokens=($command)" # the shell's own words: Ninja quotes -L"/usr/local/cuda/..."
+# A response file's words in its place (Makefiles), then the shell's own
+# words: Ninja quotes -L"/usr/local/cuda/...", a response file its libraries.
+read -ra tokens <<<"$command"
+mapfile -t tokens < <(grade_link_words "$dir" "${tokens[@]}")
+eval "tokens=(${tokens[*]})"
 link=() forged=("$WORK/out/work/forger-$LAB"/obj/*.o) seen=0 next=""
 for t in "${tokens[@]}"; do
   if [[ $next == o ]]; then link+=("$WORK/forged-check$NN"); next=""; continue; fi
