@@ -15,7 +15,11 @@
  * torch that sees it: bench_python); the bench says so where none has.
  *
  * The kit's side runs twice, before fusion (LABKIT_MLP_UNFUSED=1: the SGD
- * step as 18 operations, labs/common/mlp.h) and fused (one), side by side.
+ * step as 18 operations, labs/common/mlp.h) and fused (one), side by side;
+ * on cuda:0 three times: before fusion and fused with each batch's upload on
+ * the compute queue, in line with the steps (LABKIT_TRAIN_ONE_QUEUE=1,
+ * lab 05's train.h), and fused with the upload on the copy queue, beside the
+ * step before it (the lab as it is).
  * The kit's side is lab 05's own program, run on these files: lab05-solution
  * where the build has it (the instructors' tree), else the student's lab05, so
  * that this file holds none of the lab's answers. While the student's lab 05
@@ -142,7 +146,7 @@ static double pytorch_step(const char *env, const char *dir, const char *args, c
     char here[4096], command[8192], line[512] = "";
     const char *python = bench_python(strstr(args, "cuda") != NULL);
     if (!python) {
-        printf("  %-44s absent (no python here has torch%s)\n", what,
+        printf("  %-52s absent (no python here has torch%s)\n", what,
                strstr(args, "cuda") ? " with CUDA" : "");
         *absent = true;
         return 0.0;
@@ -162,7 +166,7 @@ static double pytorch_step(const char *env, const char *dir, const char *args, c
             us = atof(strstr(line, "step_us=") + 8);
     }
     line[strcspn(line, "\n")] = '\0';
-    printf("  %-44s %s\n", what, line[0] ? line + 9 : "(no answer from python)");
+    printf("  %-52s %s\n", what, line[0] ? line + 9 : "(no answer from python)");
     return us;
 }
 
@@ -187,13 +191,14 @@ static void remove_pair(const char *dir, const char *stem)
 }
 
 #define UNFUSED "LABKIT_MLP_UNFUSED=1"
+#define ONE_QUEUE "LABKIT_TRAIN_ONE_QUEUE=1"
 
 static void print_kit(const char *when, const double us[STYLES])
 {
     for (int s = 0; s < STYLES; ++s) {
         char what[80];
         snprintf(what, sizeof what, "kit (lab 05)%s, %s", when, style_names[s]);
-        printf("  %-44s step_us=%.1f epoch_seconds=%.3f\n", what, us[s], us[s] * STEPS / 1e6);
+        printf("  %-52s step_us=%.1f epoch_seconds=%.3f\n", what, us[s], us[s] * STEPS / 1e6);
     }
 }
 
@@ -230,7 +235,7 @@ static bool measure_cpu(const char *program, const char *dir, bool *skipped)
             if (a > 0 && (best == 0 || a < best)) best = a;
             if (b > 0 && (best == 0 || b < best)) best = b;
         } else {
-            printf("  %-44s not installed (apt-get install libopenblas0-openmp)\n", what);
+            printf("  %-52s not installed (apt-get install libopenblas0-openmp)\n", what);
         }
     }
     const double epoch = kit[ON_DEVICE_LOG] * STEPS / 1e6;
@@ -246,17 +251,24 @@ static bool measure_cpu(const char *program, const char *dir, bool *skipped)
     return outcome != LAB_FAILED;
 }
 
-/* cuda:0: the kit's three styles against PyTorch eager and with a CUDA graph. */
+/* cuda:0: the kit's three styles against PyTorch eager and with a CUDA graph;
+ * the kit's before fusion (and the uploads in line, on the compute queue),
+ * fused with the uploads in line, and fused with the uploads on the copy
+ * queue, beside the steps (the lab's way). */
 static bool measure_cuda0(const char *program, const char *dir, const bool *skipped)
 {
-    double kit[STYLES] = { 0 }, unfused[STYLES] = { 0 };
+    double kit[STYLES] = { 0 }, unfused[STYLES] = { 0 }, one_queue[STYLES] = { 0 };
     char why[1024];
     printf("\ncuda:0:\n");
     const lab_outcome outcome =
         *skipped ? LAB_TODO : kit_steps("", program, dir, "cuda:0", kit, why, sizeof why);
-    if (outcome == LAB_RAN && kit_steps(UNFUSED, program, dir, "cuda:0", unfused, why, sizeof why) == LAB_RAN)
-        print_kit(" before fusion", unfused);
-    if (outcome == LAB_RAN) print_kit(", fused", kit);
+    if (outcome == LAB_RAN &&
+        kit_steps(UNFUSED " " ONE_QUEUE, program, dir, "cuda:0", unfused, why, sizeof why) == LAB_RAN)
+        print_kit(" before fusion, one queue", unfused);
+    if (outcome == LAB_RAN &&
+        kit_steps(ONE_QUEUE, program, dir, "cuda:0", one_queue, why, sizeof why) == LAB_RAN)
+        print_kit(", fused, one queue", one_queue);
+    if (outcome == LAB_RAN) print_kit(", fused, copy queue", kit);
     if (outcome == LAB_TODO) printf("  skipped the kit: lab 05 stops at a TODO\n");
     bool absent = false;
     const double eager = pytorch_step("", dir, "--device cuda", "PyTorch on cuda:0, eager", &absent);
@@ -327,8 +339,9 @@ int main(int argc, char **argv)
     else
         printf(
             "\nno real GPU here: skipped cuda:0, where this bench compares lab 05's step before and after "
-            "fusion (item every step, on-device log, captured) with PyTorch eager and PyTorch's CUDA graph "
-            "(aims: captured under %.0f us, eager under %.0f us)\n",
+            "fusion, and with each batch's upload on the compute queue or beside the step on the copy queue "
+            "(item every step, on-device log, captured), with PyTorch eager and PyTorch's CUDA graph (aims: "
+            "captured under %.0f us, eager under %.0f us)\n",
             AIM_CAPTURED_US, AIM_EAGER_US);
     remove_pair(dir, "train");
     remove_pair(dir, "t10k");

@@ -160,14 +160,14 @@ static void check_sizing(void)
 {
     /* 4-3-2 at batch 5: 23 parameters, 3 x 4 x 23 = 276 bytes; a row of the batch is 4 pixels, a label, the
      * outputs and gradients of both layers (2 x 5) and 2 probabilities: 17 values; 3 batches of
-     * 4 x (5 x 17 + 2) bytes. */
+     * 4 x (5 x 17 + 2) bytes in each of the 2 sets. */
     const int64_t tiny[] = { 4, 3, 2 };
     const uint64_t bytes = mlp_device_bytes(tiny, 3, 5);
     const double flops = epoch_flops(tiny, 3, 10);
     check_that(
-        bytes == 276 + 3 * 348 && flops == 840.0,
+        bytes == 276 + 2 * 3 * 348 && flops == 840.0,
         "sizing: the bytes and the products' operations of a network, exactly",
-        "4-3-2: %llu bytes at batch 5 (1320 expected), %.0f FLOP for an epoch of 10 images (840 expected: "
+        "4-3-2: %llu bytes at batch 5 (2364 expected), %.0f FLOP for an epoch of 10 images (840 expected: "
         "6 x 18 per image, less 2 x 12 for the first layer's input gradient)",
         (unsigned long long)bytes, flops);
 

@@ -15,16 +15,19 @@ const char *style_name(train_style style)
 void trainer_free(trainer *t)
 {
     if (!t) return;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < TRAINER_BUFFERS; ++i) {
         /* A queued copy may still read a staging buffer: free it only once the
          * device is done with it (if the device failed, leaking it is safer). */
-        const bool idle = !t->released[i] || event_synchronize(t->released[i]) == STATUS_OK;
+        const bool idle = !t->uploaded[i] || event_synchronize(t->uploaded[i]) == STATUS_OK;
         if (idle) host_free(t->host_x[i], 1), host_free(t->host_y[i], 1);
-        event_destroy(t->released[i]);
+        event_destroy(t->uploaded[i]);
+        event_destroy(t->computed[i]);
     }
     /* The graphs first: they replay the batches' tensors. */
-    for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) graph_free(t->steps[i]);
-    for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) mlp_batch_free(&t->batches[i]);
+    for (int k = 0; k < TRAINER_BUFFERS; ++k)
+        for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) graph_free(t->steps[k][i]);
+    for (int k = 0; k < TRAINER_BUFFERS; ++k)
+        for (int i = 0; i < TRAINER_BATCH_SIZES; ++i) mlp_batch_free(&t->batches[k][i]);
     tensor_free(t->loss_sum);
     tensor_free(t->correct);
     free(t->order);
@@ -32,27 +35,35 @@ void trainer_free(trainer *t)
     memset(t, 0, sizeof *t);
 }
 
+/* An event recorded and reached once, so that its first wait finds it passed. */
+static status passed_event(device d, event **out)
+{
+    status s = event_create(out, d);
+    if (s == STATUS_OK) s = event_record(*out);
+    if (s == STATUS_OK) s = event_synchronize(*out);
+    return s;
+}
+
 status trainer_create(trainer *t, device d, const int64_t *sizes, int nsizes, const train_settings *settings)
 {
     memset(t, 0, sizeof *t);
     t->settings = *settings;
+    const char *one_queue = getenv("LABKIT_TRAIN_ONE_QUEUE");
+    t->one_queue = one_queue && strcmp(one_queue, "1") == 0;
     status s = mlp_check_fits(d, sizes, nsizes, settings->batch);
     if (s == STATUS_OK) s = mlp_create(&t->net, d, sizes, nsizes, settings->seed);
     if (s == STATUS_OK) s = tensor_zeros(&t->loss_sum, d, shape1(1));
     if (s == STATUS_OK) s = tensor_zeros(&t->correct, d, shape1(1));
-    /* Each event is recorded, and reached, once now (after the network's
-     * initialisation), so that the first step finds both buffers free. */
-    for (int i = 0; i < 2 && s == STATUS_OK; ++i) {
-        s = event_create(&t->released[i], d);
-        if (s == STATUS_OK) s = event_record(t->released[i]);
-        if (s == STATUS_OK) s = event_synchronize(t->released[i]);
+    for (int i = 0; i < TRAINER_BUFFERS && s == STATUS_OK; ++i) {
+        s = passed_event(d, &t->uploaded[i]);
+        if (s == STATUS_OK) s = passed_event(d, &t->computed[i]);
     }
     if (s != STATUS_OK) {
         trainer_free(t);
         return s;
     }
     /* Pinned host memory: a real GPU copies it by DMA while the host goes on. */
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < TRAINER_BUFFERS; ++i) {
         t->host_x[i] = host_alloc((size_t)(settings->batch * sizes[0]) * sizeof(float), 1);
         t->host_y[i] = host_alloc((size_t)settings->batch * sizeof(int32_t), 1);
         if (!t->host_x[i] || !t->host_y[i]) {
@@ -63,27 +74,34 @@ status trainer_create(trainer *t, device d, const int64_t *sizes, int nsizes, co
     return STATUS_OK;
 }
 
-/* The device buffers for batches of `rows`: made on first use, then reused.
- * *slot is their index in t->batches (and t->steps). */
-static status batch_of(trainer *t, int64_t rows, int *slot)
+/* Set `buffer`'s device tensors for batches of `rows`: made on first use,
+ * then reused; *slot is their index in t->batches[buffer] (and t->steps).
+ * New tensors are written (zeroed) by the compute queue: the copy into them
+ * waits for that, as for a step. */
+static status batch_of(trainer *t, int buffer, int64_t rows, int *slot)
 {
-    return mlp_batch_slot(&t->net, t->batches, TRAINER_BATCH_SIZES, rows, "trainer", "batch", slot);
+    mlp_batch *sets = t->batches[buffer];
+    int made_before = 0;
+    while (made_before < TRAINER_BATCH_SIZES && sets[made_before].rows != 0) ++made_before;
+    status s = mlp_batch_slot(&t->net, sets, TRAINER_BATCH_SIZES, rows, "trainer", "batch", slot);
+    if (s == STATUS_OK && *slot >= made_before) s = event_record(t->computed[buffer]);
+    return s;
 }
 
 /* The data pipeline: double buffering. The batch is copied to the device by a
  * queued copy, which returns before the device has read the staging buffer; so
- * the host must not write into that buffer again until the device is done with
- * it, which the buffer's event says. With two buffers the host gathers the next
- * batch while the device still works from the other one, and waits only when
- * it has run two steps ahead. Returns the buffer to fill, and whether the host
+ * the host must not write into that buffer again until the copy is done, which
+ * the buffer's event says. With two buffers the host gathers the next batch
+ * while the device still copies or computes the other one, and waits only when
+ * it has run that far ahead. Returns the buffer to fill, and whether the host
  * had to wait for it. */
 static status claim_buffer(trainer *t, int *buffer, bool *waited)
 {
     *buffer = t->next_buffer;
-    t->next_buffer = 1 - t->next_buffer;
-    event *released = t->released[*buffer];
-    *waited = !event_done(released);
-    return *waited ? event_synchronize(released) : STATUS_OK;
+    t->next_buffer = (t->next_buffer + 1) % TRAINER_BUFFERS;
+    event *copied = t->uploaded[*buffer];
+    *waited = !event_done(copied);
+    return *waited ? event_synchronize(copied) : STATUS_OK;
 }
 
 /* Rows order[first .. first+rows-1] of `data` into staging buffer `buffer`. */
@@ -101,16 +119,35 @@ static void gather(trainer *t, int buffer, const dataset *data, const int64_t *o
 }
 
 /* The next batch of `data` from row `first` (in `order`, or as stored): the
- * slot of its device tensors, and a staging buffer holding its rows once the
- * device is done with that buffer's previous batch. */
+ * staging buffer holding its rows once the device is done copying that
+ * buffer's previous batch, and the slot of its device tensors in that set. */
 static status next_batch(trainer *t, const dataset *data, const int64_t *order, int64_t first, int *slot,
                          int *buffer, bool *waited)
 {
     const int64_t rows = data->count - first < t->settings.batch ? data->count - first : t->settings.batch;
-    status s = batch_of(t, rows, slot);
-    if (s == STATUS_OK) s = claim_buffer(t, buffer, waited);
+    status s = claim_buffer(t, buffer, waited);
+    if (s == STATUS_OK) s = batch_of(t, *buffer, rows, slot);
     if (s == STATUS_OK) gather(t, *buffer, data, order, first, rows);
     return s;
+}
+
+/* The batch's copy (your step 3), from its staging buffer into its set's
+ * device tensors, on the copy queue, once the last step that read those
+ * tensors is done; then the compute queue waits, on the device, for the copy.
+ * The host waits for neither. */
+static status upload_beside(trainer *t, int buffer, int slot)
+{
+    const device d = t->net.dev;
+    status s = t->one_queue ? STATUS_OK : copy_queue_begin(d);
+    if (s != STATUS_OK) return s;
+    s = event_wait_on_device(t->computed[buffer]);
+    if (s == STATUS_OK) s = lab_upload_batch(&t->batches[buffer][slot], t->host_x[buffer], t->host_y[buffer]);
+    if (s == STATUS_OK) s = event_record(t->uploaded[buffer]);
+    if (!t->one_queue) { /* closed whatever happened, so that the device goes on as before */
+        const status closed = copy_queue_end(d);
+        if (s == STATUS_OK) s = closed;
+    }
+    return s == STATUS_OK ? event_wait_on_device(t->uploaded[buffer]) : s;
 }
 
 static status shuffle(trainer *t, int64_t n, uint64_t seed)
@@ -125,14 +162,15 @@ static status shuffle(trainer *t, int64_t n, uint64_t seed)
     return STATUS_OK;
 }
 
-/* STYLE_CAPTURED: the step of batch size `slot`, captured on first use (the
- * batch is already uploaded, outside the graph), then launched. */
-static status launch_captured(trainer *t, int slot, int64_t *captures)
+/* STYLE_CAPTURED: the step of set `buffer`'s batch size `slot`, captured on
+ * first use (the batch is already uploaded, outside the graph), then launched. */
+static status launch_captured(trainer *t, int buffer, int slot, int64_t *captures)
 {
     const device d = t->net.dev;
-    if (!t->steps[slot]) {
-        status s = lab_capture_step(&t->net, &t->batches[slot], t->settings.lr, t->settings.momentum,
-                                    t->loss_sum, &t->steps[slot]);
+    graph **step = &t->steps[buffer][slot];
+    if (!*step) {
+        status s = lab_capture_step(&t->net, &t->batches[buffer][slot], t->settings.lr, t->settings.momentum,
+                                    t->loss_sum, step);
         if (graph_capturing(d)) { /* never leave the device recording everything queued after */
             graph *stray = NULL;
             graph_end_capture(d, &stray);
@@ -143,21 +181,23 @@ static status launch_captured(trainer *t, int slot, int64_t *captures)
                         device_name(d));
         }
         if (s != STATUS_OK) return s;
-        if (!t->steps[slot])
+        if (!*step)
             return fail(STATUS_BAD_ARGUMENT, "lab_capture_step succeeded but gave no graph (*out is NULL)");
         ++*captures;
     }
-    return graph_launch(t->steps[slot]);
+    return graph_launch(*step);
 }
 
-/* One step from staging buffer `buffer`: the upload, then the step itself. */
+/* One step from staging buffer `buffer`: the upload through your step 3 on
+ * the copy queue, then the step itself; the set's event after it. */
 static status queue_step(trainer *t, int slot, int buffer, train_style style, int64_t *captures)
 {
-    mlp_batch *b = &t->batches[slot];
-    status s = lab_upload_batch(b, t->host_x[buffer], t->host_y[buffer]);
-    if (s != STATUS_OK) return s;
-    if (style == STYLE_CAPTURED) return launch_captured(t, slot, captures);
-    return lab_train_step(&t->net, b, t->settings.lr, t->settings.momentum, t->loss_sum);
+    mlp_batch *b = &t->batches[buffer][slot];
+    status s = upload_beside(t, buffer, slot);
+    if (s == STATUS_OK && style == STYLE_CAPTURED) s = launch_captured(t, buffer, slot, captures);
+    if (s == STATUS_OK && style != STYLE_CAPTURED)
+        s = lab_train_step(&t->net, b, t->settings.lr, t->settings.momentum, t->loss_sum);
+    return s == STATUS_OK ? event_record(t->computed[buffer]) : s;
 }
 
 status train_epoch(trainer *t, const dataset *data, int epoch, train_style style, epoch_result *out)
@@ -171,6 +211,7 @@ status train_epoch(trainer *t, const dataset *data, int epoch, train_style style
     const double start = wall_seconds();
     s = op_fill(t->loss_sum, 0.0f);
     double host_sum = 0.0; /* STYLE_ITEM_EVERY_STEP: the host's own running sum */
+    t->next_buffer = 0;    /* every epoch takes its batches through the sets in the same order */
     for (int64_t first = 0; s == STATUS_OK && first < data->count; first += batch) {
         int slot = 0, buffer = 0;
         bool waited = false;
@@ -180,12 +221,9 @@ status train_epoch(trainer *t, const dataset *data, int epoch, train_style style
         const double queued = wall_seconds();
         s = queue_step(t, slot, buffer, style, &out->captures);
         out->host_seconds += wall_seconds() - queued;
-        /* The device is done with the staging buffer once it has passed this
-         * event, recorded after the step and so after its copies. */
-        if (s == STATUS_OK) s = event_record(t->released[buffer]);
         if (s == STATUS_OK && style == STYLE_ITEM_EVERY_STEP) {
             float step_loss = 0.0f;
-            s = tensor_item(t->batches[slot].loss, &step_loss); /* waits for the device, every step */
+            s = tensor_item(t->batches[buffer][slot].loss, &step_loss); /* waits for the device, every step */
             host_sum += step_loss;
         }
         out->steps++;
@@ -206,6 +244,9 @@ status train_epoch(trainer *t, const dataset *data, int epoch, train_style style
     return s;
 }
 
+/* The evaluation uploads each batch with blocking copies, on the compute
+ * queue: it is never timed, its accuracy does not depend on your step 3, and
+ * the queued copies are that step's to write. */
 status evaluate(trainer *t, const dataset *data, double *accuracy)
 {
     const int64_t batch = t->settings.batch;
@@ -215,15 +256,14 @@ status evaluate(trainer *t, const dataset *data, double *accuracy)
         bool waited = false;
         s = next_batch(t, data, NULL, first, &slot, &buffer, &waited);
         if (s != STATUS_OK) break;
-        mlp_batch *b = &t->batches[slot];
-        s = tensor_copy_from_host_async(b->x, t->host_x[buffer], tensor_numel(b->x));
-        if (s == STATUS_OK) s = tensor_copy_from_host_async_i32(b->labels, t->host_y[buffer], b->rows);
-        if (s == STATUS_OK)
-            s = event_record(t->released[buffer]); /* after the copies: the buffer is free again */
+        mlp_batch *b = &t->batches[buffer][slot];
+        s = tensor_copy_from_host(b->x, t->host_x[buffer], tensor_numel(b->x));
+        if (s == STATUS_OK) s = tensor_copy_from_host_i32(b->labels, t->host_y[buffer], b->rows);
         if (s == STATUS_OK) s = mlp_forward(&t->net, b);
         if (s == STATUS_OK) s = op_accuracy(b->out[t->net.nlayers - 1], b->labels, b->accuracy);
         /* accuracy is a fraction of this batch: weigh it by its rows */
         if (s == STATUS_OK) s = op_axpy((float)b->rows, b->accuracy, t->correct);
+        if (s == STATUS_OK) s = event_record(t->computed[buffer]);
     }
     float correct = 0.0f;
     if (s == STATUS_OK) s = tensor_item(t->correct, &correct);

@@ -11,12 +11,20 @@
  * and the device's counters over each epoch, which tell them apart.
  *
  * The batches reach the device as in real training code (PyTorch's
- * pin_memory=True with .to(device, non_blocking=True)): each is gathered into
- * one of two pinned staging buffers and copied by the queued copies of
- * lab_upload_batch into the device tensors of its batch size, which every step
- * of that size reuses (so a captured step finds its batch where it was
- * recorded); an event recorded after the step says when the device is done
- * with the staging buffer. Not student work. */
+ * pin_memory=True with .to(device, non_blocking=True), on a stream of their
+ * own): batch k is gathered into pinned staging buffer k % 2 and copied by the
+ * queued copies of lab_upload_batch into device tensors of its own, set k % 2
+ * of its batch size, on the device's copy queue (copy_queue.h): so batch k + 1
+ * crosses the bus while step k computes from the other set. Events order the
+ * two queues on the device, never the host: the copy into set k % 2 waits for
+ * the end of step k - 2, the last to read it, and step k waits for the end of
+ * its copy, after which the host may refill the staging buffer. A captured
+ * step is recorded once per set and batch size, so that each graph finds its
+ * batch where it was recorded. Not student work.
+ *
+ * LABKIT_TRAIN_ONE_QUEUE=1 in the environment puts the copies on the compute
+ * queue instead, in line with the steps, as before the copy queue: how
+ * bench_training_epoch measures what the overlap is worth. */
 #ifndef LAB05_TRAIN_H
 #define LAB05_TRAIN_H
 
@@ -36,22 +44,26 @@ typedef struct train_settings {
 } train_settings;
 
 #define TRAINER_BATCH_SIZES 4
+#define TRAINER_BUFFERS MLP_BATCH_SETS /* batches in flight: one crossing, one computed */
 
 typedef struct trainer {
     mlp net;
     train_settings settings;
-    mlp_batch batches[TRAINER_BATCH_SIZES]; /* one per batch size met so far */
-    graph *steps[TRAINER_BATCH_SIZES];      /* STYLE_CAPTURED: batches[i]'s step, captured on first use */
-    tensor *loss_sum;                       /* [1] the epoch's log on the device */
-    tensor *correct;                        /* [1] evaluation: right answers so far */
-    /* Two staging buffers in pinned host memory, used in turn: batch k is
-     * gathered into buffer k % 2 while the device may still be copying or
-     * running batch k - 1 from the other one. */
-    float *host_x[2];   /* images [batch, n0] */
-    int32_t *host_y[2]; /* labels [batch] */
-    event *released[2]; /* reached: the device is done with that buffer */
-    int next_buffer;    /* the buffer the next batch goes to */
-    int64_t *order;     /* this epoch's shuffle */
+    bool one_queue; /* LABKIT_TRAIN_ONE_QUEUE=1: the copies on the compute queue */
+    /* batches[k][i]: set k's device tensors of the i-th batch size met */
+    mlp_batch batches[TRAINER_BUFFERS][TRAINER_BATCH_SIZES];
+    graph *steps[TRAINER_BUFFERS][TRAINER_BATCH_SIZES]; /* STYLE_CAPTURED: captured on first use */
+    tensor *loss_sum;                                   /* [1] the epoch's log on the device */
+    tensor *correct;                                    /* [1] evaluation: right answers so far */
+    /* Staging buffer k in pinned host memory and device set k go together:
+     * batch k is gathered into buffer k % 2 while the device may still copy
+     * or compute batch k - 1 from the other one. */
+    float *host_x[TRAINER_BUFFERS];   /* images [batch, n0] */
+    int32_t *host_y[TRAINER_BUFFERS]; /* labels [batch] */
+    event *uploaded[TRAINER_BUFFERS]; /* reached: its last copy is done (the buffer may be refilled) */
+    event *computed[TRAINER_BUFFERS]; /* reached: the last step on set k is done (the next copy may start) */
+    int next_buffer;                  /* the buffer the next batch goes to */
+    int64_t *order;                   /* this epoch's shuffle */
     int64_t order_capacity;
     /* Optional: progress of a long run, advanced step by step from
      * progress_from to progress_to over an epoch (main.c sets them). */
@@ -64,8 +76,8 @@ typedef struct epoch_result {
     double seconds;      /* wall clock, until the loss was on the host */
     double host_seconds; /* of which the host spent queueing the steps (upload, then step or launch) */
     int64_t steps;
-    int64_t buffer_waits;     /* steps at which the host, two steps ahead of the
-                                 device, waited for its staging buffer */
+    int64_t buffer_waits;     /* steps at which the host, ahead of the device,
+                                 waited for its staging buffer's copy */
     int64_t captures;         /* STYLE_CAPTURED: steps captured in this epoch */
     device_counters counters; /* the device's counters over the epoch */
 } epoch_result;

@@ -58,7 +58,7 @@ uint64_t mlp_device_bytes(const int64_t *sizes, int nsizes, int64_t batch)
     /* a batch: images, labels, activations, softmax probabilities, loss, accuracy */
     const uint64_t per_row = (uint64_t)sizes[0] + 1 + activations + (uint64_t)sizes[nsizes - 1];
     const uint64_t per_batch = batch > 0 ? 4 * ((uint64_t)batch * per_row + 2) : 0;
-    return 3 * 4 * parameters + 3 * per_batch;
+    return 3 * 4 * parameters + MLP_BATCH_SETS * 3 * per_batch;
 }
 
 /* "28.4 GiB", "512 MiB" */

@@ -56,11 +56,15 @@ typedef struct mlp_batch {
  * A network too large for d is refused first (mlp_check_fits, batch 0). */
 status mlp_create(mlp *net, device d, const int64_t *sizes, int nsizes, uint64_t seed);
 
+/* Sets of batch tensors a trainer keeps on its device: one that a batch is
+ * copied into while a step computes from the other (lab 05's train.h). */
+#define MLP_BATCH_SETS 2
+
 /* The bytes a network of `sizes` needs on its device when trained at `batch`
  * rows (0: its parameters alone): every weight and bias three times (the
- * values, their gradients, their momentum), and the tensors of a batch for up
- * to three batch sizes (a full batch, and the last, partial ones of training
- * and of evaluation). */
+ * values, their gradients, their momentum), and in each of MLP_BATCH_SETS sets
+ * the tensors of a batch for up to three batch sizes (a full batch, and the
+ * last, partial ones of training and of evaluation). */
 uint64_t mlp_device_bytes(const int64_t *sizes, int nsizes, int64_t batch);
 
 /* Refuses a network that does not fit, before anything is allocated or drawn:

@@ -21,22 +21,31 @@
 extern "C" {
 #endif
 
+/* A device's two queues (labkit/copy_queue.h): every kind of work goes to the
+ * compute queue; host-to-device copies and events may go to the copy queue,
+ * which runs beside it (a second CUDA stream, a second worker thread). */
+typedef enum backend_queue { QUEUE_COMPUTE = 0, QUEUE_COPIES = 1 } backend_queue;
+#define BACKEND_QUEUES 2
+
 typedef struct backend {
     const char *name;
     /* true when the device's memory is the host's (the CPU, a simulated GPU):
      * the host may read and write it directly once the device's queue has
      * drained, which is how data crosses between a real and a simulated GPU. */
     bool host_memory;
-    /* Memory. release() is ordered after the work already queued. */
+    /* Memory. release() is ordered after the work already queued, on both
+     * queues. */
     status (*alloc)(int index, size_t bytes, void **out);
     void (*release)(int index, void *ptr, size_t bytes);
     status (*memory_info)(int index, size_t in_use, size_t *free_bytes, size_t *total_bytes);
     /* Copies with the host: both return once the copy is done, the way
-     * cudaMemcpy does; upload first waits for the queued work, download too. */
+     * cudaMemcpy does; upload first waits for the queued work (on both
+     * queues), download too. */
     status (*upload)(int index, void *dst, const void *src, size_t bytes);
     status (*download)(int index, void *dst, const void *src, size_t bytes);
-    /* Host to device in queue order, returning at once; src must outlive it. */
-    status (*upload_async)(int index, void *dst, const void *src, size_t bytes);
+    /* Host to device in the order of `queue`, returning at once; src must
+     * outlive it. */
+    status (*upload_async)(int index, backend_queue queue, void *dst, const void *src, size_t bytes);
     /* Copies on one device (queued) and between two devices of this backend
      * (returning once done). */
     status (*copy_within)(int index, void *dst, const void *src, size_t bytes);
@@ -44,11 +53,15 @@ typedef struct backend {
     /* Work. */
     status (*run)(int index, const op_call *op);
     status (*enqueue)(int index, kernel_fn fn, const void *args, size_t args_size);
+    /* Returns once both queues have drained. */
     status (*synchronize)(int index);
-    /* Events: opaque handles stamped when the queue reaches them. */
+    /* Events: opaque handles stamped when the queue they were last recorded
+     * on reaches them. event_wait makes `queue` wait, on the device, until
+     * ev (recorded on either queue) is reached; the host goes on. */
     status (*event_create)(int index, void **out);
     void (*event_destroy)(int index, void *ev);
-    status (*event_record)(int index, void *ev);
+    status (*event_record)(int index, backend_queue queue, void *ev);
+    status (*event_wait)(int index, backend_queue queue, void *ev);
     status (*event_synchronize)(int index, void *ev);
     bool (*event_done)(int index, void *ev);
     status (*event_elapsed_ms)(int index, void *start, void *end, double *ms);
@@ -75,6 +88,9 @@ const backend *backend_of(device d);
 
 /* The front end's bookkeeping of a device (NULL for one that does not exist). */
 device_counters *counters_of(device d);
+/* An existing device's place in the registry, 0 to LABKIT_MAX_DEVICES - 1
+ * (the cpu, the real GPUs, the simulated ones); -1 for one that does not exist. */
+int device_slot(device d);
 
 /* The registry tells the simulated GPUs their capacity once, when it starts. */
 void sim_configure(size_t capacity_bytes);

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "queues.h"
 #include "tensor_internal.h"
 
 static status check_tensors(tensor *const *tensors, int n)
@@ -26,6 +27,8 @@ static status check_tensors(tensor *const *tensors, int n)
         if (capturing(t->dev))
             return capture_refuse(t->dev, op, "waits for every device and copies through the host",
                                   "reduce after graph_launch, outside the capture");
+        if (copy_queue_is_open(t->dev))
+            return copy_queue_refuse(t->dev, op, "waits for every device and copies through the host");
         if (i == 0) continue;
         const tensor *first = tensors[0];
         if (t->shp.ndim != first->shp.ndim || memcmp(t->shp.dims, first->shp.dims, sizeof t->shp.dims) != 0)

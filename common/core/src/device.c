@@ -346,7 +346,7 @@ status device_parse(const char *text, device *out)
 
 /* ---- the per-device state that the front end keeps ----------------------- */
 
-static int slot_of(device d)
+int device_slot(device d)
 {
     if (!device_exists(d)) return -1;
     switch (d.kind) {
@@ -359,7 +359,7 @@ static int slot_of(device d)
 
 device_counters *counters_of(device d)
 {
-    int slot = slot_of(d);
+    int slot = device_slot(d);
     return slot < 0 ? NULL : &registry.counters[slot];
 }
 

@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "queues.h"
 
 struct event {
     device dev;
@@ -48,8 +49,9 @@ status event_record(event *e)
     if (capturing(e->dev))
         return capture_refuse(e->dev, "event_record", "records an event",
                               "record events before and after graph_launch to time the recorded work");
-    e->recorded = true;
-    return backend_of(e->dev)->event_record(e->dev.index, e->handle);
+    status s = backend_of(e->dev)->event_record(e->dev.index, queue_now(e->dev), e->handle);
+    if (s == STATUS_OK) e->recorded = true;
+    return s;
 }
 
 static status require_recorded(const char *op, const event *e, const char *name)
@@ -59,6 +61,19 @@ static status require_recorded(const char *op, const event *e, const char *name)
         return fail(STATUS_BAD_ARGUMENT, "%s: %s was never recorded; call event_record(%s) first", op, name,
                     name);
     return STATUS_OK;
+}
+
+status event_wait_on_device(const event *e)
+{
+    const char *op = "event_wait_on_device";
+    status s = require_recorded(op, e, "e");
+    if (s != STATUS_OK) return s;
+    /* A graph replays the compute queue's work alone: the wait would be lost. */
+    if (capturing(e->dev))
+        return capture_refuse(e->dev, op, "makes a queue wait for an event",
+                              "wait for the event before graph_launch");
+    counters_of(e->dev)->queue_waits++;
+    return backend_of(e->dev)->event_wait(e->dev.index, queue_now(e->dev), e->handle);
 }
 
 status event_synchronize(event *e)

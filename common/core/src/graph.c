@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "queues.h"
 
 struct graph {
     device dev;
@@ -36,6 +37,8 @@ status graph_begin_capture(device d)
                     "graph_begin_capture: %s is already capturing a graph; the capture goes on.\n"
                     "  hint: end it first with graph_end_capture(%s, &g): one capture per device at a time.",
                     device_name(d), device_name(d));
+    if (copy_queue_is_open(d))
+        return copy_queue_refuse(d, "graph_begin_capture", "starts a capture of the compute queue's work");
     return capture_start(d);
 }
 
@@ -97,6 +100,7 @@ status graph_launch(graph *g)
     if (!g) return fail(STATUS_BAD_ARGUMENT, "graph_launch: g is NULL; make one with graph_end_capture");
     if (capturing(g->dev))
         return capture_refuse(g->dev, "graph_launch", "launches a graph", "launch graphs outside a capture");
+    if (copy_queue_is_open(g->dev)) return copy_queue_refuse(g->dev, "graph_launch", "launches a graph");
     device_counters *c = counters_of(g->dev);
     c->launches++;
     c->replayed += (uint64_t)g->operations;

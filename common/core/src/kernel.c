@@ -5,6 +5,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "queues.h"
 #include "tensor_internal.h"
 
 status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size)
@@ -26,6 +27,7 @@ status device_enqueue(device d, kernel_fn fn, const void *args, size_t args_size
         if (args_size > 0) memcpy(cmd.args, args, args_size);
         return capture_record(d, &cmd, "device_enqueue");
     }
+    if (copy_queue_is_open(d)) return copy_queue_refuse(d, "device_enqueue", "launches a kernel");
     counters_of(d)->launches++;
     return backend_of(d)->enqueue(d.index, fn, args, args_size);
 }

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "queues.h"
 #include "guarded_memory.h"
 #include "launch.h"
 #include "tensor_internal.h"
@@ -120,6 +121,7 @@ status tensor_create(tensor **out, device d, dtype type, shape s, const char *wh
     if (st == STATUS_OK) st = device_check(d);
     if (st != STATUS_OK) return st;
     if (capturing(d)) return capture_refuse_tensor(d, who);
+    if (copy_queue_is_open(d)) return copy_queue_refuse(d, who, "creates a tensor there");
     tensor *t = calloc(1, sizeof *t);
     if (!t) return fail(STATUS_OUT_OF_MEMORY, "%s: no host memory left for a tensor's header", who);
     t->dev = d;

@@ -8,6 +8,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "queues.h"
 #include "tensor_internal.h"
 
 static void count_copy(uint64_t *copies, uint64_t *bytes, size_t n)
@@ -28,11 +29,15 @@ static status record_upload(tensor *t, const void *src, bool queued, const char 
     return capture_record(t->dev, &cmd, who);
 }
 
-/* Host memory -> tensor: waits for the queue as cudaMemcpy does, or (queued)
- * takes its place in the queue and returns at once. */
+/* Host memory -> tensor: waits for the queues as cudaMemcpy does, or (queued)
+ * takes its place in the queue the host queues on now and returns at once. */
 static status upload(tensor *t, const void *src, bool queued, const char *who)
 {
     if (capturing(t->dev)) return record_upload(t, src, queued, who);
+    const backend_queue queue = queue_now(t->dev);
+    if (!queued && queue == QUEUE_COPIES)
+        return copy_queue_refuse(t->dev, who,
+                                 "copies from the host and waits for the device (a blocking copy)");
     device_counters *c = counters_of(t->dev);
     if (device_is_gpu(t->dev)) {
         count_copy(&c->h2d_copies, &c->h2d_bytes, t->bytes);
@@ -40,8 +45,10 @@ static status upload(tensor *t, const void *src, bool queued, const char *who)
     } else {
         count_copy(&c->d2d_copies, &c->d2d_bytes, t->bytes);
     }
+    if (queue == QUEUE_COPIES) c->copy_queue_copies++;
     const backend *b = backend_of(t->dev);
-    return (queued ? b->upload_async : b->upload)(t->dev.index, t->data, src, t->bytes);
+    if (queued) return b->upload_async(t->dev.index, queue, t->data, src, t->bytes);
+    return b->upload(t->dev.index, t->data, src, t->bytes);
 }
 
 /* Tensor -> host memory: waits for the device's queue. */
@@ -51,6 +58,9 @@ static status download(const tensor *t, void *dst, const char *who)
         return capture_refuse(t->dev, who,
                               "reads the device's memory on the host, which waits for the device",
                               "read the results after graph_launch");
+    if (copy_queue_is_open(t->dev))
+        return copy_queue_refuse(t->dev, who,
+                                 "reads the device's memory on the host, which waits for the device");
     device_counters *c = counters_of(t->dev);
     if (device_is_gpu(t->dev)) {
         count_copy(&c->d2h_copies, &c->d2h_bytes, t->bytes);
@@ -241,6 +251,8 @@ static status copy_within(device d, void *dst, const void *src, size_t bytes, co
         const graph_cmd cmd = { .kind = GRAPH_CMD_COPY, .dst = dst, .src = src, .bytes = bytes };
         return capture_record(d, &cmd, who);
     }
+    if (copy_queue_is_open(d))
+        return copy_queue_refuse(d, who, "copies within the device, on its compute queue");
     device_counters *c = counters_of(d);
     count_copy(&c->d2d_copies, &c->d2d_bytes, bytes);
     return backend_of(d)->copy_within(d.index, dst, src, bytes);
@@ -258,6 +270,9 @@ static status copy_between(tensor *dst, const tensor *src, const char *who)
 {
     if (device_equal(dst->dev, src->dev)) return copy_within(dst->dev, dst->data, src->data, src->bytes, who);
     if (capturing(dst->dev) || capturing(src->dev)) return refuse_across_captures(dst->dev, src->dev, who);
+    if (copy_queue_is_open(dst->dev) || copy_queue_is_open(src->dev))
+        return copy_queue_refuse(copy_queue_is_open(dst->dev) ? dst->dev : src->dev, who,
+                                 "copies between two devices and waits for both");
     const backend *to = backend_of(dst->dev);
     device_counters *cd = counters_of(dst->dev), *cs = counters_of(src->dev);
     if (!device_is_gpu(src->dev)) return upload(dst, src->data, false, who);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "capture.h"
+#include "queues.h"
 #include "labkit/tensor.h"
 
 /* SplitMix64's finaliser: a good 64-bit mix of (seed, counter). */
@@ -46,6 +47,7 @@ static status random_tensor(tensor **out, device d, shape s, float p, float q, u
     if (!out) return fail(STATUS_BAD_ARGUMENT, "%s: out is NULL; pass the address of a tensor pointer", who);
     *out = NULL;
     if (capturing(d)) return capture_refuse_tensor(d, who); /* before drawing the values */
+    if (copy_queue_is_open(d)) return copy_queue_refuse(d, who, "creates a tensor there");
     int64_t n = shape_numel(s);
     if (n < 1) return tensor_from_host(out, d, s, NULL); /* reports the bad shape */
     float *values = malloc((size_t)n * sizeof *values);

@@ -28,11 +28,13 @@ typedef struct device_counters {
     uint64_t launches; /* operations queued (or, on the CPU, run); a graph_launch is one */
     uint64_t replayed; /* operations and kernels run by launched graphs (graph.h) */
     size_t memory_current;
-    size_t memory_peak;  /* highest memory_current since the last reset */
-    double busy_seconds; /* time the device spent running its queue (simulated GPUs;
+    size_t memory_peak;         /* highest memory_current since the last reset */
+    double busy_seconds;        /* time the device spent running its queue (simulated GPUs;
                              0 where it is not measured) */
-    uint64_t events;     /* events alive on the device now: created and not yet destroyed
+    uint64_t events;            /* events alive on the device now: created and not yet destroyed
                              (like a CUDA event, each one holds a resource until destroyed) */
+    uint64_t copy_queue_copies; /* of the h2d copies, those queued on the copy queue (copy_queue.h) */
+    uint64_t queue_waits;       /* times a queue waited on the device for an event (event_wait_on_device) */
 } device_counters;
 
 status counters_read(device d, device_counters *out);

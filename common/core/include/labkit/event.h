@@ -23,8 +23,16 @@ status event_create(event **out, device d);
  * to reach the event: its memory goes back once it is stamped. */
 void event_destroy(event *e);
 
-/* Queues the event on its device; returns at once. */
+/* Queues the event on its device; returns at once. It goes on the device's
+ * copy queue while the host has that open (copy_queue.h), else on its compute
+ * queue; recording it again moves it to the queue of the new record. */
 status event_record(event *e);
+/* Makes e's device wait for e before it runs what is queued there after this
+ * call: the queue the host queues on now (the compute queue, or the copy queue
+ * while open) holds back until e, recorded on either queue, is reached.
+ * Returns at once: the device waits, not the host (cudaStreamWaitEvent). That
+ * is how work on one queue is ordered after work on the other (copy_queue.h). */
+status event_wait_on_device(const event *e);
 /* Blocks until the device has reached the event (a blocking synchronisation). */
 status event_synchronize(event *e);
 /* true once the device has reached the event; never blocks. */

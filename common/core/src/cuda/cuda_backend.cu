@@ -1,8 +1,10 @@
-// cuda_backend.cu: real NVIDIA GPUs through cudart. One stream per device, so
-// that the device runs its work in order while the host goes on; memory from
-// the stream-ordered allocator (cudaMallocAsync), so that a free waits for the
-// work queued before it, as on the simulated GPU. A graph is its recording
-// issued on the stream under stream capture, instantiated once.
+// cuda_backend.cu: real NVIDIA GPUs through cudart. One stream per device for
+// all its work, so that the device runs it in order while the host goes on,
+// and a second one for the copy queue (labkit/copy_queue.h), created on first
+// use, which takes only uploads and events; memory from the stream-ordered
+// allocator (cudaMallocAsync), so that a free waits for the work queued before
+// it, as on the simulated GPU. A graph is its recording issued on the stream
+// under stream capture, instantiated once.
 #include <pthread.h>
 
 #include <cstdio>
@@ -19,6 +21,8 @@ namespace
 struct cuda_device {
     bool started;
     cudaStream_t stream;
+    cudaStream_t copies;        // the copy queue; nullptr until first used
+    cudaEvent_t copies_reached; // recorded on `copies` to order a free after its copies
     cublasHandle_t blas;
     void *blas_workspace;
     cuda_lt lt; // cuBLASLt, for products with the bias in their epilogue
@@ -61,6 +65,11 @@ void stop_all_devices()
         cuda_device *dev = &devices[i];
         if (!dev->started || cudaSetDevice(i) != cudaSuccess) continue;
         cudaStreamSynchronize(dev->stream);
+        if (dev->copies) {
+            cudaStreamSynchronize(dev->copies);
+            cudaEventDestroy(dev->copies_reached);
+            cudaStreamDestroy(dev->copies);
+        }
         lt_stop(&dev->lt);
         if (blas && dev->blas) blas->destroy(dev->blas);
         cudaFree(dev->blas_workspace);
@@ -144,10 +153,47 @@ status cuda_device_stream(int index, cudaStream_t *out)
 namespace
 {
 
+// Both queues: what the host queued on either is done.
 status wait_for(int index, cuda_device *dev)
 {
     (void)index;
     CUDA_TRY(cudaStreamSynchronize(dev->stream));
+    if (dev->copies) CUDA_TRY(cudaStreamSynchronize(dev->copies));
+    return STATUS_OK;
+}
+
+// The stream of `queue`, the copy queue's made on its first use: a program
+// that never opens it never pays for it.
+status stream_of(cuda_device *dev, backend_queue queue, cudaStream_t *out)
+{
+    if (queue == QUEUE_COPIES && !dev->copies) {
+        CUDA_TRY(cudaEventCreateWithFlags(&dev->copies_reached, cudaEventDisableTiming));
+        const cudaError_t made = cudaStreamCreateWithFlags(&dev->copies, cudaStreamNonBlocking);
+        if (made != cudaSuccess) {
+            cudaEventDestroy(dev->copies_reached);
+            dev->copies = nullptr, dev->copies_reached = nullptr;
+            return cuda_failure("cudaStreamCreateWithFlags (the copy queue)", made, __FILE__, __LINE__);
+        }
+    }
+    *out = queue == QUEUE_COPIES ? dev->copies : dev->stream;
+    return STATUS_OK;
+}
+
+// The stream of `queue` on device `index`, which is made the current device.
+status queue_stream(int index, backend_queue queue, cudaStream_t *out)
+{
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    return s == STATUS_OK ? stream_of(dev, queue, out) : s;
+}
+
+// Makes the compute stream wait, on the device, for what the copy queue holds
+// now: what is queued on it next comes after those copies.
+status join_copies(cuda_device *dev)
+{
+    if (!dev->copies) return STATUS_OK;
+    CUDA_TRY(cudaEventRecord(dev->copies_reached, dev->copies));
+    CUDA_TRY(cudaStreamWaitEvent(dev->stream, dev->copies_reached, 0));
     return STATUS_OK;
 }
 
@@ -170,11 +216,16 @@ status cuda_alloc(int index, size_t bytes, void **out)
     return STATUS_OK;
 }
 
+// After the work queued on both queues: an upload still pending on the copy
+// queue may write into this memory, so the compute stream first waits for it.
 void cuda_release(int index, void *ptr, size_t bytes)
 {
     (void)bytes;
     cuda_device *dev = nullptr;
-    if (use_device(index, &dev) == STATUS_OK) cudaFreeAsync(ptr, dev->stream);
+    if (use_device(index, &dev) != STATUS_OK) return;
+    if (join_copies(dev) != STATUS_OK)
+        cudaStreamSynchronize(dev->copies); // the host waits: slower, never unsafe
+    cudaFreeAsync(ptr, dev->stream);
 }
 
 status cuda_memory_info(int index, size_t in_use, size_t *free_bytes, size_t *total_bytes)
@@ -199,10 +250,14 @@ status queue_copy(int index, void *dst, const void *src, size_t bytes, cudaMemcp
     return STATUS_OK;
 }
 
-// Host <-> device copies return once done, as cudaMemcpy does.
+// Host <-> device copies return once done, as cudaMemcpy does, after the work
+// queued before them on both queues.
 status copy_and_wait(int index, void *dst, const void *src, size_t bytes, cudaMemcpyKind kind)
 {
-    status s = queue_copy(index, dst, src, bytes, kind);
+    cuda_device *dev = nullptr;
+    status s = use_device(index, &dev);
+    if (s == STATUS_OK) s = join_copies(dev);
+    if (s == STATUS_OK) s = queue_copy(index, dst, src, bytes, kind);
     return s == STATUS_OK ? cuda_synchronize(index) : s;
 }
 
@@ -216,9 +271,13 @@ status cuda_download(int index, void *dst, const void *src, size_t bytes)
     return copy_and_wait(index, dst, src, bytes, cudaMemcpyDeviceToHost);
 }
 
-status cuda_upload_async(int index, void *dst, const void *src, size_t bytes)
+status cuda_upload_async(int index, backend_queue queue, void *dst, const void *src, size_t bytes)
 {
-    return queue_copy(index, dst, src, bytes, cudaMemcpyHostToDevice);
+    cudaStream_t stream = nullptr;
+    status s = queue_stream(index, queue, &stream);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+    return STATUS_OK;
 }
 
 status cuda_copy_within(int index, void *dst, const void *src, size_t bytes)
@@ -278,12 +337,21 @@ void cuda_event_destroy(int index, void *ev)
     cudaEventDestroy((cudaEvent_t)ev);
 }
 
-status cuda_event_record(int index, void *ev)
+status cuda_event_record(int index, backend_queue queue, void *ev)
 {
-    cuda_device *dev = nullptr;
-    status s = use_device(index, &dev);
+    cudaStream_t stream = nullptr;
+    status s = queue_stream(index, queue, &stream);
     if (s != STATUS_OK) return s;
-    CUDA_TRY(cudaEventRecord((cudaEvent_t)ev, dev->stream));
+    CUDA_TRY(cudaEventRecord((cudaEvent_t)ev, stream));
+    return STATUS_OK;
+}
+
+status cuda_event_wait(int index, backend_queue queue, void *ev)
+{
+    cudaStream_t stream = nullptr;
+    status s = queue_stream(index, queue, &stream);
+    if (s != STATUS_OK) return s;
+    CUDA_TRY(cudaStreamWaitEvent(stream, (cudaEvent_t)ev, 0));
     return STATUS_OK;
 }
 
@@ -326,7 +394,7 @@ status issue(int index, const graph_cmd *c)
     case GRAPH_CMD_OP: return cuda_run(index, &c->op);
     case GRAPH_CMD_KERNEL: return cuda_enqueue(index, c->kernel, c->args, sizeof c->args);
     case GRAPH_CMD_COPY: return cuda_copy_within(index, c->dst, c->src, c->bytes);
-    case GRAPH_CMD_UPLOAD: return cuda_upload_async(index, c->dst, c->src, c->bytes);
+    case GRAPH_CMD_UPLOAD: return cuda_upload_async(index, QUEUE_COMPUTE, c->dst, c->src, c->bytes);
     }
     return fail(STATUS_BACKEND_FAILED, "cuda:%d: a recorded call of unknown kind %d", index, (int)c->kind);
 }
@@ -466,6 +534,7 @@ backend make_backend()
     b.event_create = cuda_event_create;
     b.event_destroy = cuda_event_destroy;
     b.event_record = cuda_event_record;
+    b.event_wait = cuda_event_wait;
     b.event_synchronize = cuda_event_synchronize;
     b.event_done = cuda_event_done;
     b.event_elapsed_ms = cuda_event_elapsed_ms;

@@ -8,6 +8,13 @@
  * memory can be practised. Events are stamped when the worker reaches them. A
  * graph is a list of items that one item on the queue replays.
  *
+ * Beside that compute queue, a device has a copy queue (labkit/copy_queue.h):
+ * a second worker thread, its copy engine, started on first use, which runs
+ * only uploads from the host, events and waits. An item that waits for an
+ * event of the other queue holds its worker until that queue has passed it;
+ * every wait is for an event recorded before it, so the two never wait for
+ * each other.
+ *
  * A kernel whose launch fails on the worker (a barrier that not every thread
  * reaches, a block too large: labkit/cuda_emulation.h) leaves an error with
  * its device, as CUDA does; the next call that waits for the device returns
@@ -33,8 +40,14 @@
 #define QUEUE_CAPACITY 1024
 
 typedef struct sim_event {
-    double stamp; /* clock_seconds() when the worker reached it */
-    uint64_t seq; /* its place in the queue: done once `completed` reaches it */
+    /* clock_seconds() when each queue reached its last record there, written
+     * by that queue's worker alone: the event's time is its last record's */
+    double stamp[BACKEND_QUEUES];
+    backend_queue queue; /* the queue of its last record */
+    uint64_t seq;        /* that record's place there: reached once the queue's `completed` reaches it */
+    /* its last record on each queue (0: none yet): its memory may go back
+     * once both queues have passed them */
+    uint64_t recorded[BACKEND_QUEUES];
 } sim_event;
 
 typedef enum item_kind {
@@ -46,6 +59,7 @@ typedef enum item_kind {
     ITEM_RELEASE,        /* frees dst, a graph */
     ITEM_RELEASE_MEMORY, /* gives dst, device memory, back */
     ITEM_EVENT,
+    ITEM_WAIT, /* holds the queue until the other one has passed an event */
     ITEM_STOP
 } item_kind;
 
@@ -58,6 +72,8 @@ typedef struct item {
     const void *src;
     size_t bytes;
     sim_event *event;              /* ITEM_EVENT */
+    backend_queue queue;           /* ITEM_EVENT: its own queue; ITEM_WAIT: the queue waited for */
+    uint64_t seq;                  /* ITEM_WAIT: the place waited for */
     const struct sim_graph *graph; /* ITEM_GRAPH */
     kernel_fn kernel;              /* ITEM_KERNEL: kernel(args, NULL) */
     unsigned char args[KERNEL_MAX_ARGS];
@@ -69,19 +85,29 @@ typedef struct sim_graph {
     item items[];
 } sim_graph;
 
-typedef struct sim_device {
-    pthread_mutex_t lock;
-    pthread_cond_t work_arrived; /* the worker waits on it when the queue is empty */
-    pthread_cond_t progress;     /* the host waits on it for room, an event, a drain */
-    item queue[QUEUE_CAPACITY];
+struct sim_device;
+
+/* One queue and the worker thread that runs it. */
+typedef struct sim_queue {
+    struct sim_device *dev;
+    backend_queue which;
+    item ring[QUEUE_CAPACITY];
     uint64_t submitted, completed; /* items ever queued / ever finished */
-    uint64_t wake_host_at;         /* the host waits until `completed` reaches this */
+    uint64_t wake_at; /* a waiter (the host, the other worker) waits until `completed` reaches this */
     bool worker_idle;
-    double busy_seconds;
-    size_t allocated; /* bytes handed out (tensors; not the scratch) */
-    double *scratch;
+    pthread_cond_t work_arrived; /* the worker waits on it when the queue is empty */
     pthread_t worker;
     bool started;
+    double busy_seconds;
+} sim_queue;
+
+typedef struct sim_device {
+    pthread_mutex_t lock;    /* both queues' */
+    pthread_cond_t progress; /* waiters wait on it for room, an event, a drain */
+    bool ready;              /* the lock and conditions made */
+    sim_queue queues[BACKEND_QUEUES];
+    size_t allocated; /* bytes handed out (tensors; not the scratch) */
+    double *scratch;
     /* a failed launch's message, until a call that waits for the device returns it */
     bool failed;
     char failure[COOP_MESSAGE_CAPACITY];
@@ -93,7 +119,25 @@ static size_t capacity; /* bytes per device (LABKIT_SIM_MEMORY), from sim_config
 
 void sim_configure(size_t capacity_bytes) { capacity = capacity_bytes; }
 
-/* ---- the worker ---------------------------------------------------------- */
+/* ---- waiting for a queue ------------------------------------------------- */
+
+/* With the lock held: waits until q has finished `target` items. */
+static void wait_locked(sim_device *dev, sim_queue *q, uint64_t target)
+{
+    while (q->completed < target) {
+        if (target < q->wake_at) q->wake_at = target;
+        pthread_cond_wait(&dev->progress, &dev->lock);
+    }
+}
+
+static void wait_until_completed(sim_device *dev, sim_queue *q, uint64_t target)
+{
+    pthread_mutex_lock(&dev->lock);
+    wait_locked(dev, q, target);
+    pthread_mutex_unlock(&dev->lock);
+}
+
+/* ---- the workers --------------------------------------------------------- */
 
 /* The first failure is kept (as CUDA reports the first); later ones are lost. */
 static void note_failure(sim_device *dev, const char *message)
@@ -144,36 +188,39 @@ static void execute(sim_device *dev, const item *it)
         break;
     case ITEM_RELEASE: free(it->dst); break;
     case ITEM_RELEASE_MEMORY: guarded_free(it->dst); break;
-    case ITEM_EVENT: it->event->stamp = start; break;
+    case ITEM_EVENT: it->event->stamp[it->queue] = start; break;
+    case ITEM_WAIT: wait_until_completed(dev, &dev->queues[it->queue], it->seq); break;
     case ITEM_STOP: break;
     }
 }
 
 static void *worker_main(void *arg)
 {
-    sim_device *dev = arg;
+    sim_queue *q = arg;
+    sim_device *dev = q->dev;
     fiber_signal_stack_install(); /* a crash report can run after a GPU thread's stack overflowed */
     pthread_mutex_lock(&dev->lock);
     for (;;) {
-        while (dev->completed == dev->submitted) {
-            dev->worker_idle = true;
-            pthread_cond_wait(&dev->work_arrived, &dev->lock);
+        while (q->completed == q->submitted) {
+            q->worker_idle = true;
+            pthread_cond_wait(&q->work_arrived, &dev->lock);
         }
-        dev->worker_idle = false;
-        item it = dev->queue[dev->completed % QUEUE_CAPACITY];
+        q->worker_idle = false;
+        item it = q->ring[q->completed % QUEUE_CAPACITY];
         pthread_mutex_unlock(&dev->lock);
 
         const double start = clock_seconds();
         execute(dev, &it);
-        const double busy = clock_seconds() - start;
+        /* A wait for the other queue is time idle, not busy. */
+        const double busy = it.kind == ITEM_WAIT ? 0.0 : clock_seconds() - start;
 
         pthread_mutex_lock(&dev->lock);
-        dev->busy_seconds += busy;
-        dev->completed++;
-        /* Wake the host only when what it waits for has happened: waking it on
-         * every item would cost the worker a system call each time. */
-        if (dev->completed >= dev->wake_host_at) {
-            dev->wake_host_at = UINT64_MAX;
+        q->busy_seconds += busy;
+        q->completed++;
+        /* Wake the waiters only when what one waits for has happened: waking
+         * them on every item would cost the worker a system call each time. */
+        if (q->completed >= q->wake_at) {
+            q->wake_at = UINT64_MAX;
             pthread_cond_broadcast(&dev->progress);
         }
         if (it.kind == ITEM_STOP) break;
@@ -183,81 +230,103 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static status enqueue(int index, const item *it);
+/* ---- the host's side of the queues ----------------------------------------- */
+
+/* With the lock held: appends an item to q and returns its place (1-based);
+ * an event's item learns its queue. A host that finds the queue full waits until a quarter of it
+ * has drained, so that it and the worker do not hand the lock back and forth
+ * on every item. */
+static uint64_t append_locked(sim_device *dev, sim_queue *q, item *it)
+{
+    if (q->submitted - q->completed >= QUEUE_CAPACITY)
+        wait_locked(dev, q, q->submitted - QUEUE_CAPACITY * 3 / 4);
+    const uint64_t place = q->submitted + 1;
+    if (it->kind == ITEM_EVENT) it->queue = q->which;
+    q->ring[q->submitted % QUEUE_CAPACITY] = *it;
+    q->submitted = place;
+    if (q->worker_idle) pthread_cond_signal(&q->work_arrived);
+    return place;
+}
 
 /* At exit: let each worker finish its queue, then stop it, so that no memory
- * or thread is left behind for valgrind or LeakSanitizer to report. */
+ * or thread is left behind for valgrind or LeakSanitizer to report. Every
+ * wait between the queues is for an item queued before the stops. */
 static void stop_all_workers(void)
 {
     for (int i = 0; i < LABKIT_MAX_SIM_DEVICES; ++i) {
         sim_device *dev = &devices[i];
-        if (!dev->started) continue;
-        item stop = { .kind = ITEM_STOP };
-        if (enqueue(i, &stop) == STATUS_OK) pthread_join(dev->worker, NULL);
+        if (!dev->ready) continue;
+        bool stopping[BACKEND_QUEUES] = { false };
+        pthread_mutex_lock(&dev->lock);
+        for (int q = 0; q < BACKEND_QUEUES; ++q) {
+            item stop = { .kind = ITEM_STOP };
+            stopping[q] = dev->queues[q].started;
+            if (stopping[q]) append_locked(dev, &dev->queues[q], &stop);
+        }
+        pthread_mutex_unlock(&dev->lock);
+        for (int q = 0; q < BACKEND_QUEUES; ++q) {
+            if (stopping[q]) pthread_join(dev->queues[q].worker, NULL);
+            dev->queues[q].started = false;
+        }
         free(dev->scratch);
-        dev->started = false;
+        dev->scratch = NULL;
     }
 }
 
-/* The worker starts on the device's first use, so that a program that never
- * touches a simulated GPU never pays for a thread. */
-static sim_device *device_at(int index)
+/* Starts queue `which` of a ready device, if it has not started. With start_lock held. */
+static void start_queue(sim_device *dev, backend_queue which)
+{
+    sim_queue *q = &dev->queues[which];
+    if (q->started) return;
+    static bool exit_handler_set = false;
+    q->dev = dev;
+    q->which = which;
+    q->wake_at = UINT64_MAX;
+    pthread_cond_init(&q->work_arrived, NULL);
+    if (pthread_create(&q->worker, NULL, worker_main, q) != 0) return;
+    q->started = true;
+    if (!exit_handler_set) exit_handler_set = atexit(stop_all_workers) == 0;
+}
+
+/* Queue `which` of device `index`, its worker started on first use, so that a
+ * program that never touches a simulated GPU (or its copy queue) never pays
+ * for a thread. NULL when the thread could not be started. */
+static sim_queue *queue_at(int index, backend_queue which)
 {
     sim_device *dev = &devices[index];
     pthread_mutex_lock(&start_lock);
-    if (!dev->started) {
-        static bool exit_handler_set = false;
+    if (!dev->ready) {
         pthread_mutex_init(&dev->lock, NULL);
-        pthread_cond_init(&dev->work_arrived, NULL);
         pthread_cond_init(&dev->progress, NULL);
-        dev->wake_host_at = UINT64_MAX;
-        dev->scratch = calloc(sim_scratch_doubles(), sizeof(double));
-        if (dev->scratch && pthread_create(&dev->worker, NULL, worker_main, dev) == 0) {
-            dev->started = true;
-            if (!exit_handler_set) exit_handler_set = atexit(stop_all_workers) == 0;
-        }
+        dev->ready = true;
     }
+    if (!dev->scratch) dev->scratch = calloc(sim_scratch_doubles(), sizeof(double));
+    if (dev->scratch) start_queue(dev, QUEUE_COMPUTE);
+    if (dev->queues[QUEUE_COMPUTE].started) start_queue(dev, which);
     pthread_mutex_unlock(&start_lock);
-    return dev->started ? dev : NULL;
+    return dev->queues[which].started ? &dev->queues[which] : NULL;
 }
 
-/* ---- the host's side of the queue ------------------------------------------ */
+/* The device, its compute queue started. */
+static sim_device *device_at(int index) { return queue_at(index, QUEUE_COMPUTE) ? &devices[index] : NULL; }
 
-/* With the lock held: waits until the worker has finished `target` items. */
-static void wait_locked(sim_device *dev, uint64_t target)
+static status no_worker(int index, backend_queue which)
 {
-    while (dev->completed < target) {
-        if (target < dev->wake_host_at) dev->wake_host_at = target;
-        pthread_cond_wait(&dev->progress, &dev->lock);
-    }
+    return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start the worker thread of its %s queue", index,
+                which == QUEUE_COPIES ? "copy" : "compute");
 }
 
-static void wait_until_completed(sim_device *dev, uint64_t target)
+static status enqueue_on(int index, backend_queue which, item *it)
 {
-    pthread_mutex_lock(&dev->lock);
-    wait_locked(dev, target);
-    pthread_mutex_unlock(&dev->lock);
-}
-
-/* Appends an item; writes its place in the queue (1-based) to *seq if asked. A
- * host that finds the queue full waits until a quarter of it has drained, so
- * that it and the worker do not hand the lock back and forth on every item. */
-static status enqueue_at(int index, const item *it, uint64_t *seq)
-{
-    sim_device *dev = device_at(index);
-    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
-    pthread_mutex_lock(&dev->lock);
-    if (dev->submitted - dev->completed >= QUEUE_CAPACITY)
-        wait_locked(dev, dev->submitted - QUEUE_CAPACITY * 3 / 4);
-    dev->queue[dev->submitted % QUEUE_CAPACITY] = *it;
-    dev->submitted++;
-    if (seq) *seq = dev->submitted;
-    if (dev->worker_idle) pthread_cond_signal(&dev->work_arrived);
-    pthread_mutex_unlock(&dev->lock);
+    sim_queue *q = queue_at(index, which);
+    if (!q) return no_worker(index, which);
+    pthread_mutex_lock(&q->dev->lock);
+    append_locked(q->dev, q, it);
+    pthread_mutex_unlock(&q->dev->lock);
     return STATUS_OK;
 }
 
-static status enqueue(int index, const item *it) { return enqueue_at(index, it, NULL); }
+static status enqueue(int index, item *it) { return enqueue_on(index, QUEUE_COMPUTE, it); }
 
 /* A failed launch's error, returned once by a call that waited for the device. */
 static status take_failure(sim_device *dev, int index)
@@ -271,14 +340,14 @@ static status take_failure(sim_device *dev, int index)
     return failed ? fail(STATUS_KERNEL_FAILED, "sim:%d: %s", index, message) : STATUS_OK;
 }
 
+/* Both queues, as they stand when the host asks. */
 static status sim_synchronize(int index)
 {
     sim_device *dev = device_at(index);
-    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
+    if (!dev) return no_worker(index, QUEUE_COMPUTE);
     pthread_mutex_lock(&dev->lock);
-    uint64_t target = dev->submitted;
+    for (int q = 0; q < BACKEND_QUEUES; ++q) wait_locked(dev, &dev->queues[q], dev->queues[q].submitted);
     pthread_mutex_unlock(&dev->lock);
-    wait_until_completed(dev, target);
     return take_failure(dev, index);
 }
 
@@ -287,7 +356,7 @@ static status sim_synchronize(int index)
 static status sim_alloc(int index, size_t bytes, void **out)
 {
     sim_device *dev = device_at(index);
-    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
+    if (!dev) return no_worker(index, QUEUE_COMPUTE);
     char asked[32], used[32], total[32];
     bytes_text(bytes, asked, sizeof asked);
     if (bytes > capacity - dev->allocated)
@@ -308,14 +377,32 @@ static status sim_alloc(int index, size_t bytes, void **out)
     return STATUS_OK;
 }
 
+/* With the lock held: makes the compute queue wait for what the copy queue
+ * holds now, so that what the compute queue does next comes after it. */
+static void join_copies_locked(sim_device *dev)
+{
+    const sim_queue *copies = &dev->queues[QUEUE_COPIES];
+    if (!copies->started || copies->completed == copies->submitted) return;
+    item wait = { .kind = ITEM_WAIT, .queue = QUEUE_COPIES, .seq = copies->submitted };
+    append_locked(dev, &dev->queues[QUEUE_COMPUTE], &wait);
+}
+
 /* The bytes count as free at once (the host's order, which keeps the peak
  * figure exact); the memory itself goes back in queue order, since work already
- * queued may still read or write it. */
+ * queued on either queue may still read or write it. */
 static void sim_release(int index, void *ptr, size_t bytes)
 {
-    devices[index].allocated -= bytes;
+    sim_device *dev = device_at(index);
+    if (!dev) { /* no worker: nothing can still use it */
+        guarded_free(ptr);
+        return;
+    }
     item it = { .kind = ITEM_RELEASE_MEMORY, .dst = ptr };
-    if (enqueue(index, &it) != STATUS_OK) guarded_free(ptr); /* no worker: nothing can still use it */
+    pthread_mutex_lock(&dev->lock);
+    dev->allocated -= bytes;
+    join_copies_locked(dev);
+    append_locked(dev, &dev->queues[QUEUE_COMPUTE], &it);
+    pthread_mutex_unlock(&dev->lock);
 }
 
 static status sim_memory_info(int index, size_t in_use, size_t *free_bytes, size_t *total_bytes)
@@ -341,10 +428,10 @@ static status sim_download(int index, void *dst, const void *src, size_t bytes)
     return sim_upload(index, dst, src, bytes);
 }
 
-static status sim_upload_async(int index, void *dst, const void *src, size_t bytes)
+static status sim_upload_async(int index, backend_queue queue, void *dst, const void *src, size_t bytes)
 {
     item it = { .kind = ITEM_UPLOAD, .dst = dst, .src = src, .bytes = bytes };
-    return enqueue(index, &it);
+    return enqueue_on(index, queue, &it);
 }
 
 static status sim_copy_within(int index, void *dst, const void *src, size_t bytes)
@@ -403,36 +490,78 @@ static status sim_event_create(int index, void **out)
     return *out ? STATUS_OK : fail(STATUS_OUT_OF_MEMORY, "event_create: no host memory left");
 }
 
-static void sim_event_destroy(int index, void *ev)
+/* Whether both queues have passed e's last record on each (so that no item
+ * of either will stamp it). With the lock held. */
+static bool passed_locked(const sim_device *dev, const sim_event *e)
 {
-    /* Returns at once, as cudaEventDestroy does: an event the worker has still
-     * to stamp is freed in queue order, after its stamp. (Waiting here would
-     * hide a program that destroys its events before the work they time.) */
-    sim_device *dev = device_at(index);
-    bool stamped = true;
-    if (dev) {
-        pthread_mutex_lock(&dev->lock);
-        stamped = dev->completed >= ((sim_event *)ev)->seq;
-        pthread_mutex_unlock(&dev->lock);
-    }
-    item it = { .kind = ITEM_RELEASE, .dst = ev };
-    if (stamped || enqueue(index, &it) != STATUS_OK) free(ev);
+    for (int q = 0; q < BACKEND_QUEUES; ++q)
+        if (dev->queues[q].completed < e->recorded[q]) return false;
+    return true;
 }
 
-static status sim_event_record(int index, void *ev)
+static void sim_event_destroy(int index, void *ev)
 {
+    /* Returns at once, as cudaEventDestroy does: an event a worker has still
+     * to stamp is freed in queue order, after its stamps. (Waiting here would
+     * hide a program that destroys its events before the work they time.) */
+    sim_device *dev = device_at(index);
+    if (!dev) {
+        free(ev);
+        return;
+    }
+    const sim_event *e = ev;
+    pthread_mutex_lock(&dev->lock);
+    const bool passed = passed_locked(dev, e);
+    if (!passed) {
+        if (dev->queues[QUEUE_COPIES].completed < e->recorded[QUEUE_COPIES]) {
+            item wait = { .kind = ITEM_WAIT, .queue = QUEUE_COPIES, .seq = e->recorded[QUEUE_COPIES] };
+            append_locked(dev, &dev->queues[QUEUE_COMPUTE], &wait);
+        }
+        item release = { .kind = ITEM_RELEASE, .dst = ev };
+        append_locked(dev, &dev->queues[QUEUE_COMPUTE], &release);
+    }
+    pthread_mutex_unlock(&dev->lock);
+    if (passed) free(ev);
+}
+
+static status sim_event_record(int index, backend_queue queue, void *ev)
+{
+    sim_queue *q = queue_at(index, queue);
+    if (!q) return no_worker(index, queue);
     sim_event *e = ev;
     item it = { .kind = ITEM_EVENT, .event = e };
     /* The worker only writes the stamp; the place in the queue is the host's. */
-    return enqueue_at(index, &it, &e->seq);
+    pthread_mutex_lock(&q->dev->lock);
+    const uint64_t place = append_locked(q->dev, q, &it);
+    e->queue = queue, e->seq = place, e->recorded[queue] = place;
+    pthread_mutex_unlock(&q->dev->lock);
+    return STATUS_OK;
+}
+
+/* A wait on the queue the event is on, or for an event already passed, is
+ * no wait at all: the queue runs in order. */
+static status sim_event_wait(int index, backend_queue queue, void *ev)
+{
+    sim_queue *q = queue_at(index, queue);
+    if (!q) return no_worker(index, queue);
+    const sim_event *e = ev;
+    sim_device *dev = q->dev;
+    pthread_mutex_lock(&dev->lock);
+    if (e->queue != queue && dev->queues[e->queue].completed < e->seq) {
+        item wait = { .kind = ITEM_WAIT, .queue = e->queue, .seq = e->seq };
+        append_locked(dev, q, &wait);
+    }
+    pthread_mutex_unlock(&dev->lock);
+    return STATUS_OK;
 }
 
 static bool sim_event_done(int index, void *ev)
 {
     sim_device *dev = device_at(index);
     if (!dev) return false;
+    const sim_event *e = ev;
     pthread_mutex_lock(&dev->lock);
-    bool done = dev->completed >= ((sim_event *)ev)->seq;
+    bool done = dev->queues[e->queue].completed >= e->seq;
     pthread_mutex_unlock(&dev->lock);
     return done;
 }
@@ -440,24 +569,29 @@ static bool sim_event_done(int index, void *ev)
 static status sim_event_synchronize(int index, void *ev)
 {
     sim_device *dev = device_at(index);
-    if (!dev) return fail(STATUS_BACKEND_FAILED, "sim:%d: could not start its worker thread", index);
-    wait_until_completed(dev, ((sim_event *)ev)->seq);
+    if (!dev) return no_worker(index, QUEUE_COMPUTE);
+    const sim_event *e = ev;
+    pthread_mutex_lock(&dev->lock);
+    wait_locked(dev, &dev->queues[e->queue], e->seq);
+    pthread_mutex_unlock(&dev->lock);
     return take_failure(dev, index);
 }
 
 static status sim_event_elapsed_ms(int index, void *start, void *end, double *ms)
 {
     (void)index;
-    *ms = (((sim_event *)end)->stamp - ((sim_event *)start)->stamp) * 1e3;
+    const sim_event *a = start, *b = end;
+    *ms = (b->stamp[b->queue] - a->stamp[a->queue]) * 1e3;
     return STATUS_OK;
 }
 
+/* The compute queue's: the copy engine's time is not the device's computing. */
 static double sim_busy_seconds(int index)
 {
     sim_device *dev = device_at(index);
     if (!dev) return 0.0;
     pthread_mutex_lock(&dev->lock);
-    double busy = dev->busy_seconds;
+    double busy = dev->queues[QUEUE_COMPUTE].busy_seconds;
     pthread_mutex_unlock(&dev->lock);
     return busy;
 }
@@ -527,6 +661,7 @@ const backend sim_backend = {
     .event_create = sim_event_create,
     .event_destroy = sim_event_destroy,
     .event_record = sim_event_record,
+    .event_wait = sim_event_wait,
     .event_synchronize = sim_event_synchronize,
     .event_done = sim_event_done,
     .event_elapsed_ms = sim_event_elapsed_ms,

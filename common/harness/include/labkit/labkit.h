@@ -4,6 +4,7 @@
 
 #include "labkit/check.h"
 #include "labkit/cli.h"
+#include "labkit/copy_queue.h"
 #include "labkit/device.h"
 #include "labkit/environment.h"
 #include "labkit/event.h"
