@@ -233,9 +233,9 @@ static void *worker_main(void *arg)
 /* ---- the host's side of the queues ----------------------------------------- */
 
 /* With the lock held: appends an item to q and returns its place (1-based);
- * an event's item learns its queue. A host that finds the queue full waits until a quarter of it
- * has drained, so that it and the worker do not hand the lock back and forth
- * on every item. */
+ * an event's item learns its queue. A host that finds the queue full waits
+ * until a quarter of it has drained, so that it and the worker do not hand the
+ * lock back and forth on every item. */
 static uint64_t append_locked(sim_device *dev, sim_queue *q, item *it)
 {
     if (q->submitted - q->completed >= QUEUE_CAPACITY)
@@ -394,6 +394,7 @@ static void sim_release(int index, void *ptr, size_t bytes)
 {
     sim_device *dev = device_at(index);
     if (!dev) { /* no worker: nothing can still use it */
+        devices[index].allocated -= bytes;
         guarded_free(ptr);
         return;
     }
