@@ -457,6 +457,8 @@ static void test_while_open_only_uploads_and_events_are_taken(void)
     EXPECT_OK(tensor_copy_from_host_async_i32(ints, labels, 4));
     EXPECT_OK(event_record(e));
     EXPECT_OK(event_wait_on_device(e));
+    EXPECT_OK(event_synchronize(e)); /* waiting, queueing nothing */
+    EXPECT_OK(device_synchronize(dev));
     tensor_free(spare);
     spare = NULL;
     /* refused, each naming itself */

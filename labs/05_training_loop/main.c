@@ -142,16 +142,26 @@ static void print_takeaway(device d, const style_run runs[STYLES])
         return;
     }
     const bool ahead = 4 * log->last.buffer_waits >= log->last.steps; /* the host ran ahead of the device */
+    const double copies = (double)log->last.counters.copy_queue_copies / steps;
+    char crossing[128];
+    if (copies > 0)
+        snprintf(crossing, sizeof crossing,
+                 "each batch crossed on the copy queue (%.0f copies a step there) while the step before it "
+                 "computed",
+                 copies);
+    else
+        snprintf(
+            crossing, sizeof crossing,
+            "each batch crossed on the compute queue, in line with the steps (LABKIT_TRAIN_ONE_QUEUE=1)");
     printf(
         "takeaway: on %s a read every step drained the device's queue %llu times per epoch, idling the "
         "device while the host prepared each next step; the on-device log read once, and the host waited "
-        "%lld times for a staging buffer (%s); each batch crossed on the copy queue (%.0f copies a step "
-        "there) while the step before it computed; capturing the step cut the host's launches from %.0f to "
+        "%lld times for a staging buffer (%s); %s; capturing the step cut the host's launches from %.0f to "
         "%.0f per step.%s\n",
         device_name(d), (unsigned long long)item->last.counters.syncs, (long long)log->last.buffer_waits,
         ahead ? "ahead of the device: it always had a step queued"
               : "the device kept up: the host's own time bounds a step, which capturing cuts",
-        (double)log->last.counters.copy_queue_copies / steps, (double)log->last.counters.launches / steps,
+        crossing, (double)log->last.counters.launches / steps,
         (double)captured->last.counters.launches / steps,
         d.kind == DEVICE_SIM ? " On a simulated GPU the worker and the host share this CPU's cores, so the "
                                "times say little: the counts and the host's share show the lesson."

@@ -35,10 +35,12 @@
  *   cpu     copies are done at once by the calling thread, as ever: the copy
  *           queue changes nothing there but where the calls are counted
  *
- * While the copy queue is open, anything else that would queue work on d or
- * wait for it (an operation, a kernel, a graph, a new tensor, a blocking copy,
- * a copy within d or to another device, a capture) is refused with a message
- * naming it, and does nothing. Freeing a tensor is allowed, on both queues'
+ * While the copy queue is open, anything else that queues work on d (an
+ * operation, a kernel, a graph, a new tensor, a copy within d or to another
+ * device, a capture) or copies between d and the host while waiting for it (a
+ * blocking copy, tensor_item) is refused with a message naming it, and does
+ * nothing. Waiting without queueing anything (event_synchronize,
+ * device_synchronize) is allowed, and so is freeing a tensor, on both queues'
  * terms: its memory goes back once the work queued on either queue is done.
  * Each device has one copy queue, opened and closed by one thread at a time.
  *
