@@ -59,7 +59,7 @@
 extern "C" {
 #endif
 
-/* Opens d's copy queue for the calling thread's queued uploads and events.
+/* Opens d's copy queue: d's queued uploads and events go there until copy_queue_end.
  * Refused where d does not exist, where its copy queue is already open, or
  * while d captures a graph (graph.h: a graph holds the compute queue's work). */
 status copy_queue_begin(device d);
