@@ -44,9 +44,9 @@ typedef struct sim_event {
      * by that queue's worker alone: the event's time is its last record's */
     double stamp[BACKEND_QUEUES];
     backend_queue queue; /* the queue of its last record */
-    uint64_t seq;        /* that record's place there: reached once the queue's `completed` reaches it */
-    /* its last record on each queue (0: none yet): its memory may go back
-     * once both queues have passed them */
+    /* its last record's place on each queue (0: none yet): reached once that
+     * queue's `completed` gets there, recorded[queue] being the one that
+     * counts; its memory may go back once both queues have passed theirs */
     uint64_t recorded[BACKEND_QUEUES];
 } sim_event;
 
@@ -377,14 +377,14 @@ static status sim_alloc(int index, size_t bytes, void **out)
     return STATUS_OK;
 }
 
-/* With the lock held: makes the compute queue wait for what the copy queue
- * holds now, so that what the compute queue does next comes after it. */
-static void join_copies_locked(sim_device *dev)
+/* With the lock held: makes queue `waiter` hold, on the device, until queue
+ * `waited` has finished `place` items; nothing where it needs no wait (the
+ * same queue runs in order; a place already passed). */
+static void wait_on_device_locked(sim_device *dev, backend_queue waiter, backend_queue waited, uint64_t place)
 {
-    const sim_queue *copies = &dev->queues[QUEUE_COPIES];
-    if (!copies->started || copies->completed == copies->submitted) return;
-    item wait = { .kind = ITEM_WAIT, .queue = QUEUE_COPIES, .seq = copies->submitted };
-    append_locked(dev, &dev->queues[QUEUE_COMPUTE], &wait);
+    if (waiter == waited || dev->queues[waited].completed >= place) return;
+    item wait = { .kind = ITEM_WAIT, .queue = waited, .seq = place };
+    append_locked(dev, &dev->queues[waiter], &wait);
 }
 
 /* The bytes count as free at once (the host's order, which keeps the peak
@@ -401,7 +401,7 @@ static void sim_release(int index, void *ptr, size_t bytes)
     item it = { .kind = ITEM_RELEASE_MEMORY, .dst = ptr };
     pthread_mutex_lock(&dev->lock);
     dev->allocated -= bytes;
-    join_copies_locked(dev);
+    wait_on_device_locked(dev, QUEUE_COMPUTE, QUEUE_COPIES, dev->queues[QUEUE_COPIES].submitted);
     append_locked(dev, &dev->queues[QUEUE_COMPUTE], &it);
     pthread_mutex_unlock(&dev->lock);
 }
@@ -514,10 +514,7 @@ static void sim_event_destroy(int index, void *ev)
     pthread_mutex_lock(&dev->lock);
     const bool passed = passed_locked(dev, e);
     if (!passed) {
-        if (dev->queues[QUEUE_COPIES].completed < e->recorded[QUEUE_COPIES]) {
-            item wait = { .kind = ITEM_WAIT, .queue = QUEUE_COPIES, .seq = e->recorded[QUEUE_COPIES] };
-            append_locked(dev, &dev->queues[QUEUE_COMPUTE], &wait);
-        }
+        wait_on_device_locked(dev, QUEUE_COMPUTE, QUEUE_COPIES, e->recorded[QUEUE_COPIES]);
         item release = { .kind = ITEM_RELEASE, .dst = ev };
         append_locked(dev, &dev->queues[QUEUE_COMPUTE], &release);
     }
@@ -534,25 +531,19 @@ static status sim_event_record(int index, backend_queue queue, void *ev)
     /* The worker only writes the stamp; the place in the queue is the host's. */
     pthread_mutex_lock(&q->dev->lock);
     const uint64_t place = append_locked(q->dev, q, &it);
-    e->queue = queue, e->seq = place, e->recorded[queue] = place;
+    e->queue = queue, e->recorded[queue] = place;
     pthread_mutex_unlock(&q->dev->lock);
     return STATUS_OK;
 }
 
-/* A wait on the queue the event is on, or for an event already passed, is
- * no wait at all: the queue runs in order. */
 static status sim_event_wait(int index, backend_queue queue, void *ev)
 {
     sim_queue *q = queue_at(index, queue);
     if (!q) return no_worker(index, queue);
     const sim_event *e = ev;
-    sim_device *dev = q->dev;
-    pthread_mutex_lock(&dev->lock);
-    if (e->queue != queue && dev->queues[e->queue].completed < e->seq) {
-        item wait = { .kind = ITEM_WAIT, .queue = e->queue, .seq = e->seq };
-        append_locked(dev, q, &wait);
-    }
-    pthread_mutex_unlock(&dev->lock);
+    pthread_mutex_lock(&q->dev->lock);
+    wait_on_device_locked(q->dev, queue, e->queue, e->recorded[e->queue]);
+    pthread_mutex_unlock(&q->dev->lock);
     return STATUS_OK;
 }
 
@@ -562,7 +553,7 @@ static bool sim_event_done(int index, void *ev)
     if (!dev) return false;
     const sim_event *e = ev;
     pthread_mutex_lock(&dev->lock);
-    bool done = dev->queues[e->queue].completed >= e->seq;
+    bool done = dev->queues[e->queue].completed >= e->recorded[e->queue];
     pthread_mutex_unlock(&dev->lock);
     return done;
 }
@@ -573,7 +564,7 @@ static status sim_event_synchronize(int index, void *ev)
     if (!dev) return no_worker(index, QUEUE_COMPUTE);
     const sim_event *e = ev;
     pthread_mutex_lock(&dev->lock);
-    wait_locked(dev, &dev->queues[e->queue], e->seq);
+    wait_locked(dev, &dev->queues[e->queue], e->recorded[e->queue]);
     pthread_mutex_unlock(&dev->lock);
     return take_failure(dev, index);
 }
