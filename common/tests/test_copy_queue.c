@@ -420,6 +420,35 @@ cleanup:
     event_destroy(after);
 }
 
+/* An event destroyed while its record still waits on the held copy queue: it
+ * returns at once, as cudaEventDestroy does, and its memory goes back only
+ * after the copy queue has stamped it (a stamp into freed memory is what
+ * AddressSanitizer, in the suite's debug-asan run, and valgrind would report). */
+static void test_an_event_destroyed_before_its_copy_queue_stamp_outlives_it(void)
+{
+    if (!holds_a_queue()) return;
+    event *gate_passed = NULL, *e = NULL;
+    REQUIRE_OK(event_create(&gate_passed, dev));
+    REQUIRE_OK(event_create(&e, dev));
+    REQUIRE_OK(close_gate());
+    REQUIRE_OK(event_record(gate_passed));
+    REQUIRE_OK(copy_queue_begin(dev));
+    EXPECT_OK(event_wait_on_device(gate_passed));
+    EXPECT_OK(event_record(e));
+    EXPECT_OK(copy_queue_end(dev));
+    EXPECT(!event_done(e));
+    event_destroy(e);
+    e = NULL;
+    open_gate();
+    EXPECT_OK(device_synchronize(dev));
+cleanup:
+    open_gate();
+    if (copy_queue_is_open(dev)) copy_queue_end(dev);
+    device_synchronize(dev);
+    event_destroy(gate_passed);
+    event_destroy(e);
+}
+
 /* ============================================================================
  * what the open copy queue takes, refuses and counts
  * ========================================================================== */
@@ -567,6 +596,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_a_tensor_freed_before_its_upload_ran_goes_back_after_it);
     RUN_TEST(test_events_of_the_two_queues_measure_between_them);
     RUN_TEST(test_an_event_recorded_again_on_the_other_queue_is_its_last_record);
+    RUN_TEST(test_an_event_destroyed_before_its_copy_queue_stamp_outlives_it);
     RUN_TEST(test_while_open_only_uploads_and_events_are_taken);
     RUN_TEST(test_misuse_is_refused_with_what_to_do);
     RUN_TEST(test_an_open_copy_queue_leaves_the_other_device_alone);
