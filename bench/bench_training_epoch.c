@@ -6,8 +6,10 @@
  * momentum. The images are written as IDX files that lab 05's program and
  * bench/pytorch_mlp.py both read, so both see the same bytes.
  *   - cpu: the kit's three styles (item every step, on-device log, captured
- *     step) against PyTorch on the CPU, in the configurations where it does best
- *     here (bench/README.md), each in its own process; the best one is compared.
+ *     step) beside the step's products alone through cblas_sgemm (the floor
+ *     under any epoch here), and against PyTorch on the CPU, in the
+ *     configurations where it does best here (bench/README.md), each in its
+ *     own process; the best one is compared.
  *   - cuda:0, where there is a real GPU: the kit's three styles against PyTorch
  *     eager and PyTorch with the whole step captured as a CUDA graph.
  * PyTorch runs with the first of LABKIT_PYTHON, python3 on PATH and
@@ -27,6 +29,7 @@
  * the time per step of each style; the first epoch, which warms up and captures
  * the graphs, is left out. `bench_training_epoch cpu` or `cuda:0` runs one
  * half alone. */
+#include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,7 @@
 #define STEPS ((TRAIN_SAMPLES + BATCH - 1) / BATCH)
 #define EPOCHS 4 /* the first is a warm-up */
 #define STYLES 3
+#define LAYERS 3
 #define AIM_SECONDS 0.40      /* the kit's epoch on the cpu, on-device log (issue 25; it was 0.55) */
 #define AIM_CAPTURED_US 100.0 /* on an H100, per step */
 #define AIM_EAGER_US 200.0
@@ -202,12 +206,84 @@ static void print_kit(const char *when, const double us[STYLES])
     }
 }
 
+/* ---- the floor under any epoch on this CPU: the step's products alone ---- */
+
+static const int layer_sizes[LAYERS + 1] = { 784, 256, 256, 10 };
+
+/* Row-major c[m, n] = op(a) op(b), as op_matmul calls OpenBLAS on the cpu. */
+static void product(bool trans_a, bool trans_b, int m, int n, int k, const float *a, const float *b, float *c)
+{
+    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n,
+                k, 1.0f, a, trans_a ? m : k, b, trans_b ? k : n, 0.0f, c, n);
+}
+
+/* The buffers of one step's products: x and each layer's output (act), the
+ * weights, the gradients of each output (grad) and of each weight. */
+typedef struct step_buffers {
+    float *act[LAYERS + 1], *weight[LAYERS], *grad[LAYERS], *weight_grad[LAYERS];
+} step_buffers;
+
+static float *filled(size_t count)
+{
+    float *p = malloc(count * sizeof(float));
+    if (!p) {
+        fprintf(stderr, "bench_training_epoch: no host memory for the products' floor\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < count; ++i) p[i] = 0.01f * (float)(i % 7);
+    return p;
+}
+
+/* The products of lab 05's step, in its order: every layer forward, then
+ * backward from the last layer every weight's gradient and, but for the
+ * first layer, the input's: 3 x LAYERS - 1 in all. No bias, no element-wise work. */
+static void step_products(const step_buffers *b)
+{
+    const int *s = layer_sizes;
+    for (int i = 0; i < LAYERS; ++i)
+        product(false, false, BATCH, s[i + 1], s[i], b->act[i], b->weight[i], b->act[i + 1]);
+    for (int i = LAYERS - 1; i >= 0; --i) {
+        product(true, false, s[i], s[i + 1], BATCH, b->act[i], b->grad[i], b->weight_grad[i]);
+        if (i > 0) product(false, true, BATCH, s[i], s[i + 1], b->grad[i], b->weight[i], b->grad[i - 1]);
+    }
+}
+
+/* The median microseconds a step of products alone takes, over EPOCHS - 1
+ * epochs of STEPS steps after a warm-up epoch, as the kit's are measured:
+ * what any program that multiplies through this OpenBLAS pays, whatever it
+ * does around the products. */
+static double products_floor_us(void)
+{
+    step_buffers b;
+    const int *s = layer_sizes;
+    b.act[0] = filled((size_t)BATCH * s[0]);
+    for (int i = 0; i < LAYERS; ++i) {
+        b.act[i + 1] = filled((size_t)BATCH * s[i + 1]);
+        b.weight[i] = filled((size_t)s[i] * s[i + 1]);
+        b.weight_grad[i] = filled((size_t)s[i] * s[i + 1]);
+        b.grad[i] = filled((size_t)BATCH * s[i + 1]);
+    }
+    double epochs[EPOCHS];
+    for (int e = 0; e < EPOCHS; ++e) {
+        const double start = wall_seconds();
+        for (int step = 0; step < STEPS; ++step) step_products(&b);
+        epochs[e] = (wall_seconds() - start) / STEPS * 1e6;
+    }
+    for (int i = 0; i <= LAYERS; ++i) free(b.act[i]);
+    for (int i = 0; i < LAYERS; ++i) free(b.weight[i]), free(b.weight_grad[i]), free(b.grad[i]);
+    return median_of(epochs + 1, EPOCHS - 1);
+}
+
 /* The cpu: the kit's three styles, PyTorch at its best here. */
 static bool measure_cpu(const char *program, const char *dir, bool *skipped)
 {
     double kit[STYLES] = { 0 }, unfused[STYLES] = { 0 };
     char why[1024];
     printf("\ncpu:\n");
+    const double floor_us = products_floor_us();
+    char products[80];
+    snprintf(products, sizeof products, "the step's %d products alone (cblas_sgemm)", 3 * LAYERS - 1);
+    printf("  %-52s step_us=%.1f epoch_seconds=%.3f\n", products, floor_us, floor_us * STEPS / 1e6);
     const lab_outcome outcome = kit_steps("", program, dir, "cpu", kit, why, sizeof why);
     if (outcome == LAB_TODO) {
         printf("  skipped the kit: lab 05 stops at a TODO (%s); finish it, then run this bench again\n", why);
@@ -239,9 +315,13 @@ static bool measure_cpu(const char *program, const char *dir, bool *skipped)
         }
     }
     const double epoch = kit[ON_DEVICE_LOG] * STEPS / 1e6;
+    const double floor_seconds = floor_us * STEPS / 1e6;
     if (outcome == LAB_RAN)
-        printf("kit on cpu, on-device log: %.3f s per epoch (aim: at most %.2f s: %s)\n", epoch, AIM_SECONDS,
-               epoch <= AIM_SECONDS ? "met" : "NOT met");
+        printf("kit on cpu, on-device log: %.3f s per epoch (aim: at most %.2f s: %s); its products alone "
+               "take %.3f s here, the rest of its step %.0f us%s\n",
+               epoch, AIM_SECONDS, epoch <= AIM_SECONDS ? "met" : "NOT met", floor_seconds,
+               kit[ON_DEVICE_LOG] - floor_us,
+               floor_seconds > AIM_SECONDS ? " (this CPU's products alone are over the aim)" : "");
     if (absent)
         printf("PyTorch: no python here has torch (LABKIT_PYTHON picks one; on Debian, apt-get install "
                "python3-torch); no comparison\n");
