@@ -1,9 +1,11 @@
 /* test_check.c: the parts of a lab's check that a known-wrong version's test
  * may leave out (check.h, check_leaves_out): only when LABKIT_CHECK_UNTIL names
- * a claim that none of the part's claims begins, never for a crash test. */
-#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+ * a claim that none of the part's claims begins, never for a crash test; and
+ * a failed claim's line, which holds a library error's whole message. */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, fileno */
 #include <stdbool.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "labkit/check.h"
@@ -57,6 +59,52 @@ static void test_a_crash_test_leaves_nothing_out(void)
     EXPECT(!check_leaves_out(NULL, NULL)); /* no claim given: nothing to judge by */
 }
 
+/* What check_that prints for a failed claim whose figures are `figures`. */
+static bool failed_claim_printed(const char *figures, char *out, size_t size)
+{
+    fflush(stdout);
+    FILE *capture = tmpfile();
+    const int saved = dup(STDOUT_FILENO);
+    if (!capture || saved < 0 || dup2(fileno(capture), STDOUT_FILENO) < 0) return false;
+    check_that(false, "a claim that does not hold", "%s", figures);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    rewind(capture);
+    const size_t n = fread(out, 1, size - 1, capture);
+    out[n] = '\0';
+    fclose(capture);
+    return true;
+}
+
+/* A library error with its hint is often longer than a line: the student
+ * must read the hint to its last word, through check_failure_text too. */
+static void test_a_failed_claim_shows_the_whole_message_and_its_hint(void)
+{
+    static char words[1800], printed[8192];
+    unsetenv("LABKIT_CHECK_UNTIL"); /* else a failed claim it names would end the program */
+    memset(words, 'w', sizeof words - 1);
+    const status s = fail(STATUS_BAD_ARGUMENT, "%.1500s.\n  hint: the last words of the hint", words);
+    REQUIRE(failed_claim_printed(check_failure_text(s), printed, sizeof printed));
+    EXPECT_MSG(
+        strstr(printed, "the last words of the hint)") || strstr(printed, "the last words of the hint\n"),
+        "the claim's line lost the end of a %zu-character message: %.120s...", strlen(last_error()), printed);
+    EXPECT(strstr(printed, "  hint: ") != NULL);
+cleanup:
+    clear_error();
+}
+
+/* Figures longer than the line's room are cut where it ends, and say so. */
+static void test_figures_longer_than_the_room_are_marked_cut(void)
+{
+    static char long_figures[6000], printed[8192];
+    memset(long_figures, 'f', sizeof long_figures - 1);
+    REQUIRE(failed_claim_printed(long_figures, printed, sizeof printed));
+    EXPECT_MSG(strstr(printed, "f...\n") != NULL, "figures cut short without a mark: ...%s",
+               printed + (strlen(printed) > 60 ? strlen(printed) - 60 : 0));
+cleanup:;
+}
+
 /* Run last: the tests before it left parts out. A variable left set in a
  * shell must not turn a check that skipped its costly claims into a pass. */
 static void test_a_check_that_left_a_part_out_never_passes(void)
@@ -72,6 +120,8 @@ int main(void)
     RUN_TEST(test_a_part_that_makes_the_named_claim_runs);
     RUN_TEST(test_a_part_that_cannot_make_the_named_claim_is_left_out);
     RUN_TEST(test_a_crash_test_leaves_nothing_out);
+    RUN_TEST(test_a_failed_claim_shows_the_whole_message_and_its_hint);
+    RUN_TEST(test_figures_longer_than_the_room_are_marked_cut);
     RUN_TEST(test_a_check_that_left_a_part_out_never_passes);
     unsetenv("LABKIT_CHECK_UNTIL");
     return harness_finish();

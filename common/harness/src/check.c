@@ -82,12 +82,16 @@ device check_device(int argc, char **argv)
 
 bool check_that(bool holds, const char *concept, const char *figures_format, ...)
 {
-    char figures[512] = "";
+    /* Room for a library error's whole message and hint (status.c keeps up
+     * to 2048 characters) beside the claim's own figures: a hint cut short
+     * would leave a student half a sentence. Longer still is marked cut. */
+    char figures[4096] = "";
     if (figures_format) {
         va_list args;
         va_start(args, figures_format);
-        vsnprintf(figures, sizeof figures, figures_format, args);
+        const int length = vsnprintf(figures, sizeof figures, figures_format, args);
         va_end(args);
+        if (length >= (int)sizeof figures) memcpy(figures + sizeof figures - 5, "...", 4);
     }
     claims_made++;
     if (!holds) claims_failed++;
@@ -184,8 +188,8 @@ bool check_call(status s, const char *expression, const char *claim, const char 
 
 const char *check_failure_text(status s)
 {
-    static char text[400];
+    static char text[2200]; /* the whole of last_error's message: its hint too */
     if (s == STATUS_OK) return "";
-    snprintf(text, sizeof text, "; the call failed (%s): %.320s", status_name(s), last_error());
+    snprintf(text, sizeof text, "; the call failed (%s): %s", status_name(s), last_error());
     return text;
 }
