@@ -99,6 +99,7 @@ function(labkit_add_lab_kernel_tools which given)
     return()
   endif()
   labkit_link_program(check${LAB_NN}${suffix} lab_check_${LAB_NN} ${code} ${given})
+  set_property(GLOBAL APPEND PROPERTY LABKIT_KERNELS_CLAIM_LABS ${LAB_NN})
   if(which STREQUAL "yours")
     set_target_properties(check${LAB_NN}${suffix} PROPERTIES EXCLUDE_FROM_ALL ON)
   else()
@@ -150,4 +151,19 @@ function(labkit_add_wrong_kernels patch wrong_dir mistake objects)
                    "-DKIND=${kind}" "-DSNIPPET=${snippet}" -P ${PROJECT_SOURCE_DIR}/cmake/expect_kernel_report.cmake)
   set_tests_properties(${test} PROPERTIES LABELS wrong TIMEOUT 120 ENVIRONMENT "${environment}")
   labkit_test_needs(TEST ${test} LABELS wrong TARGETS ${program})
+endfunction()
+
+# build/<preset>/kernels-claims.txt: the labs whose checks have a kernels
+# claim, "04 07 09", the labs the configure made checkNN-kernels programs
+# for, as ./lab reads them (tools/lab/kernels.sh): ./lab check NN --kernels
+# runs for those, and ./lab check NN says done there only when the claim
+# holds too. Written once every lab is added; empty without the kernel tools.
+function(labkit_write_kernels_claims)
+  get_property(labs GLOBAL PROPERTY LABKIT_KERNELS_CLAIM_LABS)
+  if(labs)
+    list(REMOVE_DUPLICATES labs)
+    list(SORT labs)
+  endif()
+  string(REPLACE ";" " " labs "${labs}")
+  file(WRITE ${CMAKE_BINARY_DIR}/kernels-claims.txt "${labs}\n")
 endfunction()

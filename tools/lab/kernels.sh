@@ -14,8 +14,10 @@ kernels_check_target() {
 kernels_available() {
   local cache=build/$PRESET/CMakeCache.txt
   configure "$PRESET"
-  # a build configured before the kernel tools existed: configure it again
-  grep -q '^LABKIT_HAVE_KERNEL_TOOLS:' "$cache" || cmake "build/$PRESET" >/dev/null 2>&1 || true
+  # a build configured before the kernel tools, or the list of the labs with
+  # a kernels claim, existed: configure it again
+  grep -q '^LABKIT_HAVE_KERNEL_TOOLS:' "$cache" && [[ -f build/$PRESET/kernels-claims.txt ]] ||
+    cmake "build/$PRESET" >/dev/null 2>&1 || true
   if ! grep -q '^LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON' "$cache" 2>/dev/null; then
     say "the kernel tools are not in this build ($PRESET): the configure summary says why (\"kernel tools\")."
     return 1
@@ -23,13 +25,13 @@ kernels_available() {
 }
 
 # The labs whose check has a kernels claim (labkit/check_kernels.h), "04 07
-# ...": those for which the configure made a checkNN-kernels program
-# (cmake/kernel_tools.cmake decides), asked of the build system itself, so
-# that the driver and CMake cannot disagree (Ninja lists "check04-kernels:
-# phony", Makefiles "... check04-kernels").
+# ...": those the configure made a checkNN-kernels program for, as it wrote
+# them down (cmake/kernel_tools.cmake), so that the driver and CMake cannot
+# disagree.
 kernels_claim_labs() {
-  cmake --build "build/$PRESET" --target help 2>/dev/null |
-    sed -nE 's/^(\.\.\. )?check([0-9][0-9])-kernels(:.*)?$/\2/p' | sort -u | tr '\n' ' '
+  local labs=""
+  [[ -r build/$PRESET/kernels-claims.txt ]] && read -r labs <"build/$PRESET/kernels-claims.txt"
+  printf '%s\n' "$labs"
 }
 
 # Whether ./lab check NN --kernels can run: the kernel tools are in this build

@@ -139,9 +139,90 @@ check_runs() {
   done <"$file"
 }
 
+# Runs check program $1 on every device of check_runs whose label matches
+# the pattern $3 (default: all), appending to the arrays CHECK_LABELS,
+# CHECK_OUTCOMES, CHECK_LOGS and CHECK_SETTINGS; $2 names the program in its
+# logs' names. Each run writes a log of this command's own (another ./lab may
+# check the same lab at the same time), renamed to the lab's last log once
+# shown (show_check_runs).
+run_checks() {
+  local exe=$1 kind=$2 only=${3:-*} label device settings dir=$LOG_DIR/lab-logs
+  [[ -d $dir ]] || mkdir -p "$dir"
+  while read -r label device settings; do
+    # shellcheck disable=SC2053 # $only is a pattern
+    [[ $label == $only ]] || continue
+    CHECK_LABELS+=("$label")
+    CHECK_SETTINGS+=("${settings:+ (with $settings)}")
+    CHECK_LOGS+=("$dir/$kind-$LAB-${label/:/}.log.$$")
+    read -ra settings <<<"$settings"
+    CHECK_OUTCOMES+=("$(run_check_on "$exe" "$device" "${CHECK_LOGS[-1]}" "${settings[@]}")")
+  done < <(check_runs)
+}
+
+# The runs of CHECK_* from index $1 to $2 - 1: each one's device and
+# outcome, then its log (whole with $3 = 1, else its highlights); $4 follows
+# the device's name.
+show_check_runs() {
+  local first=$1 end=$2 verbose=$3 suffix=$4 i
+  for ((i = first; i < end; ++i)); do
+    printf '\n%-7s %s%s\n' "${CHECK_LABELS[i]}$suffix" "$(outcome_summary "${CHECK_OUTCOMES[i]}" "${CHECK_LOGS[i]}")" \
+      "${CHECK_SETTINGS[i]}"
+    if ((verbose)); then
+      sed 's/^/  /' "${CHECK_LOGS[i]}"
+    else
+      log_highlights "${CHECK_LOGS[i]}"
+    fi
+    mv -f "${CHECK_LOGS[i]}" "${CHECK_LOGS[i]%.$$}"
+  done
+}
+
+# The verdict ($1: check_verdict or kernels_verdict) of the runs of CHECK_*
+# from index $2 on.
+verdict_of_runs() {
+  local judge=$1 first=$2
+  $judge "$(printf '%s\n' "${CHECK_LABELS[@]:first}")" "$(printf '%s\n' "${CHECK_OUTCOMES[@]:first}")" \
+    "$(printf '%s\n' "${CHECK_LOGS[@]:first}")"
+}
+
+# Whether a check that holds should also run under the kernel sanitizer: a
+# simulated GPU was among the devices checked ($1: their labels), the lab's
+# check has a kernels claim (the student's own kernels, watched load by load
+# on a simulated GPU, and their memory traffic counted) and this build has the
+# kernel tools. A kernel that reads past a shared tile, leaves part of it
+# unwritten or walks memory uncoalesced can give every right value on a
+# simulated GPU, where no timing tells it: done must not be said of it there.
+# (On a real GPU the check's timing claims and compute-sanitizer do that work.)
+kernels_claim_here() {
+  [[ $'\n'$1$'\n' == *$'\n'sim:* ]] &&
+    grep -q '^LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON' "build/$PRESET/CMakeCache.txt" 2>/dev/null &&
+    [[ " $(kernels_claim_labs) " == *" $LAB_NN "* ]]
+}
+
+# After a check that held on the devices labelled $1 (one a line; $2 = 1: the
+# solution's), its kernels claim under the kernel sanitizer where
+# kernels_claim_here, its runs appended to CHECK_*. Sets KERNELS_VERDICT: ""
+# where it does not apply, "clean", or the lab's "not yet — ..." (then
+# returns 1).
+kernels_after_check() {
+  local labels=$1 solution=$2 target first=${#CHECK_LABELS[@]} said
+  KERNELS_VERDICT=""
+  kernels_claim_here "$labels" || return 0
+  target=$(kernels_check_target "$solution")
+  if ! try_build "$PRESET" "$target"; then
+    KERNELS_VERDICT="not yet — every claim holds, but $target, the check under the kernel sanitizer, does not build: $(first_error "$BUILD_LOG")"
+    return 1
+  fi
+  run_checks "build/$PRESET/labs/$LAB/$target" kernels 'sim:*'
+  if said=$(verdict_of_runs kernels_verdict "$first"); then
+    KERNELS_VERDICT=clean
+    return 0
+  fi
+  KERNELS_VERDICT="not yet — every claim holds, but under the kernel sanitizer (./lab check $LAB_NN --kernels) ${said#not yet — }"
+  return 1
+}
+
 cmd_check() {
-  local lab_arg="" solution=0 verbose=0 who target exe device logs=() outcomes=() devices=()
-  local i verdict="" dir rc=0 kernels=0
+  local lab_arg="" solution=0 verbose=0 who target verdict="" rc=0 kernels=0 plain_runs
   while (($# > 0)); do
     case $1 in
       --solution) solution=1 ;;
@@ -170,41 +251,39 @@ cmd_check() {
     target=$(kernels_check_target "$solution")
     who="$who (kernel sanitizer)"
   fi
+  check_build "$who" "$target" "$verbose" || return 1
+  CHECK_LABELS=() CHECK_OUTCOMES=() CHECK_LOGS=() CHECK_SETTINGS=()
+  run_checks "build/$PRESET/labs/$LAB/$target" check
+  plain_runs=${#CHECK_LABELS[@]}
+  local judge=check_verdict
+  ((kernels)) && judge=kernels_verdict # kernels.sh
+  verdict=$(verdict_of_runs "$judge" 0) || rc=1
+  # The check holds: its kernels claim under the kernel sanitizer too.
+  if ((!kernels && rc == 0)); then
+    kernels_after_check "$(printf '%s\n' "${CHECK_LABELS[@]}")" "$solution" || rc=1
+    case $KERNELS_VERDICT in
+      "") ;;
+      clean) verdict="$verdict; your kernels run clean under the kernel sanitizer" ;;
+      *) verdict=$KERNELS_VERDICT ;;
+    esac
+  fi
+  echo "$who: $verdict"
+  show_check_runs 0 "$plain_runs" "$verbose" ""
+  show_check_runs "$plain_runs" "${#CHECK_LABELS[@]}" "$verbose" " under the kernel sanitizer"
+  return "$rc"
+}
+
+# Builds check program $2 for ./lab check, saying "$1: not yet — it does not
+# build" with the first error when it does not ($3 = 1: the failing step too).
+check_build() {
+  local who=$1 target=$2 verbose=$3
   if ! try_build "$PRESET" "$target"; then
     echo "$who: not yet — it does not build: $(first_error "$BUILD_LOG")"
     ((verbose)) && show_failure "build" "$BUILD_LOG"
     echo "  (the whole log: $BUILD_LOG)"
     return 1
   fi
-  exe=build/$PRESET/labs/$LAB/$target
-  need_program "$exe" "$target"
-  dir=$LOG_DIR/lab-logs
-  [[ -d $dir ]] || mkdir -p "$dir"
-  local label settings environments=()
-  # Each run writes a log of this command's own (another ./lab may check the
-  # same lab at the same time), renamed to the lab's last log at the end.
-  while read -r label device settings; do
-    devices+=("$label")
-    environments+=("${settings:+ (with $settings)}")
-    logs+=("$dir/check-$LAB-${label/:/}.log.$$")
-    read -ra settings <<<"$settings"
-    outcomes+=("$(run_check_on "$exe" "$device" "${logs[-1]}" "${settings[@]}")")
-  done < <(check_runs)
-  local judge=check_verdict
-  ((kernels)) && judge=kernels_verdict # kernels.sh
-  verdict=$($judge "$(printf '%s\n' "${devices[@]}")" "$(printf '%s\n' "${outcomes[@]}")" \
-    "$(printf '%s\n' "${logs[@]}")") || rc=1
-  echo "$who: $verdict"
-  for i in "${!devices[@]}"; do
-    printf '\n%-7s %s%s\n' "${devices[i]}" "$(outcome_summary "${outcomes[i]}" "${logs[i]}")" "${environments[i]}"
-    if ((verbose)); then
-      sed 's/^/  /' "${logs[i]}"
-    else
-      log_highlights "${logs[i]}"
-    fi
-    mv -f "${logs[i]}" "${logs[i]%.$$}"
-  done
-  return "$rc"
+  need_program "build/$PRESET/labs/$LAB/$target" "$target"
 }
 
 # ---- progress -------------------------------------------------------------------------
@@ -241,16 +320,19 @@ cmd_progress() {
         labels+=$label$'\n' outcomes+=$outcome$'\n' logs+=$log$'\n'
         [[ $outcome == pass || $outcome == skipped ]] || break
       done < <(check_runs)
-      if verdict=$(check_verdict "${labels%$'\n'}" "${outcomes%$'\n'}" "${logs%$'\n'}"); then
+      CHECK_LABELS=() CHECK_OUTCOMES=() CHECK_LOGS=() CHECK_SETTINGS=() KERNELS_VERDICT=""
+      if verdict=$(check_verdict "${labels%$'\n'}" "${outcomes%$'\n'}" "${logs%$'\n'}") &&
+        kernels_after_check "${labels%$'\n'}" 0; then
         status="done"
         done_count=$((done_count + 1))
       else
         status="$written of $total steps written"
+        [[ -z $KERNELS_VERDICT || $KERNELS_VERDICT == clean ]] || verdict=$KERNELS_VERDICT
         next=${verdict#not yet — }
       fi
       while read -r log; do
         [[ -n $log ]] && mv -f "$log" "${log%.$$}"
-      done <<<"$logs"
+      done < <(printf '%s' "$logs"; printf '%s\n' "${CHECK_LOGS[@]}")
     fi
     printf '%-20s %-26s %s\n' "$lab" "$status" "$next"
   done

@@ -68,6 +68,10 @@ if [[ $kind == configure ]]; then
   # What a configure writes: enough to fill a small disk.
   head -c 65536 /dev/zero >"$dir/CMakeFiles/compiler-id.bin" || exit 1
   echo "# stub" >"$dir/CMakeCache.txt" && echo "# stub" >"$dir/Makefile" || exit 1
+  # FIXTURE_KERNEL_TOOLS=1: a build with the kernel tools, lab 04's check with a kernels claim
+  if [[ -n ${FIXTURE_KERNEL_TOOLS:-} ]]; then
+    echo "LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON" >>"$dir/CMakeCache.txt" && echo "04" >"$dir/kernels-claims.txt" || exit 1
+  fi
   printf -- '-- labkit configuration\n--   stub      : yes\n--\n'
   exit 0
 fi
@@ -91,6 +95,18 @@ echo "  ok    the fixture'"'"'s claim holds on $device"
 echo "04_matmul on $device: PASS (1 claim holds)"' ;;
     lab04|lab04-solution)
       program "$dir/labs/04_matmul/$t" 'echo "lab04 ran: $*"' ;;
+    check04-kernels|check04-solution-kernels)
+      [[ -n ${FIXTURE_KERNEL_TOOLS:-} ]] || { echo "make: *** No rule to make target '$t'.  Stop."; exit 2; }
+      # its kernels claim fails where FIXTURE_KERNELS_FAIL is set when it runs
+      program "$dir/labs/04_matmul/$t" '
+device=cpu; [ "${1:-}" = --device ] && device=$2
+case $device in sim:*) ;; *) echo "skipped: the kernel sanitizer watches kernels on GPUs"; exit 77 ;; esac
+if [ -n "${FIXTURE_KERNELS_FAIL:-}" ]; then
+  echo "  FAIL  your kernel reads global memory coalesced: 32 sectors per request"
+  echo "04_matmul on $device: FAIL (1 of 1 claims do not hold)"; exit 1
+fi
+echo "  ok    your kernel reads global memory coalesced: 4 sectors per request"
+echo "04_matmul on $device: PASS (1 claim holds)"' ;;
     *) echo "make: *** No rule to make target '$t'.  Stop."; exit 2 ;;
   esac || exit 1
 done
