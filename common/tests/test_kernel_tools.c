@@ -93,7 +93,7 @@ static void test_a_write_one_past_the_end_is_reported_and_stops_the_launch(void)
         EXPECT_EQ_I64(r.index, 100);
         EXPECT(r.block[0] == 3 && r.thread[0] == 4 && r.block[1] == 0 && r.thread[1] == 0);
         EXPECT_CONTAINS(r.text,
-                        "thread (4, 0, 0) of block (3, 0, 0) writes c[100], 4 bytes 0 bytes past its end");
+                        "thread (4, 0, 0) of block (3, 0, 0) writes c[100] (4 bytes, just past its end;");
     }
     /* the device works on */
     kernel_sanitizer_clear();
@@ -120,7 +120,7 @@ static void test_a_read_before_the_start_is_reported_with_a_negative_index(void)
         EXPECT_STREQ(r.buffer, "a");
         EXPECT_EQ_I64(r.index, -1);
         EXPECT(r.block[0] == 0 && r.thread[0] == 0);
-        EXPECT_CONTAINS(r.text, "reads a[-1], 4 bytes 4 bytes before its start");
+        EXPECT_CONTAINS(r.text, "reads a[-1] (4 bytes, 4 bytes before its start;");
     }
 cleanup:
     tensor_free(in);

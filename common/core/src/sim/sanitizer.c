@@ -221,8 +221,9 @@ void sanitizer_launch_failed(const labkit_launch *l, const char *message)
     kernel_report r;
     memset(&r, 0, sizeof r);
     r.kind = KERNEL_REPORT_LAUNCH_FAILED;
-    snprintf(r.kernel, sizeof r.kernel, "%s", l->kernel_name);
-    snprintf(r.file, sizeof r.file, "%s", l->file);
+    /* a launch described without its names (a library launcher's) still says what it was */
+    snprintf(r.kernel, sizeof r.kernel, "%s", l->kernel_name ? l->kernel_name : "a kernel");
+    snprintf(r.file, sizeof r.file, "%s", l->file ? l->file : "");
     r.line = l->line;
     r.count = 1;
     snprintf(r.text, sizeof r.text, "the launch failed: %s", message);
@@ -381,18 +382,22 @@ __attribute__((noinline)) static void report_out_of_bounds(const kt_thread *t, k
     start_report(&r, &x, t, KERNEL_REPORT_OUT_OF_BOUNDS, place, address, size, pc, kind != KT_READ);
     char where_from[96] = "";
     if (x.argument) snprintf(where_from, sizeof where_from, "; argument %u of the launch", x.argument);
+    /* Where the access starts: "4 bytes before its start", "just past its end" */
     char how_far[96];
+    const long long past = x.offset - (long long)x.bytes;
     if (x.offset < 0)
         snprintf(how_far, sizeof how_far, "%lld bytes before its start", -x.offset);
+    else if (past == 0)
+        snprintf(how_far, sizeof how_far, "just past its end");
     else
-        snprintf(how_far, sizeof how_far, "%lld bytes past its end", x.offset - (long long)x.bytes);
-    snprintf(
-        r.text, sizeof r.text,
-        "out-of-bounds %s of %s memory in %s at %s:%d: %s %s %s[%lld], %u bytes %s (%s has %zu bytes: %zu "
-        "elements of %u bytes%s).\n  hint: %s",
-        kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, x.who,
-        kind == KT_READ ? "reads" : "writes", x.name, r.index, size, how_far, x.name, x.bytes, x.bytes / size,
-        size, where_from, hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
+        snprintf(how_far, sizeof how_far, "%lld bytes past its end", past);
+    const size_t elements = x.bytes / size;
+    snprintf(r.text, sizeof r.text,
+             "out-of-bounds %s of %s memory in %s at %s:%d: %s %s %s[%lld] (%u bytes, %s; %s has %zu bytes: "
+             "%zu element%s of %u bytes%s).\n  hint: %s",
+             kind == KT_READ ? "read" : "write", space_name(place), r.kernel, r.file, r.line, x.who,
+             kind == KT_READ ? "reads" : "writes", x.name, r.index, size, how_far, x.name, x.bytes, elements,
+             elements == 1 ? "" : "s", size, where_from, hints[KERNEL_REPORT_OUT_OF_BOUNDS]);
     if (is_new) slot->index = publish(&r);
     /* Global memory around a buffer is its guard page (the access would
      * fault) or the note before it: the launch stops here, as a GPU's does. */
