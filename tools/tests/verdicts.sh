@@ -57,7 +57,7 @@ expect_line "a check that stopped with 2" "$(verdict_of 04_matmul "error 2" "$wo
 cat >"$work/crash.log" <<'EOF'
   ok    a claim before
 crash: SIGSEGV: a read or write outside the memory this program owns
-where (innermost first; your lab.c is the place to look):
+where (innermost first; your lab.c and kernel files are the place to look):
   fixture_store at labs/04_matmul/given.c:12
   lab_matmul_ikj at labs/04_matmul/lab.c:41 (discriminator 3)
   main at labs/04_matmul/check.c:88
@@ -68,7 +68,7 @@ expect_line "a crash in a helper called from lab.c" "$got" "it crashed on cpu, i
 [[ $(sed -n '/^where/{n;p;}' "$work/crash.log") != *lab.c* ]] || fail "the crash above does not test the frame's choice"
 cat >"$work/kernel.log" <<'EOF'
 crash: SIGSEGV: a read or write outside the memory this program owns
-where (innermost first; your lab.c is the place to look):
+where (innermost first; your lab.c and kernel files are the place to look):
   launch_block at common/core/src/launch.c:200
   (inlined by) naive_matmul_kernel at labs/04_matmul/naive_kernel.cuh:22
   lab_matmul_naive_gpu at labs/04_matmul/lab.c:90
@@ -78,7 +78,7 @@ expect_line "a crash in a kernel on the simulated GPU" "$(verdict_of 04_matmul c
   "in naive_matmul_kernel at labs/04_matmul/naive_kernel.cuh:22" "(gpu thread: block (1, 0, 0) thread (5, 0, 0) of sim:0)"
 cat >"$work/library.log" <<'EOF'
 crash: SIGFPE: an integer division by zero
-where (innermost first; your lab.c is the place to look):
+where (innermost first; your lab.c and kernel files are the place to look):
   tensor_numel at common/core/src/tensor.c:80
   main at labs/04_matmul/main.c:12
 EOF
