@@ -327,6 +327,29 @@ cleanup:
     graph_free(g);
 }
 
+/* The counters keep the graphs alive on a device, as they do its events: one
+ * more from graph_end_capture to graph_free, through a counters_reset, so
+ * that a check can see a graph that was never freed. */
+static void test_the_counters_count_the_graphs_alive(void)
+{
+    graph *g = NULL;
+    device_counters before, made, reset, freed;
+    REQUIRE_OK(counters_read(under_test, &before));
+    REQUIRE_OK(graph_begin_capture(under_test));
+    REQUIRE_OK(graph_end_capture(under_test, &g));
+    REQUIRE_OK(counters_read(under_test, &made));
+    EXPECT_EQ_I64(made.graphs, before.graphs + 1);
+    REQUIRE_OK(counters_reset(under_test));
+    REQUIRE_OK(counters_read(under_test, &reset));
+    EXPECT_EQ_I64(reset.graphs, before.graphs + 1);
+    graph_free(g);
+    g = NULL;
+    REQUIRE_OK(counters_read(under_test, &freed));
+    EXPECT_EQ_I64(freed.graphs, before.graphs);
+cleanup:
+    graph_free(g);
+}
+
 /* ============================================================================
  * refusals: each names the call, the device and the way out; the capture and
  * the device go on
@@ -563,6 +586,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_freeing_a_graph_with_launches_still_queued_is_safe);
     RUN_TEST(test_a_tensor_freed_during_the_capture_lives_as_long_as_the_graph);
     RUN_TEST(test_an_empty_capture_makes_a_graph_that_does_nothing);
+    RUN_TEST(test_the_counters_count_the_graphs_alive);
     RUN_TEST(test_what_a_graph_cannot_hold_is_refused_and_the_capture_goes_on);
     RUN_TEST(test_a_queued_upload_from_ordinary_memory_is_read_again_at_every_launch);
     RUN_TEST(test_misused_captures_and_graphs_are_refused_with_a_way_out);

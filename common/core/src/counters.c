@@ -19,10 +19,10 @@ status counters_reset(device d)
     if (s != STATUS_OK) return s;
     device_counters *c = counters_of(d);
     const size_t current = c->memory_current;
-    const uint64_t events = c->events;
+    const uint64_t events = c->events, graphs = c->graphs;
     *c = (device_counters){ 0 };
     c->memory_current = current;
-    c->events = events;
+    c->events = events, c->graphs = graphs;
     c->memory_peak = current;
     /* The backend's busy time only grows: keep its value now as the new zero. */
     c->busy_seconds = backend_of(d)->busy_seconds(d.index);

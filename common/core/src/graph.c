@@ -86,6 +86,7 @@ status graph_end_capture(device d, graph **out)
     if (s == STATUS_OK) {
         g->kept = r->kept, g->nkept = r->nkept;
         r->kept = NULL;
+        counters_of(d)->graphs++;
         *out = g;
     } else {
         release_kept(d, r->kept, r->nkept); /* no graph will use it */
@@ -115,6 +116,7 @@ void graph_free(graph *g)
     if (!g) return;
     if (g->handle) backend_of(g->dev)->graph_destroy(g->dev.index, g->handle);
     release_kept(g->dev, g->kept, g->nkept);
+    counters_of(g->dev)->graphs--;
     free(g->kept);
     free(g);
 }

@@ -35,11 +35,13 @@ typedef struct device_counters {
                              (like a CUDA event, each one holds a resource until destroyed) */
     uint64_t copy_queue_copies; /* of the h2d copies, those queued on the copy queue (copy_queue.h) */
     uint64_t queue_waits;       /* times a queue waited on the device for an event (event_wait_on_device) */
+    uint64_t graphs;            /* graphs alive on the device now: made by graph_end_capture and not yet
+                                   freed (each holds its recording, and on a GPU an executable graph) */
 } device_counters;
 
 status counters_read(device d, device_counters *out);
 /* Zeroes the counts; the peak restarts from the memory in use now. What is alive
- * now (memory_current, events) is kept. */
+ * now (memory_current, events, graphs) is kept. */
 status counters_reset(device d);
 
 #ifdef __cplusplus
