@@ -498,6 +498,123 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
     }
 }
 
+/* ==== Every failure passed on (steps 1 and 4) ====================================== */
+
+/* lab.cmake links this check with -Wl,--wrap for the operations steps 1 and 4
+ * call, directly or through the given mlp_forward, mlp_backward and
+ * mlp_sgd_step: each comes here first. While a step is tried with a failure,
+ * the refuse_at-th of them fails, as a full device or a refused launch would,
+ * and the step must return that failure: one lost along the way (a status
+ * overwritten by the next call's, or never looked at) lets a training loop go
+ * on from a step that did not happen. */
+static int refuse_at, calls_made; /* refuse_at 0: nothing is refused */
+static const char *refused;       /* the call that was refused, NULL for none */
+
+static bool refuse(const char *name)
+{
+    if (refuse_at == 0 || ++calls_made != refuse_at) return false;
+    refused = name;
+    return true;
+}
+
+static status refusal(const char *name)
+{
+    return fail(STATUS_BACKEND_FAILED, "%s: refused by the check, as a failing device would (call %d)", name,
+                refuse_at);
+}
+
+/* __wrap_NAME: refused, or the real NAME. */
+#define WRAPPED(name, params, args)               \
+    status __real_##name params;                  \
+    status __wrap_##name params;                  \
+    status __wrap_##name params                   \
+    {                                             \
+        if (refuse(#name)) return refusal(#name); \
+        return __real_##name args;                \
+    }
+
+WRAPPED(op_matmul, (const tensor *a, bool ta, const tensor *b, bool tb, const tensor *bias, tensor *out),
+        (a, ta, b, tb, bias, out))
+WRAPPED(op_relu, (const tensor *x, tensor *out), (x, out))
+WRAPPED(op_relu_backward, (const tensor *x, const tensor *g, tensor *out), (x, g, out))
+WRAPPED(op_column_sum, (const tensor *x, tensor *out), (x, out))
+WRAPPED(op_softmax_cross_entropy, (const tensor *z, const tensor *y, tensor *p, tensor *loss),
+        (z, y, p, loss))
+WRAPPED(op_softmax_cross_entropy_backward, (const tensor *p, const tensor *y, tensor *g), (p, y, g))
+WRAPPED(op_add, (const tensor *a, const tensor *b, tensor *out), (a, b, out))
+WRAPPED(op_scale, (const tensor *a, float alpha, tensor *out), (a, alpha, out))
+WRAPPED(op_axpy, (float alpha, const tensor *x, tensor *y), (alpha, x, y))
+WRAPPED(op_sgd_momentum,
+        (tensor *const *p, const tensor *const *g, tensor *const *v, int count, float lr, float momentum),
+        (p, g, v, count, lr, momentum))
+
+#define FAILURES_RETURNED "every failure inside steps 1 and 4 is returned, none lost"
+
+typedef enum tried_step { TRIED_BACKWARD, TRIED_TRAIN_STEP } tried_step;
+
+static status call_step(tried_step which, tiny *t, tensor *log)
+{
+    layer *hidden = &t->net.layers[1]; /* a ReLU layer with an input gradient to pass on */
+    if (which == TRIED_BACKWARD)
+        return lab_layer_backward(hidden, t->b.out[0], t->b.out[1], t->b.grad[1], t->b.grad[0]);
+    return lab_train_step(&t->net, &t->b, LR, MOMENTUM, log);
+}
+
+/* One step refused call by call: how many calls it makes whole (0 when it
+ * fails by itself), and the first refusal it lost, in *lost (0: none). */
+static int refuse_each_call(device d, tried_step which, int *lost, const char **lost_name, status *whole)
+{
+    tiny t;
+    tensor *log;
+    tiny_create(&t, d);
+    CHECK(tensor_zeros(&log, d, shape1(1)));
+    CHECK(mlp_forward(&t.net, &t.b)); /* step 1 needs the forward's outputs */
+    refuse_at = 0;
+    *whole = CHECK_YOURS(call_step(which, &t, log));
+    calls_made = 0;
+    refuse_at = -1; /* counting, refusing nothing */
+    CHECK_YOURS(call_step(which, &t, log));
+    const int calls = calls_made;
+    *lost = 0;
+    for (int at = 1; at <= calls && *lost == 0 && *whole == STATUS_OK; ++at) {
+        refuse_at = at, calls_made = 0, refused = NULL;
+        const status s = CHECK_YOURS(call_step(which, &t, log));
+        if (s == STATUS_OK && refused) *lost = at, *lost_name = refused;
+    }
+    refuse_at = 0;
+    CHECK(device_synchronize(d));
+    tensor_free(log);
+    tiny_free(&t);
+    return *whole == STATUS_OK ? calls : 0;
+}
+
+static void check_failures_returned(device d)
+{
+    if (check_leaves_out(FAILURES_RETURNED, NULL)) return;
+    const char *names[2] = { "lab_layer_backward", "lab_train_step" }, *lost_name[2] = { "", "" };
+    int calls[2], lost[2];
+    status whole[2];
+    for (int w = 0; w < 2; ++w)
+        calls[w] = refuse_each_call(d, (tried_step)w, &lost[w], &lost_name[w], &whole[w]);
+    char figures[512] = "";
+    for (int w = 0; w < 2; ++w) {
+        if (whole[w] != STATUS_OK)
+            check_append(figures, sizeof figures, "%s%s failed with nothing refused%s", w ? "; " : "",
+                         names[w], check_failure_text(whole[w]));
+        else if (lost[w])
+            check_append(figures, sizeof figures,
+                         "%s%s returned STATUS_OK when call %d of its %d (%s) failed: its status was lost",
+                         w ? "; " : "", names[w], lost[w], calls[w], lost_name[w]);
+        else
+            check_append(figures, sizeof figures,
+                         "%s%s: each of its %d calls refused in turn, each failure returned", w ? "; " : "",
+                         names[w], calls[w]);
+    }
+    check_that(whole[0] == STATUS_OK && whole[1] == STATUS_OK && !lost[0] && !lost[1] && calls[0] > 0 &&
+                   calls[1] > 0,
+               FAILURES_RETURNED, "%s", figures);
+}
+
 static void check_learning(device d, const training *run)
 {
     const double loss = run->epochs[EPOCHS - 1].loss, accuracy = run->accuracy[EPOCHS - 1];
@@ -1004,6 +1121,7 @@ int main(int argc, char **argv)
     CHECK(dataset_synthetic(&test, HELDOUT_SAMPLES, 1001));
     check_step_gradients(d);
     check_step(d, &train);
+    check_failures_returned(d);
     static training run, every_step;
     /* The test of a known-wrong version caught later needs a trained network,
      * not a good one: one epoch, not EPOCHS (half a second of a simulated GPU). */
