@@ -1008,10 +1008,18 @@ static void check_saved(device d, training *run, const dataset *test, const char
                      info.shp.dims[want.ndim - 1] == want.dims[want.ndim - 1];
         }
     const int count = safetensors_count(f);
+    const char *by = safetensors_metadata(f, "by");
+    char metadata[80];
+    snprintf(metadata, sizeof metadata, "%s%s%s", by ? "\"" : "", by ? by : "none", by ? "\"" : "");
+    const bool kept = by && strcmp(by, "check05") == 0;
     safetensors_close(f);
-    check_that(right == 6 && count == 6,
-               "saved: the file holds layers.<i>.weight [in, out] and layers.<i>.bias [out], nothing else",
-               "%d of 6 tensors with the right name, dtype and shape; %d tensors in the file", right, count);
+    check_that(
+        right == 6 && count == 6 && kept,
+        "saved: the file holds layers.<i>.weight [in, out] and layers.<i>.bias [out], nothing else, "
+        "and the metadata given",
+        "%d of 6 tensors with the right name, dtype and shape; %d tensors in the file; metadata \"by\": "
+        "%s (saved with {\"by\": \"check05\"})",
+        right, count, metadata);
     /* Loaded on the same device: the same network, bit for bit, and no copy
      * but the one of each tensor across the bus (on the cpu, within it). */
     trainer copy;
