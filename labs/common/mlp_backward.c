@@ -5,6 +5,9 @@
  * (lab 06, whose products are its own) links none of lab 05's code. */
 #include "mlp.h"
 
+#include <stdio.h>
+#include <string.h>
+
 status mlp_backward(mlp *net, mlp_batch *b)
 {
     if (!net || !b) return fail(STATUS_BAD_ARGUMENT, "mlp_backward: give a network and its batch");
@@ -12,7 +15,18 @@ status mlp_backward(mlp *net, mlp_batch *b)
         const tensor *input = i == 0 ? b->x : b->out[i - 1];
         /* The first layer's input is the data: no gradient is needed for it. */
         tensor *grad_input = i == 0 ? NULL : b->grad[i - 1];
-        TRY(lab_layer_backward(&net->layers[i], input, b->out[i], b->grad[i], grad_input));
+        const status s = lab_layer_backward(&net->layers[i], input, b->out[i], b->grad[i], grad_input);
+        /* An operation given the NULL grad_input says "out is NULL; create it":
+         * here the way out is not to compute it. */
+        if (s != STATUS_OK && !grad_input && strstr(last_error(), "out is NULL; create it first")) {
+            char said[512];
+            snprintf(said, sizeof said, "%s", last_error()); /* fail() writes where last_error() reads */
+            return fail(s,
+                        "%s\n  hint: this was the first layer, whose grad_input is NULL on purpose: no "
+                        "gradient of the data is needed, so its product is skipped (lab.h, step 1)",
+                        said);
+        }
+        if (s != STATUS_OK) return s;
     }
     return STATUS_OK;
 }
