@@ -46,7 +46,7 @@ resolve_lab() {
 
 need_solution() {
   if [[ ! -d solutions/$LAB ]]; then
-    die "lab $LAB_NN has no solution here (solutions/$LAB is absent): the student distribution has no solutions."
+    die "lab $LAB_NN has no solution here (solutions/$LAB is absent): the student's copy of the kit has none. What the solution prints is in the lab's README, \"What you should see\"; your own lab runs with ./lab run $LAB_NN."
   fi
 }
 
