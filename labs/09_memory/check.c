@@ -709,8 +709,15 @@ static void check_roofline_formula(void)
                   { 24.0, 7680.0, 320.0, 7680.0, "the ridge, 24 FLOP/B, on sim's card" },
                   { 0.25, 66900.0, 3352.0, 838.0, "0.25 FLOP/B on an H100 (66900 GFLOP/s, 3352 GB/s)" },
                   { 0.0, 66900.0, 3352.0, 0.0, "0 FLOP/B" } };
-    char figures[256] =
-        "below the ridge, at it and above it, on sim's card and an H100's; a peak of 0 refused";
+    /* What lab.h refuses: each argument out of range alone, the others fine. */
+    static const struct {
+        double intensity, peak, bandwidth;
+        const char *what;
+    } refused[] = { { 1.0, 0.0, 320.0, "a peak of 0 GFLOP/s" },
+                    { -1.0, 7680.0, 320.0, "an intensity of -1 FLOP/B" },
+                    { 1.0, 7680.0, 0.0, "a bandwidth of 0 GB/s" } };
+    char figures[256] = "below the ridge, at it and above it, on sim's card and an H100's; a peak of 0, a "
+                        "negative intensity and a bandwidth of 0 refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double gflops = NAN;
@@ -721,12 +728,17 @@ static void check_roofline_formula(void)
             snprintf(figures, sizeof figures, "%s: got %.9g GFLOP/s, want %.9g%s", cases[i].what, gflops,
                      cases[i].want, check_failure_text(s));
     }
-    if (right) {
-        double gflops = 0.0;
-        const status s = CHECK_YOURS(lab_attainable_gflops(1.0, 0.0, 320.0, &gflops));
+    for (size_t i = 0; right && i < sizeof refused / sizeof refused[0]; ++i) {
+        double gflops = NAN;
+        const status s = CHECK_YOURS(
+            lab_attainable_gflops(refused[i].intensity, refused[i].peak, refused[i].bandwidth, &gflops));
         right = s == STATUS_BAD_ARGUMENT;
-        if (!right)
-            snprintf(figures, sizeof figures, "a peak of 0 GFLOP/s: returned %s, want STATUS_BAD_ARGUMENT",
+        if (!right && s == STATUS_OK)
+            snprintf(figures, sizeof figures,
+                     "%s: answered %.9g GFLOP/s; lab.h says refuse it (STATUS_BAD_ARGUMENT)", refused[i].what,
+                     gflops);
+        else if (!right)
+            snprintf(figures, sizeof figures, "%s: returned %s, want STATUS_BAD_ARGUMENT", refused[i].what,
                      status_name(s));
     }
     check_that(right, "the roofline: the lower of the peak and intensity x bandwidth", "%s", figures);
