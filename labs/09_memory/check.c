@@ -548,6 +548,37 @@ static sum_trial run_sum_case(device d, sum_kernel kernel, const float *x, int64
     return r;
 }
 
+/* A wrong sum of x's n exact values: its value and the exact one, then what
+ * it looks like. The gap is in 256ths, not in elements (each value is a
+ * multiple of 1/256 from -127/256 to 127/256, so no count of elements follows
+ * from it); a total equal to the sum of the first m < n values alone says the
+ * rest were left out, and NaN that something was read past x's end, where the
+ * check puts NaN. */
+static void describe_wrong_sum(char *figures, size_t size, const float *x, int64_t n, float total,
+                               double want)
+{
+    check_append(figures, size, ": the sum is %.9g, want exactly %.9g", (double)total, want);
+    if (isnan(total)) {
+        check_append(
+            figures, size,
+            " (NaN: x's n elements are numbers, and the check puts NaN past its end: was an element past n "
+            "added?)");
+        return;
+    }
+    check_append(figures, size, " (off by %g, %+g/256", (double)total - want, ((double)total - want) * 256.0);
+    double prefix = 0.0; /* exact: at most 100003 multiples of 1/256 below 1 */
+    int64_t m = 0;
+    while (m < n && prefix != (double)total) prefix += x[m++];
+    if (prefix == (double)total && m == 0)
+        check_append(figures, size, ": was nothing added to the total?");
+    else if (prefix == (double)total && m < n)
+        check_append(figures, size,
+                     ": the sum of the first %lld of the %lld elements alone: were the others "
+                     "left out?",
+                     (long long)m, (long long)n);
+    check_append(figures, size, ")");
+}
+
 static void check_sum(device d, sum_kernel kernel, const char *claim)
 {
     static const int64_t sizes[] = { 1, 33, 257, 100003 };
@@ -571,14 +602,13 @@ static void check_sum(device d, sum_kernel kernel, const char *claim)
         right = r.s == STATUS_OK && (double)r.total == want && r.atomics == atomics;
         if (right) continue;
         snprintf(figures, sizeof figures,
-                 "n = %lld multiples of 1/256, whose float32 sum is exact in any order: ", (long long)n);
+                 "n = %lld multiple%s of 1/256, whose float32 sum is exact in any order", (long long)n,
+                 n == 1 ? "" : "s");
         if (r.s == STATUS_OK && (double)r.total != want)
-            check_append(figures, sizeof figures,
-                         "the sum is %.9g, exactly %.9g (off by %g: %g elements of 1/256)", (double)r.total,
-                         want, (double)r.total - want, ((double)r.total - want) * 256.0);
+            describe_wrong_sum(figures, sizeof figures, x, n, r.total, want);
         else if (r.s == STATUS_OK)
             check_append(
-                figures, sizeof figures, "the sum is right; %u atomics counted, want %u (%s)%s", r.atomics,
+                figures, sizeof figures, ": the sum is right; %u atomics counted, want %u (%s)%s", r.atomics,
                 atomics, kernel == SUM_ATOMIC ? "one per element" : "one per block of 256",
                 r.atomics == 0 ? ": add to the total with total_add (given_kernels.cuh), which counts them"
                                : "");
