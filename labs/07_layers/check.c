@@ -56,12 +56,43 @@ static tensor *uniform(device d, shape s, float low, float high, uint64_t seed, 
     return t;
 }
 
+/* What the check puts in an output before a call: a NaN whose bits no
+ * arithmetic makes (0 / 0 or inf - inf gives the default NaN, 0x7fc00000 or
+ * 0xffc00000, 0x7fffffff on a GPU), so that an element still holding it was
+ * never written, and NaN that a kernel wrote is a wrong value like any other.
+ * It goes over from the host bit for bit: a fill on the device could pass it
+ * through conversions that change a NaN's bits. */
+#define UNWRITTEN_BITS 0x7fe11ce5u
+
+static tensor *unwritten_tensor(device d, shape s)
+{
+    const int64_t numel = shape_numel(s);
+    const uint32_t bits = UNWRITTEN_BITS;
+    float *host = malloc((size_t)numel * sizeof *host);
+    if (!host) CHECK(fail(STATUS_OUT_OF_MEMORY, "no host memory for the check"));
+    for (int64_t i = 0; i < numel; ++i) memcpy(&host[i], &bits, sizeof bits);
+    tensor *t;
+    CHECK(tensor_from_host(&t, d, s, host));
+    free(host);
+    return t;
+}
+
+static bool unwritten(float value)
+{
+    uint32_t bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits == UNWRITTEN_BITS;
+}
+
 /* A relative error as a figure: a value computed from terms that are all
- * zeros (a window over the padding) has no size to be relative to. */
+ * zeros (a window over the padding) has no size to be relative to; NaN or
+ * inf in the output (or an element never written) counts as infinite. */
 static const char *error_text(double e)
 {
-    static char text[64];
-    if (e > 1e3)
+    static char text[80];
+    if (!isfinite(e))
+        snprintf(text, sizeof text, "largest infinite: NaN, inf or an unwritten element in the output");
+    else if (e > 1e3)
         snprintf(text, sizeof text, "largest over 1000: a value that must be 0 is not");
     else
         snprintf(text, sizeof text, "largest %.2g", e);
@@ -168,8 +199,8 @@ static double run_conv_cases(device d, conv_fn conv, call_usage *most, char *fig
         const conv_dims dims = dims_of(c);
         float *hx, *hw, *hy;
         tensor *x = uniform(d, x_shape(c), -1.0f, 1.0f, 70 + (uint64_t)i, &hx);
-        tensor *w = uniform(d, w_shape(c), -1.0f, 1.0f, 80 + (uint64_t)i, &hw), *y;
-        CHECK(tensor_full(&y, d, shape4(c->n, c->k, dims.h_out, dims.w_out), NAN)); /* never written: NaN */
+        tensor *w = uniform(d, w_shape(c), -1.0f, 1.0f, 80 + (uint64_t)i, &hw);
+        tensor *y = unwritten_tensor(d, shape4(c->n, c->k, dims.h_out, dims.w_out));
         const size_t before = usage_begin(d);
         const status s = CHECK_YOURS(conv(x, w, c->pad, y));
         const call_usage u = usage_end(d, before);
@@ -181,14 +212,14 @@ static double run_conv_cases(device d, conv_fn conv, call_usage *most, char *fig
         int64_t at = 0;
         const double e = s == STATUS_OK ? conv_error(hx, hw, &dims, hy, INT64_MAX, &at) : INFINITY;
         if (!(e <= CONV_TOLERANCE) && worst <= CONV_TOLERANCE) {
-            int64_t unwritten = 0;
-            for (int64_t j = 0; j < tensor_numel(y); ++j) unwritten += isnan(hy[j]);
+            int64_t never_written = 0;
+            for (int64_t j = 0; j < tensor_numel(y); ++j) never_written += unwritten(hy[j]);
             char xs[64], ws[64];
             snprintf(figures, size, "x %s, w %s, pad %lld: y[%lld] = %.6g, float64 says %.6g%s%s",
                      shape_format(x_shape(c), xs, sizeof xs), shape_format(w_shape(c), ws, sizeof ws),
                      (long long)c->pad, (long long)at, (double)hy[at],
                      conv_reference(hx, hw, &dims, at, NULL),
-                     s == STATUS_OK && unwritten == tensor_numel(y)
+                     s == STATUS_OK && never_written == tensor_numel(y)
                          ? " (no element of y was written: is the kernel still empty?)"
                          : "",
                      check_failure_text(s));
@@ -548,7 +579,7 @@ static flash_result run_flash(device d, const float *hq, const float *hk, const 
     CHECK(tensor_from_host(&q, d, shape2(n, dim), hq));
     CHECK(tensor_from_host(&k, d, shape2(n, dim), hk));
     CHECK(tensor_from_host(&v, d, shape2(n, dim), hv));
-    CHECK(tensor_full(&out, d, shape2(n, dim), NAN)); /* never written: NaN */
+    out = unwritten_tensor(d, shape2(n, dim));
     CHECK(tensor_full(&two, d, shape2(n, dim), NAN));
     r.s = CHECK_YOURS(lab_flash_attention(q, k, v, causal, out));
     if (r.s == STATUS_OK) r.s = device_synchronize(d); /* a launch the device stopped fails here */
@@ -559,7 +590,7 @@ static flash_result run_flash(device d, const float *hq, const float *hk, const 
         r.error = attention_error(hq, hk, hv, n, dim, causal, hout, n, &r.at);
         r.finite = true, r.apart = two_s == STATUS_OK ? 0.0 : INFINITY;
         for (int64_t i = 0; i < n * dim; ++i)
-            r.finite = r.finite && isfinite(hout[i]), r.written = r.written || !isnan(hout[i]);
+            r.finite = r.finite && isfinite(hout[i]), r.written = r.written || !unwritten(hout[i]);
         for (int64_t row = 0; row < n && two_s == STATUS_OK; ++row) {
             attention_reference(hq, hk, hv, n, dim, causal, row, want, size);
             for (int64_t c = 0; c < dim; ++c) {
