@@ -284,7 +284,7 @@ int main(int argc, char **argv)
     if (exit_code >= 0) return exit_code;
     results *r;
     CHECK(results_create(&r, &args, columns, (int)(sizeof columns / sizeof columns[0])));
-    /* Two lessons, two figures: FIG (attention's time) and FIG-memory. */
+    /* Three lessons, three figures: FIG (attention's time), FIG-memory and FIG-peak. */
     static const char *const figures[] = { "time", "memory", "peak" };
     CHECK(results_check_figures(r, figures, 3));
     const device dev = args.dev;
