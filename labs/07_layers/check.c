@@ -977,8 +977,26 @@ int main(int argc, char **argv)
 
 /* ---- kernels: your kernels under the kernel sanitizer ------------------------------- */
 
-/* ./lab check 07 --kernels: this check built for the kernel tools runs this
- * claim alone. Your four kernels through the layers that launch them, on the
+/* With the mask, rows 0 to 31 (the first block of 37) see keys 0 to 31, the
+ * first tile, alone: a kernel that stops at the tile holding its block's last
+ * row never copies keys 32 to 36 there, so it loads fewer sectors of global
+ * memory than without the mask, where every block reads both tiles. One that
+ * walks every tile and lets the mask skip the keys loads as many: the right
+ * values, at up to twice the reads at large n. Counts, not time: the profiler
+ * sees each load a warp asks for (labkit/kernel_profile.h). */
+static void check_causal_tiles(const kernel_profile *full, const kernel_profile *causal)
+{
+    check_that(causal->global_load_sectors < full->global_load_sectors,
+               "causal attention in one pass reads no tile past its block's last row",
+               "n 37, d 8 (blocks of %d rows, tiles of %d keys): global loads %llu sectors in %llu requests "
+               "with the mask, %llu in %llu without (want fewer with it: rows 0 to 31 see the first tile "
+               "alone, so the first block never copies keys 32 to 36)",
+               FLASH_ROWS, FLASH_TILE, causal->global_load_sectors, causal->global_load_requests,
+               full->global_load_sectors, full->global_load_requests);
+}
+
+/* ./lab check 07 --kernels: this check built for the kernel tools runs these
+ * claims alone. Your four kernels through the layers that launch them, on the
  * convolutions' odd shapes, a causal and a full softmax of 37 rows and
  * attention in one pass of 37 rows, causal and not (none fills its last
  * block or tile), watched access by access: an index before or past x, w, y,
@@ -1015,6 +1033,10 @@ static int check_kernels(device d)
         if (s != STATUS_OK || device_synchronize(d) != STATUS_OK) failed = failed ? failed : "lab_im2col";
         tensor_free(x), tensor_free(w), tensor_free(y), tensor_free(cols);
     }
+    /* the one pass's global loads, without and with the mask (no counts on a real GPU) */
+    kernel_profile flash[2] = { { .kernel = "" }, { .kernel = "" } };
+    const bool counted = d.kind != DEVICE_CUDA;
+    if (counted) CHECK(kernel_profile_start());
     for (int causal = 0; causal <= 1; ++causal) {
         tensor *scores;
         CHECK(tensor_uniform(&scores, d, shape2(37, 53), -4.0f, 4.0f, 91 + (uint64_t)causal));
@@ -1030,10 +1052,14 @@ static int check_kernels(device d)
         s = CHECK_YOURS(lab_flash_attention(q, k, v, causal, out));
         if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
             failed = failed ? failed : "lab_flash_attention";
+        else if (counted && kernel_profile_last("flash_attention_kernel", &flash[causal]) != STATUS_OK)
+            flash[causal].kernel[0] = '\0';
         tensor_free(q), tensor_free(k), tensor_free(v), tensor_free(out);
     }
+    kernel_profile_stop();
     if (failed && kernel_sanitizer_count() == 0)
         check_that(false, "your layers run on the device", "%s: %s", failed, last_error());
+    if (flash[0].kernel[0] && flash[1].kernel[0]) check_causal_tiles(&flash[0], &flash[1]);
     check_kernels_clean("your four kernels' threads", d);
     return check_finish("07_layers");
 }
