@@ -322,10 +322,11 @@ static void fill(float *x, int64_t n)
     }
 }
 
-/* Runs your ring on n values of this rank's own; *error: the largest
- * difference from MPI_Allreduce, in units of its rounding bound; *same: every
- * rank holds the same bits. */
-static status ring_against_mpi(int64_t n, double *error, bool *same, long long *bytes, long long *calls)
+/* Runs your ring in comm on n values of this rank's own; *error: the largest
+ * difference from MPI_Allreduce in comm, in units of its rounding bound;
+ * *same: every rank of comm holds the same bits. */
+static status ring_against_mpi(MPI_Comm comm, int64_t n, double *error, bool *same, long long *bytes,
+                               long long *calls)
 {
     float *mine = malloc(sizeof(float) * (size_t)(n ? n : 1)),
           *sum = malloc(sizeof(float) * (size_t)(n ? n : 1));
@@ -335,25 +336,67 @@ static status ring_against_mpi(int64_t n, double *error, bool *same, long long *
         fprintf(stderr, "rank %d: no room for 4 x %lld floats\n", world_rank, (long long)n);
         PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
     }
+    int p = 1;
+    PMPI_Comm_size(comm, &p);
     fill(mine, n);
     for (int64_t i = 0; i < n; ++i) magnitude[i] = fabsf(mine[i]);
-    PMPI_Allreduce(mine, sum, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    PMPI_Allreduce(MPI_IN_PLACE, magnitude, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    PMPI_Allreduce(mine, sum, (int)n, MPI_FLOAT, MPI_SUM, comm);
+    PMPI_Allreduce(MPI_IN_PLACE, magnitude, (int)n, MPI_FLOAT, MPI_SUM, comm);
     bytes_sent = sends = 0;
-    const status s = CHECK_YOURS(lab_ring_all_reduce(mine, n, MPI_COMM_WORLD));
+    const status s = CHECK_YOURS(lab_ring_all_reduce(mine, n, comm));
     *bytes = bytes_sent, *calls = sends;
     *error = 0;
     for (int64_t i = 0; i < n; ++i) {
         /* Two orders of p additions differ by at most 2 p eps sum |x| each. */
-        const double bound = 2.0 * world_size * FLT_EPSILON * magnitude[i] + FLT_MIN;
+        const double bound = 2.0 * p * FLT_EPSILON * magnitude[i] + FLT_MIN;
         const double e = fabs((double)mine[i] - sum[i]) / bound;
         if (!(e <= *error)) *error = isnan(e) ? INFINITY : e;
     }
     memcpy(first, mine, sizeof(float) * (size_t)n);
-    PMPI_Bcast(first, (int)n, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    PMPI_Bcast(first, (int)n, MPI_FLOAT, 0, comm);
     *same = memcmp(first, mine, sizeof(float) * (size_t)n) == 0;
     free(mine), free(sum), free(magnitude), free(first);
     return s;
+}
+
+/* Your ring in comm against MPI_Allreduce, on each of `count` sizes: appends
+ * each size's figure, or the first failure's, to figures. Every rank calls it
+ * (the verdicts are agreed on over the world). */
+static bool ring_sizes_hold(MPI_Comm comm, const int64_t *sizes, size_t count, char *figures, size_t room)
+{
+    int p = 1;
+    PMPI_Comm_size(comm, &p);
+    bool ok = true;
+    for (size_t k = 0; k < count; ++k) {
+        double error;
+        bool same;
+        long long bytes, calls;
+        const status s = ring_against_mpi(comm, sizes[k], &error, &same, &bytes, &calls);
+        const bool good = s == STATUS_OK && error <= 1.0 && same;
+        const double worst = max_over_ranks(s == STATUS_OK ? error : INFINITY);
+        const bool all_same = all_agree(same);
+        if (ok && !all_agree(good))
+            check_append(figures, room, "n = %lld on %d rank%s: %s%s", (long long)sizes[k], p,
+                         p == 1 ? "" : "s",
+                         s != STATUS_OK ? "the call failed"
+                         : worst > 1.0  ? "a sum off by more than float rounding"
+                                        : "ranks hold different bits",
+                         check_failure_text(s));
+        else if (ok)
+            check_append(figures, room, "%sn = %lld: %.2g of the rounding bound%s", k ? ", " : "",
+                         (long long)sizes[k], worst, all_same ? "" : " (bits differ)");
+        ok = ok && all_agree(good);
+    }
+    return ok;
+}
+
+/* A communicator of the world's processes, numbered backwards; with `halves`,
+ * the even and the odd world ranks apart (with 2 ranks, each rank alone). */
+static MPI_Comm backwards_communicator(bool halves)
+{
+    MPI_Comm comm;
+    PMPI_Comm_split(MPI_COMM_WORLD, halves ? world_rank % 2 : 0, world_size - 1 - world_rank, &comm);
+    return comm;
 }
 
 static void check_ring(void)
@@ -363,28 +406,25 @@ static void check_ring(void)
     begin(equal, "in your lab_ring_all_reduce");
     const int64_t sizes[] = { 1, 2, 7, 1003 }; /* chunks that every MPI buffers (its eager limit) */
     char figures[400] = "";
+    claim(ring_sizes_hold(MPI_COMM_WORLD, sizes, 4, figures, sizeof figures), equal, "%s", figures);
+
+    /* Other communicators than the world: a ring that numbers its ranks, or
+     * sends and receives, in MPI_COMM_WORLD sums over the wrong ranks there
+     * (or adds its own chunks twice), though it is right in the world. */
+    const char *given = "your ring all-reduce sums over the ranks of the communicator it is given";
+    begin(given, "in your lab_ring_all_reduce, in a communicator other than the world");
     bool ok = true;
-    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; ++k) {
-        double error;
-        bool same;
-        long long bytes, calls;
-        const status s = ring_against_mpi(sizes[k], &error, &same, &bytes, &calls);
-        const bool good = s == STATUS_OK && error <= 1.0 && same;
-        const double worst = max_over_ranks(s == STATUS_OK ? error : INFINITY);
-        const bool all_same = all_agree(same);
-        if (ok && !all_agree(good))
-            check_append(figures, sizeof figures, "n = %lld on %d ranks: %s%s", (long long)sizes[k],
-                         world_size,
-                         s != STATUS_OK ? "the call failed"
-                         : worst > 1.0  ? "a sum off by more than float rounding"
-                                        : "ranks hold different bits",
-                         check_failure_text(s));
-        else if (ok)
-            check_append(figures, sizeof figures, "%sn = %lld: %.2g of the rounding bound%s", k ? ", " : "",
-                         (long long)sizes[k], worst, all_same ? "" : " (bits differ)");
-        ok = ok && all_agree(good);
+    figures[0] = 0;
+    for (int c = 0; c < 2 && ok; ++c) {
+        MPI_Comm comm = backwards_communicator(c == 1);
+        check_append(figures, sizeof figures, "%s%s: ", c ? "; " : "",
+                     c == 0            ? "the world numbered backwards"
+                     : world_size == 2 ? "each rank alone"
+                                       : "even and odd ranks apart, numbered backwards");
+        ok = ring_sizes_hold(comm, sizes + 2, 2, figures, sizeof figures);
+        PMPI_Comm_free(&comm);
     }
-    claim(ok, equal, "%s", figures);
+    claim(ok, given, "%s", figures);
 
     /* The bytes: reduce-scatter and all-gather each send p - 1 chunks. */
     begin("your ring sends 2 (p - 1) / p of the buffer per rank", "in your lab_ring_all_reduce");
@@ -392,7 +432,7 @@ static void check_ring(void)
     double error;
     bool same;
     long long bytes, calls;
-    ring_against_mpi(n, &error, &same, &bytes, &calls);
+    ring_against_mpi(MPI_COMM_WORLD, n, &error, &same, &bytes, &calls);
     long long total = 0, low = 2LL * (world_size - 1) * (n / world_size) * 4,
               high = 2LL * (world_size - 1) * ((n + world_size - 1) / world_size) * 4;
     PMPI_Allreduce(&bytes, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -410,7 +450,8 @@ static void check_ring(void)
      * (the deadline above ends it). */
     const char *big = "your ring runs on chunks of 1 MiB without a deadlock";
     begin(big, "in your lab_ring_all_reduce on 1 MiB chunks");
-    const status s = ring_against_mpi((int64_t)world_size * 262144 + 1, &error, &same, &bytes, &calls);
+    const status s =
+        ring_against_mpi(MPI_COMM_WORLD, (int64_t)world_size * 262144 + 1, &error, &same, &bytes, &calls);
     claim(s == STATUS_OK && error <= 1.0, big, "%d x 1 MiB%s", world_size, check_failure_text(s));
 }
 
@@ -421,13 +462,13 @@ static void check_ring(void)
 #define TRAIN_LR 0.1f
 #define TRAIN_SEED 100 /* rank r draws its network from TRAIN_SEED + r */
 
-/* How many of this rank's n values differ from rank 0's (bits), and by how much at most. */
-static int64_t differ_from_rank0(const float *mine, int64_t n, double *largest)
+/* How many of this rank's n values differ from world rank root's (bits), and by how much at most. */
+static int64_t differ_from_rank(const float *mine, int64_t n, int root, double *largest)
 {
     float *zero = malloc(sizeof(float) * (size_t)n);
     if (!zero) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
     memcpy(zero, mine, sizeof(float) * (size_t)n);
-    PMPI_Bcast(zero, (int)n, MPI_FLOAT, 0, MPI_COMM_WORLD);
+    PMPI_Bcast(zero, (int)n, MPI_FLOAT, root, MPI_COMM_WORLD);
     int64_t count = 0;
     *largest = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -450,6 +491,41 @@ static double largest_difference(const float *a, const float *b, int64_t n)
     return largest;
 }
 
+/* lab_broadcast_parameters in the world's processes numbered backwards: its
+ * rank 0 is the world's last, whose parameters every rank must end with (a
+ * broadcast over MPI_COMM_WORLD gives the world's rank 0's). On a network of
+ * its own, so that the training below starts from rank 0's. */
+static void check_broadcast_in(device d, const int64_t *sizes, int nsizes, float *mine, float *expected,
+                               int64_t n)
+{
+    const char *name = "lab_broadcast_parameters broadcasts over the communicator it is given";
+    begin(name, "in your lab_broadcast_parameters, in a communicator numbered backwards");
+    dist_model m;
+    KIT(dist_create(&m, d, sizes, nsizes, TRAIN_SEED + (uint64_t)world_rank));
+    const int last = world_size - 1;
+    KIT(dist_read(&m.net, 0, expected, n));
+    PMPI_Bcast(expected, (int)n, MPI_FLOAT, last, MPI_COMM_WORLD); /* the world's last rank's, before */
+    MPI_Comm backwards = backwards_communicator(false);
+    const status s = CHECK_YOURS(lab_broadcast_parameters(&m.net, backwards));
+    PMPI_Comm_free(&backwards);
+    KIT(dist_read(&m.net, 0, mine, n));
+    int64_t after = 0;
+    for (int64_t i = 0; i < n; ++i) after += memcmp(&mine[i], &expected[i], sizeof(float)) != 0;
+    const int wrong = first_rank(s != STATUS_OK || after != 0);
+    char figures[300] = "";
+    if (wrong < 0)
+        check_append(figures, sizeof figures, "%d ranks numbered backwards: all hold rank %d's, its rank 0",
+                     world_size, last);
+    else
+        check_append(figures, sizeof figures,
+                     "%d ranks numbered backwards: rank %d holds %lld of %lld values other than those of "
+                     "rank %d, rank 0 there%s",
+                     world_size, wrong, (long long)max_over_ranks(world_rank == wrong ? (double)after : 0),
+                     (long long)n, last, check_failure_text(s));
+    claim(s == STATUS_OK && after == 0, name, "%s", figures);
+    dist_free(&m);
+}
+
 static void check_training(device d)
 {
     const int64_t sizes[] = { SYNTHETIC_SIDE * SYNTHETIC_SIDE, 16, DATA_CLASSES };
@@ -467,12 +543,12 @@ static void check_training(device d)
     const char *same_start = "lab_broadcast_parameters gives every rank rank 0's weights";
     begin(same_start, "in your lab_broadcast_parameters");
     KIT(dist_read(&m.net, 0, mine, n));
-    const int64_t before = differ_from_rank0(mine, n, &largest);
+    const int64_t before = differ_from_rank(mine, n, 0, &largest);
     const int seeded_apart = first_rank(world_rank > 0 && before == 0) < 0; /* the check's own premise */
     status s = CHECK_YOURS(lab_broadcast_parameters(&m.net, MPI_COMM_WORLD));
     KIT(dist_read(&m.net, 0, mine, n));
     KIT(dist_read(&one.net, 0, theirs, n));
-    const int64_t after = differ_from_rank0(mine, n, &largest);
+    const int64_t after = differ_from_rank(mine, n, 0, &largest);
     const bool kept = world_rank != 0 || memcmp(mine, theirs, sizeof(float) * (size_t)n) == 0;
     const int wrong = first_rank(s != STATUS_OK || after != 0 || !kept);
     claim(seeded_apart && s == STATUS_OK && after == 0 && kept, same_start,
@@ -482,6 +558,7 @@ static void check_training(device d)
     if (wrong >= 0 && world_rank == wrong)
         fprintf(stderr, "rank %d: %lld of %lld parameters differ from rank 0's after the broadcast%s\n",
                 world_rank, (long long)after, (long long)n, kept ? "" : " (rank 0's own changed)");
+    check_broadcast_in(d, sizes, 3, mine, theirs, n);
 
     /* One batch's gradients: each rank on its slice, then averaged. */
     const char *averaged = "after lab_average_gradients every rank holds the whole batch's mean gradient";
@@ -500,7 +577,7 @@ static void check_training(device d)
     KIT(dist_read(&one.net, 1, theirs, n));
     const double gradient_error =
         max_over_ranks(s == STATUS_OK ? largest_difference(mine, theirs, n) : INFINITY);
-    const int64_t gradient_bits = differ_from_rank0(mine, n, &largest);
+    const int64_t gradient_bits = differ_from_rank(mine, n, 0, &largest);
     claim(s == STATUS_OK && gradient_error <= 1e-5 && gradient_bits == 0, averaged,
           "%d rows as %d slices: largest difference %.2g from one process's, %lld values differ between "
           "ranks%s",
@@ -529,7 +606,7 @@ static void check_training(device d)
     const bool trained = all_agree(s == STATUS_OK);
     KIT(dist_read(&m.net, 0, mine, n));
     KIT(dist_read(&one.net, 0, theirs, n));
-    const int64_t bits = differ_from_rank0(mine, n, &largest);
+    const int64_t bits = differ_from_rank(mine, n, 0, &largest);
     claim(trained && bits == 0, identical,
           "%lld of %lld values differ from rank 0's on some rank, by up to %.2g%s",
           (long long)max_over_ranks((double)bits), (long long)n, max_over_ranks(largest),
