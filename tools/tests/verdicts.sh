@@ -53,6 +53,14 @@ printf 'labkit-devices: LABKIT_SIM_GPUS="two" is not a number of simulated GPUs.
 expect_line "a check that stopped with 2" "$(verdict_of 04_matmul "error 2" "$work/error.log")" \
   'on cpu the check stopped with exit status 2: labkit-devices: LABKIT_SIM_GPUS="two"'
 
+# ---- a TODO: the hint of the lab whose step it is ----------------------------------------
+printf 'TODO: step 2: lab_add_across is not written yet (labs/02_copying/lab.c:31)\n' >"$work/todo.log"
+expect_line "a TODO of the lab's own" "$(verdict_of 02_copying todo "$work/todo.log")" \
+  "step 2: lab_add_across is not written yet (labs/02_copying/lab.c:31); ./lab hint 02 gives a nudge"
+printf 'TODO: step 1: lab_layer_backward is not written yet (labs/05_training_loop/lab.c:20)\n' >"$work/used.log"
+expect_line "a TODO of a lab it uses (lab 10's check, lab 05's step)" \
+  "$(verdict_of 10_distributed todo "$work/used.log")" "(labs/05_training_loop/lab.c:20); lab 10 uses your lab 05: ./lab hint 05 gives a nudge"
+
 # ---- crashes: the first frame in the student's files ------------------------------------
 cat >"$work/crash.log" <<'EOF'
   ok    a claim before
