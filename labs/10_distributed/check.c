@@ -34,9 +34,17 @@ static const char *current_claim = "the check starts";
  * gives each test 120 s. */
 #define WATCHDOG_S 50
 
-/* Ends the run with where this rank waited. Rank 0 says it as the failure of
- * the claim being checked; the others say it on stderr and wait a little, so
- * that rank 0's words are the ones the run ends with. */
+/* A rank other than 0: its standard output before it went to /dev/null, for
+ * the words of a rank that waits alone. */
+static int rank_stdout = -1;
+
+/* Ends the run with where this rank waited, as the failure of the claim being
+ * checked. Rank 0 says it at once. Another rank says it on stderr, then waits
+ * longer than ranks' deadlines can drift apart on a busy machine: in a
+ * deadlock, rank 0 waits too and its words end the run; if the run is still
+ * there, rank 0 is not waiting in a call of yours (it went on without this
+ * rank, or waits in the check's own), and this rank's words, on the
+ * standard output it had, are the verdict. */
 static void stuck(const char *where, double waited)
 {
     if (world_rank == 0) {
@@ -50,7 +58,16 @@ static void stuck(const char *where, double waited)
     }
     fprintf(stderr, "rank %d: waited %.0f s %s\n", world_rank, waited, where);
     fflush(stderr);
-    sleep(5);
+    sleep(10);
+    if (rank_stdout >= 0) {
+        dprintf(
+            rank_stdout,
+            "  FAIL  %s: rank %d waited %.0f s %s, and no rank answered, while rank 0 waited in no call of "
+            "yours: a rank went on without the send or receive this one waits for (does every rank make "
+            "the same calls, the same number of steps?)\n",
+            current_claim, world_rank, waited, where);
+        sleep(1); /* as rank 0's: forwarded before the abort */
+    }
     PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
 }
 
@@ -131,8 +148,9 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (code == MPI_SUCCESS)
         code = PMPI_Isend(sendbuf, sendcount, sendtype, dest, sendtag, comm, &requests[1]);
     if (code != MPI_SUCCESS) return code;
-    code = wait_for(requests, 2, statuses, "MPI_Sendrecv with rank", dest,
-                    (long long)sendcount * type_bytes(sendtype));
+    char call[80]; /* both ranks: the one it waits for may be either */
+    snprintf(call, sizeof call, "MPI_Sendrecv from rank %d, to rank", source);
+    code = wait_for(requests, 2, statuses, call, dest, (long long)sendcount * type_bytes(sendtype));
     if (status != MPI_STATUS_IGNORE) *status = statuses[0];
     return code;
 }
@@ -738,7 +756,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-    if (world_rank != 0 && !freopen("/dev/null", "w", stdout)) return CHECK_FAILS;
+    if (world_rank != 0) {
+        rank_stdout = dup(STDOUT_FILENO);
+        if (!freopen("/dev/null", "w", stdout)) return CHECK_FAILS;
+    }
     signal(SIGALRM, watchdog);
     /* Rank 0's watchdog first: its words end the run. */
     alarm(WATCHDOG_S + (world_rank ? 3 : 0));
