@@ -156,11 +156,13 @@ grade_link_words() {
   done
 }
 
-# The compile commands of lab $1's code (lab_code_$1: lab.c and the kernel
-# sources) from compile_commands.json, "directory<TAB>command" a line, the
-# command as the shell reads it (JSON's escapes undone).
+# The compile commands of a lab's code, target $1 (lab_code_NN: lab.c and the
+# kernel sources; lab_code_tools_NN, lab_launchers_tools_NN: the same for the
+# kernel sanitizer), from compile_commands.json in build $2,
+# "directory<TAB>command" a line, the command as the shell reads it (JSON's
+# escapes undone).
 grade_compile_commands() {
-  awk -v want="lab_code_$1.dir/" '
+  awk -v want="$1.dir/" '
     /^ *"directory": / { dir = $0; sub(/^ *"directory": "/, "", dir); sub(/",?$/, "", dir) }
     /^ *"command": / && index($0, want) {
       cmd = $0; sub(/^ *"command": "/, "", cmd); sub(/",?$/, "", cmd)
@@ -179,10 +181,113 @@ grade_image_copy() {
   cp -p "$ROOT/$rel" "$2/$rel"
 }
 
+# Writes the build of a submission's program $3 (check09, check09-kernels) of
+# lab $2 into the image $1: $1/.grade/NN/$6 (a script), from the link command
+# of the kit's target $3 in build $4, the student's objects in $S/$5, and
+# $1/.grade/NN/$7, what the kit's objects of that link define. Each lab's code
+# the link names (lab_code_MM: lab.c and its kernels' launchers; for the
+# kernel sanitizer's check, lab_code_tools_NN and lab_launchers_tools_NN, the
+# same files compiled for the tools) is compiled again from the submission
+# with the kit's own commands; the rest is the kit's, copied into the image.
+# Prints the labs (MM) whose code the link names, one a line.
+grade_build_script() {
+  local img=$1 nn=$2 target=$3 build=$4 objdir=$5 script=$1/.grade/$2/$6 symbols=$7 dir cmd token next tokens
+  { read -r dir && read -r cmd; } < <(grade_link_command "$target" "$build") ||
+    die "grade: no link command of $target in $build (configure it again: rm -rf $build)"
+  read -ra tokens <<<"$cmd"
+  mapfile -t tokens < <(grade_link_words "$dir" "${tokens[@]}")
+  local link=() keys=() kit_objects=() m key
+  declare -A code_objects=() code_target=()
+  next=""
+  for token in "${tokens[@]}"; do
+    if [[ $next == o ]]; then
+      link+=("\$S/$target")
+      next=""
+      continue
+    fi
+    if [[ $token == -o ]]; then
+      link+=(-o)
+      next=o
+      continue
+    fi
+    if [[ $token =~ CMakeFiles/(lab_code_([0-9][0-9])|lab_(code|launchers)_tools_([0-9][0-9]))\.dir/ ]]; then
+      # A lab's plain code is named by its number (objects_04, obj/04-1.o: as
+      # before the kernel sanitizer's build), the tools' by their target.
+      if [[ -n ${BASH_REMATCH[2]} ]]; then key=${BASH_REMATCH[2]}; else key=${BASH_REMATCH[1]}; fi
+      if [[ " ${keys[*]} " != *" $key "* ]]; then
+        keys+=("$key")
+        code_target[$key]=${BASH_REMATCH[1]}
+        link+=("\$objects_$key")
+      fi
+      code_objects[$key]+=" $token"
+      # The kit's skeleton of an earlier lab stands in where one is not handed in.
+      if [[ $token == /* ]]; then grade_image_copy "$token" "$img"; else grade_image_copy "$dir/$token" "$img"; fi
+      continue
+    fi
+    if [[ $token == *.o || $token == *.a ]]; then
+      [[ $token == /* ]] || token=$dir/$token
+      grade_image_copy "$token" "$img"
+      kit_objects+=("$token")
+    fi
+    link+=("$token")
+  done
+  ((${#kit_objects[@]} > 0)) ||
+    die "grade: the link command of $target in $build names no object of the kit (configure it again: rm -rf $build)"
+  # What the kit defines: a submission may not define it again (a check.c's
+  # claim, the library's check_that; the kernel sanitizer's __tsan_* callbacks,
+  # which would silence it): its build fails, said so.
+  nm -g --defined-only --format=posix "${kit_objects[@]}" 2>/dev/null | awk 'NF >= 3 && $2 ~ /[TDBRVWC]/ { print $1 }' |
+    sort -u >"$img/.grade/$nn/$symbols"
+  {
+    echo "#!/bin/sh"
+    echo "# The build of a submission's $target, in the sandbox: \$S is its folder."
+    echo "S=$ROOT/.submission"
+    echo "mkdir -p \"\$S/$objdir\" || exit 1"
+    echo 'objects=""'
+    for key in "${keys[@]}"; do
+      local mlab
+      m=${key: -2}
+      mlab=$(cd labs && echo "$m"_*)
+      echo "objects_$key=\"${code_objects[$key]# }\""
+      echo "if [ -f \"\$S/labs/$mlab/lab.c\" ]; then"
+      echo "  objects_$key=\"\""
+      local dirc command i=0
+      while IFS=$'\t' read -r dirc command; do
+        i=$((i + 1))
+        # Makefiles give nvcc its include paths in a file (--options-file F):
+        # the image needs it where the command looks.
+        local options
+        while read -r _ options; do
+          if [[ $options == /* ]]; then grade_image_copy "$options" "$img"; else grade_image_copy "$dirc/$options" "$img"; fi
+        done < <(grep -oE -e '--options-file [^ ]+' <<<"$command")
+        command=$(sed -E -e 's/ -MD / /; s/ -MT [^ ]+ / /; s/ -MF [^ ]+ / /' -e "s| -o [^ ]+| -o \"\$S/$objdir/$key-$i.o\"|" <<<"$command")
+        echo "  cd \"$dirc\" && $command || exit 1"
+        echo "  objects_$key=\"\$objects_$key \$S/$objdir/$key-$i.o\""
+        echo "  objects=\"\$objects \$S/$objdir/$key-$i.o\""
+      done < <(grade_compile_commands "${code_target[$key]}" "$build")
+      echo "fi"
+    done
+    echo "cd \"$dir\" || exit 1"
+    echo "# Every symbol the submission defines, not weakly, that the kit defines too (a weak"
+    echo "# one never wins over the kit's: nvcc's DW.ref.__gxx_personality_v0 is in both)."
+    echo "clash=\$(nm -g --defined-only --format=posix \$objects | awk 'NF >= 3 && \$2 ~ /^[TDBRCGS]\$/ { print \$1 }' | sort -u | comm -12 - \"$ROOT/.grade/$nn/$symbols\" | head -n 5 | tr '\\n' ' ')"
+    echo "if [ -n \"\$clash\" ]; then"
+    echo "  echo \"grade: your code defines what the kit defines (\${clash% }): a submission may not replace the kit's code; rename yours or make it static\""
+    echo "  exit 1"
+    echo "fi"
+    printf '%s ' "${link[@]}"
+    echo
+  } >"$script"
+  chmod +x "$script"
+  for key in "${keys[@]}"; do [[ $key == lab_* ]] || echo "$key"; done
+}
+
 # Makes the image $1 for the labs given, from build/$PRESET; writes
-# $1/.grade/NN/build.sh, the build of a submission's lab NN.
+# $1/.grade/NN/build.sh, the build of a submission's lab NN, and for the labs
+# in GRADE_KERNELS_LABS (NN ..., their checkNN-kernels built) build-kernels.sh,
+# the build of its check for the kernel sanitizer (grade_runs' sim:0.kernels).
 grade_make_image() {
-  local img=$1 build=build/$PRESET lab nn dir cmd token next tokens
+  local img=$1 build=build/$PRESET lab nn m
   shift
   rm -rf "$img"
   mkdir -p "$img/.submission" "$img/.grade"
@@ -201,92 +306,15 @@ grade_make_image() {
   for lab in "$@"; do
     nn=${lab%%_*}
     mkdir -p "$img/.grade/$nn"
-    { read -r dir && read -r cmd; } < <(grade_link_command "check$nn" "$build") ||
-      die "grade: no link command of check$nn in $build (configure it again: rm -rf $build)"
-    read -ra tokens <<<"$cmd"
-    mapfile -t tokens < <(grade_link_words "$dir" "${tokens[@]}")
-    local script=$img/.grade/$nn/build.sh link=() uses=() kit_objects=() m
-    declare -A code_objects=()
-    next=""
-    for token in "${tokens[@]}"; do
-      if [[ $next == o ]]; then
-        link+=("\$S/check$nn")
-        next=""
-        continue
-      fi
-      if [[ $token == -o ]]; then
-        link+=(-o)
-        next=o
-        continue
-      fi
-      if [[ $token =~ CMakeFiles/lab_code_([0-9][0-9])\.dir/ ]]; then
-        m=${BASH_REMATCH[1]}
-        if [[ " ${uses[*]} " != *" $m "* ]]; then
-          uses+=("$m")
-          link+=("\$objects_$m")
-        fi
-        code_objects[$m]+=" $token"
-        # The kit's skeleton of an earlier lab stands in where one is not handed in.
-        if [[ $token == /* ]]; then grade_image_copy "$token" "$img"; else grade_image_copy "$dir/$token" "$img"; fi
-        continue
-      fi
-      if [[ $token == *.o || $token == *.a ]]; then
-        [[ $token == /* ]] || token=$dir/$token
-        grade_image_copy "$token" "$img"
-        kit_objects+=("$token")
-      fi
-      link+=("$token")
-    done
-    ((${#kit_objects[@]} > 0)) ||
-      die "grade: the link command of check$nn in $build names no object of the kit (configure it again: rm -rf $build)"
-    # What the kit defines: a submission may not define it again (a check.c's
-    # claim, the library's check_that): its build fails, said so.
-    nm -g --defined-only --format=posix "${kit_objects[@]}" 2>/dev/null | awk 'NF >= 3 && $2 ~ /[TDBRVWC]/ { print $1 }' |
-      sort -u >"$img/.grade/$nn/kit-symbols"
-    {
-      echo "#!/bin/sh"
-      echo "# The build of a submission's lab $nn, in the sandbox: \$S is its folder."
-      echo "S=$ROOT/.submission"
-      echo 'mkdir -p "$S/obj" || exit 1'
-      echo 'objects=""'
-      for m in "${uses[@]}"; do
-        local mlab
-        mlab=$(cd labs && echo "$m"_*)
-        echo "objects_$m=\"${code_objects[$m]# }\""
-        echo "if [ -f \"\$S/labs/$mlab/lab.c\" ]; then"
-        echo "  objects_$m=\"\""
-        local dirc command obj i=0
-        while IFS=$'\t' read -r dirc command; do
-          obj=$(sed -E 's/.* -o ([^ ]+).*/\1/' <<<"$command")
-          i=$((i + 1))
-          # Makefiles give nvcc its include paths in a file (--options-file F):
-          # the image needs it where the command looks.
-          local options
-          while read -r _ options; do
-            if [[ $options == /* ]]; then grade_image_copy "$options" "$img"; else grade_image_copy "$dirc/$options" "$img"; fi
-          done < <(grep -oE -e '--options-file [^ ]+' <<<"$command")
-          command=$(sed -E -e 's/ -MD / /; s/ -MT [^ ]+ / /; s/ -MF [^ ]+ / /' -e "s| -o [^ ]+| -o \"\$S/obj/$m-$i.o\"|" <<<"$command")
-          echo "  cd \"$dirc\" && $command || exit 1"
-          echo "  objects_$m=\"\$objects_$m \$S/obj/$m-$i.o\""
-          echo "  objects=\"\$objects \$S/obj/$m-$i.o\""
-          : "$obj"
-        done < <(grade_compile_commands "$m" "$build")
-        echo "fi"
-      done
-      echo "cd \"$dir\" || exit 1"
-      echo "# Every symbol the submission defines, not weakly, that the kit defines too (a weak"
-      echo "# one never wins over the kit's: nvcc's DW.ref.__gxx_personality_v0 is in both)."
-      echo "clash=\$(nm -g --defined-only --format=posix \$objects | awk 'NF >= 3 && \$2 ~ /^[TDBRCGS]\$/ { print \$1 }' | sort -u | comm -12 - \"$ROOT/.grade/$nn/kit-symbols\" | head -n 5 | tr '\\n' ' ')"
-      echo "if [ -n \"\$clash\" ]; then"
-      echo "  echo \"grade: your code defines what the kit defines (\${clash% }): a submission may not replace the kit's code; rename yours or make it static\""
-      echo "  exit 1"
-      echo "fi"
-      printf '%s ' "${link[@]}"
-      echo
-    } >"$script"
-    chmod +x "$script"
-    for m in "${uses[@]}"; do (cd labs && echo "$m"_*); done >"$img/.grade/$nn/labs"
-    unset code_objects
+    local uses
+    uses=$(grade_build_script "$img" "$nn" "check$nn" "$build" obj build.sh kit-symbols) || exit 1
+    for m in $uses; do (cd labs && echo "$m"_*); done >"$img/.grade/$nn/labs"
+    # The same submission built for the kernel sanitizer, as ./lab check
+    # builds it once every claim holds on a simulated GPU (kernels_after_check).
+    if [[ " ${GRADE_KERNELS_LABS:-} " == *" $nn "* ]]; then
+      grade_build_script "$img" "$nn" "check$nn-kernels" "$build" obj/kernels build-kernels.sh kit-symbols-kernels >/dev/null ||
+        exit 1
+    fi
     cp "$build/labs/$lab/check-environments" "$img/.grade/$nn/" 2>/dev/null || : >"$img/.grade/$nn/check-environments"
     # A lab whose programs run as several processes (lab 10: mpiexec) is checked
     # through its launcher, as ./lab check does: alone, a rank would be one.
@@ -366,6 +394,13 @@ grade_sandbox() {
   rc=${PIPESTATUS[0]}
   echo "$rc" >"$results/build.rc"
   ((rc == 0)) || return 0
+  # The check for the kernel sanitizer, where a run asks for it (grade_runs:
+  # sim:0.kernels), built as its own step: a failure there is that run's.
+  if [[ " $* " == *".kernels|"* && -f $img/.grade/$nn/build-kernels.sh ]]; then
+    as_student "$build_timeout" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
+      sh "$ROOT/.grade/$nn/build-kernels.sh" 2>&1 | head -c 262144 >"$results/build-kernels.log"
+    echo "${PIPESTATUS[0]}" >"$results/build-kernels.rc"
+  fi
   # The checks write no file: from here on the submission's folder is read-only
   # too, and its only places to write are the private /tmp (256 MiB) and
   # /dev/shm (64 MiB), in memory: it cannot fill a disk.
@@ -374,6 +409,11 @@ grade_sandbox() {
   [[ ! -x $img/.grade/$nn/launch ]] || launcher=("$ROOT/.grade/$nn/launch")
   for run in "$@"; do
     IFS='|' read -r label device settings <<<"$run"
+    local program=$ROOT/.submission/check$nn
+    if [[ $label == *.kernels ]]; then
+      program=$ROOT/.submission/check$nn-kernels
+      [[ $(cat "$results/build-kernels.rc" 2>/dev/null) == 0 ]] || continue # grade_rows says why
+    fi
     # The suite's settings; one OpenBLAS thread a check: -j N checks share the cores.
     local environment=(LABKIT_SIM_GPUS=2 LABKIT_SIM_MEMORY=1G "OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}"
       "OMP_THREAD_LIMIT=${OMP_THREAD_LIMIT:-8}") extra=()
@@ -381,7 +421,7 @@ grade_sandbox() {
     [[ -z ${CUDA_VISIBLE_DEVICES:-} ]] || environment+=("CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES")
     [[ -z $settings ]] || IFS=',' read -ra extra <<<"$settings"
     as_student "$timeout" env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp "${environment[@]}" "${extra[@]}" \
-      "${launcher[@]}" "$ROOT/.submission/check$nn" --device "$device" </dev/null 2>&1 | head -c 262144 >"$results/${label/:/}.log"
+      "${launcher[@]}" "$program" --device "$device" </dev/null 2>&1 | head -c 262144 >"$results/${label/:/}.log"
     rc=${PIPESTATUS[0]}
     sweep
     echo "$rc" >"$results/${label/:/}.rc"
@@ -406,7 +446,9 @@ grade_job() {
   done <"$out/kit/.grade/${lab%%_*}/labs"
   chown -R "$uid:$uid" "$work"
   chmod 700 "$work"
-  timeout -s KILL $((GRADE_BUILD_TIMEOUT + ${#runs[@]} * (GRADE_TIMEOUT + 5) + 60)) \
+  local builds=1
+  [[ " ${runs[*]} " != *".kernels|"* ]] || builds=2 # the check for the kernel sanitizer too
+  timeout -s KILL $((builds * GRADE_BUILD_TIMEOUT + ${#runs[@]} * (GRADE_TIMEOUT + 5) + 60)) \
     unshare --mount --net --pid --fork --kill-child \
     bash "$out/kit/.grade/grade.sh" --sandbox "$ROOT" "$out/kit" "$work" "$results" "$uid" "$GRADE_KIB" \
     "$GRADE_PROCS" "$GRADE_BUILD_TIMEOUT" "$GRADE_TIMEOUT" "$lab" "${runs[@]}" >"$results/sandbox.log" 2>&1 || true
@@ -461,6 +503,21 @@ grade_reason() {
     paste -sd'|' - | sed 's/|/ | /g'
 }
 
+# Why a build (exit status $1, log $2; the sandbox's log $3) failed, in a line:
+# its first errors, else its first lines.
+grade_build_reason() {
+  local rc=$1 log=$2 sandbox=$3 reason
+  if [[ $rc == 124 || $rc == 137 ]]; then
+    reason="the build ran past ${GRADE_BUILD_TIMEOUT} s"
+  else
+    reason=$(grep -m3 -E 'error|undefined reference|grade: ' "$log" | sed "s|$ROOT/||g" | cut -c1-240 |
+      paste -sd'|' - | sed 's/|/ | /g' || true)
+    [[ -n $reason ]] || reason=$(grade_reason "$log")
+    [[ -n $reason ]] || reason="the build stopped (exit status $rc): $(grade_reason "$sandbox")"
+  fi
+  printf '%s\n' "$reason"
+}
+
 # The rows of one submission's lab: "student lab device id verdict claim
 # figures" (tab-separated): its claims on each run, and one row a run (id
 # NN.run) with the run's outcome; a missing file or a failed build is one
@@ -478,20 +535,21 @@ grade_rows() {
   rc="?"
   [[ ! -f $results/build.rc ]] || read -r rc <"$results/build.rc"
   if [[ $rc != 0 ]]; then
-    if [[ $rc == 124 || $rc == 137 ]]; then
-      reason="the build ran past ${GRADE_BUILD_TIMEOUT} s"
-    else
-      reason=$(grep -m3 -E 'error|undefined reference|grade: ' "$results/build.log" | sed "s|$ROOT/||g" | cut -c1-240 |
-        paste -sd'|' - | sed 's/|/ | /g' || true)
-      [[ -n $reason ]] || reason=$(grade_reason "$results/build.log")
-      [[ -n $reason ]] || reason="the build stopped (exit status $rc): $(grade_reason "$results/sandbox.log")"
-    fi
+    reason=$(grade_build_reason "$rc" "$results/build.log" "$results/sandbox.log")
     printf '%s\t%s\t-\t%s.build\tbuild-failed\t%s\t%s\n' "$student" "$lab" "$nn" "it does not build" "$reason"
     return
   fi
   for run in "$@"; do
     IFS='|' read -r label device _ <<<"$run"
     local log=$results/${label/:/}.log
+    # The check for the kernel sanitizer that does not build: that run's row
+    # says so (the plain check built, its runs' rows stand).
+    if [[ $label == *.kernels && -f $results/build-kernels.rc && $(cat "$results/build-kernels.rc") != 0 ]]; then
+      reason=$(grade_build_reason "$(cat "$results/build-kernels.rc")" "$results/build-kernels.log" "$results/sandbox.log")
+      printf '%s\t%s\t%s\t%s.run\t%s\t%s\t%s\n' "$student" "$lab" "$label" "$nn" build-failed "the check's run" \
+        "check$nn-kernels, the check for the kernel sanitizer, does not build: $reason"
+      continue
+    fi
     rc=137
     [[ ! -f $results/${label/:/}.rc ]] || read -r rc <"$results/${label/:/}.rc"
     outcome=$(check_outcome "$rc" "$log")
@@ -653,16 +711,36 @@ cmd_grade() {
     devices=(cpu sim:0)
     (($(cuda_count "$PRESET") > 0)) && devices+=(cuda:0)
   fi
-  local targets=()
-  for lab in "${labs[@]}"; do targets+=("check${lab%%_*}"); done
+  # The checks, and for the labs with a kernels claim their checks for the
+  # kernel sanitizer (checkNN-kernels: not built by default), whose link
+  # commands the image's builds copy. A build not configured yet knows its
+  # labs with a kernels claim only once configured: those are built after.
+  local targets=() kernels_labs="" kernels_targets=()
+  for lab in "${labs[@]}"; do
+    targets+=("check${lab%%_*}")
+    [[ " $(grade_kernels_labs "${devices[@]}") " != *" ${lab%%_*} "* ]] || targets+=("check${lab%%_*}-kernels")
+  done
   say "grade: building the kit's checks once (${targets[*]}) in build/$PRESET"
   if ! try_build "$PRESET" "${targets[@]}"; then
     show_failure "the kit's build" "$BUILD_LOG"
     die "grade: the kit itself does not build: nothing can be graded"
   fi
+  kernels_labs=" $(grade_kernels_labs "${devices[@]}") "
+  for lab in "${labs[@]}"; do
+    [[ $kernels_labs != *" ${lab%%_*} "* || " ${targets[*]} " == *" check${lab%%_*}-kernels "* ]] ||
+      kernels_targets+=("check${lab%%_*}-kernels")
+  done
+  if ((${#kernels_targets[@]} > 0)) && ! try_build "$PRESET" "${kernels_targets[@]}"; then
+    show_failure "the kit's build" "$BUILD_LOG"
+    die "grade: the kit itself does not build: nothing can be graded"
+  fi
   local built=()
+  GRADE_KERNELS_LABS=""
   for lab in "${labs[@]}"; do
     if [[ -x build/$PRESET/labs/$lab/check${lab%%_*} ]]; then built+=("$lab"); else warn "grade: $lab is not built here: left out"; fi
+    if [[ $kernels_labs == *" ${lab%%_*} "* && -x build/$PRESET/labs/$lab/check${lab%%_*}-kernels ]]; then
+      GRADE_KERNELS_LABS+=" ${lab%%_*}"
+    fi
   done
   labs=("${built[@]}")
   mkdir -p "$out"
@@ -708,7 +786,9 @@ cmd_grade() {
     warn "grade: neither ip (iproute2) nor python3 here, so the sandbox's loopback stays down and $lab_with_ranks's" \
       "ranks cannot start: its verdicts will be MPI's failure, not the students'; install iproute2 first"
   fi
-  say "grade: ${#students[@]} submissions, ${#work_list[@]} labs to check on ${devices[*]}, $jobs at once" \
+  local watched=""
+  [[ -z $GRADE_KERNELS_LABS ]] || watched=" (and under the kernel sanitizer on sim:0: labs$GRADE_KERNELS_LABS)"
+  say "grade: ${#students[@]} submissions, ${#work_list[@]} labs to check on ${devices[*]}$watched, $jobs at once" \
     "(sandbox: namespaces, a uid per slot; limits per check: ${GRADE_TIMEOUT} s, $memory, $GRADE_PROCS processes)"
   local start=$EPOCHREALTIME cpu_before item pid slot free=() runs
   GRADE_GPU_ASKED=""
@@ -757,7 +837,10 @@ cmd_grade() {
 }
 
 # The runs of lab $2's check: "label|device|settings" a line; the devices
-# asked for, then the CPU in each of the lab's other environments.
+# asked for, then the CPU in each of the lab's other environments, then, where
+# the image has the lab's check for the kernel sanitizer (grade_make_image)
+# and sim:0 is asked for, that check on sim:0 (sim:0.kernels), as ./lab check
+# runs it (kernels_after_check).
 grade_runs() {
   local out=$1 lab=$2 device name settings
   shift 2
@@ -765,19 +848,38 @@ grade_runs() {
   while read -r name settings; do
     [[ -n $name ]] && echo "cpu.$name|cpu|${settings// /,}"
   done <"$out/kit/.grade/${lab%%_*}/check-environments"
+  if [[ -f $out/kit/.grade/${lab%%_*}/build-kernels.sh && " $* " == *" sim:0 "* ]]; then
+    echo "sim:0.kernels|sim:0|"
+  fi
+}
+
+# The labs (NN ...) whose check also runs under the kernel sanitizer when
+# graded on devices $@: those listed in build/$PRESET/kernels-claims.txt
+# (written by the configure, empty without the kernel tools: the debug-asan
+# preset) when this build has the kernel tools and sim:0 is among the devices,
+# as ./lab check does (kernels_claim_here: it runs the claim on sim:0).
+grade_kernels_labs() {
+  [[ " $* " == *" sim:0 "* ]] || return 0
+  grep -q '^LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON' "build/$PRESET/CMakeCache.txt" 2>/dev/null || return 0
+  kernels_claim_labs
 }
 
 # A lab's verdict from its rows ($1): "done" when every run passed, the cpu's
-# among them and a GPU's (where a GPU was among the devices, $4), else the
+# among them and a GPU's (where a GPU was among the devices, $4), and the
+# check under the kernel sanitizer (sim:0.kernels) where it ran, else the
 # first thing that did not hold.
 grade_lab_verdict() {
   awk -F'\t' -v s="$2" -v l="$3" -v gpu_asked="$4" '
     $1 == s && $2 == l && $4 ~ /\.(missing|build)$/ { print $5 ": " $7; found = 1; exit }
-    $1 == s && $2 == l && $4 ~ /\.run$/ { runs++; if ($5 == "pass") { if ($3 == "cpu") cpu = 1; if ($3 ~ /^(sim|cuda):/) gpu = 1 }
-      else if ($5 != "skipped" && first == "") first = $5 " on " $3 ": " $7 }
+    $1 == s && $2 == l && $4 ~ /\.run$/ { runs++; if ($5 == "pass") { if ($3 == "cpu") cpu = 1; if ($3 ~ /^(sim|cuda):[0-9]+$/) gpu = 1 }
+      else if ($5 != "skipped" && first == "") first = $5 " on " $3 ": " $7
+      # The kernel sanitizer watches kernels on a simulated GPU alone: skipped
+      # there, it said nothing, and ./lab check would not say done.
+      if ($3 ~ /\.kernels$/ && $5 == "skipped" && unwatched == "") unwatched = $3 ": " $7 }
     $1 == s && $2 == l && $5 == "FAIL" && firstclaim == "" { firstclaim = $4 " on " $3 }
     END { if (found) exit
       if (first != "") print "not yet: " first (firstclaim != "" ? " (first failed claim: " firstclaim ")" : "")
+      else if (unwatched != "") print "not yet: the check under the kernel sanitizer was skipped on " unwatched
       else if (cpu && (gpu || !gpu_asked)) print "done"
       else print "not yet: the cpu and a GPU must both pass (skipped or absent)" }' "$1" | cut -c1-300
 }

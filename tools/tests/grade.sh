@@ -203,7 +203,26 @@ fi
 cp -R "$WORK/class/correct" "$WORK/limits/"
 ./lab grade "$WORK/limits" --labs $NN --devices cpu,sim:7 -j 2 --memory 1G --out "$WORK/out-limits" \
   >"$WORK/limits.out" 2>&1 || { cat "$WORK/limits.out"; fail "./lab grade of the limits' class stopped"; }
-cat "$WORK/class.out" "$WORK/hostile.out" "$WORK/limits.out"
+# Lab 09 graded as ./lab check judges it, where this build has the kernel
+# tools: its check for the kernel sanitizer runs on sim:0 too, so a transpose
+# whose tile has no padding column (the right values, 31 bank conflicts a
+# read: its plain check passes, its kernels claim fails) is not done, and the
+# solution is.
+MLAB=09_memory MNN=09 mwrong=$KIT/solutions/09_memory/wrong/transpose-tile-unpadded.patch
+if [[ " $(cat "$BUILD/kernels-claims.txt" 2>/dev/null) " == *" $MNN "* && -f $mwrong ]] &&
+  grep -q '^LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON' "$BUILD/CMakeCache.txt"; then
+  for who in padded unpadded; do
+    mkdir -p "$WORK/memory/$who/labs/$MLAB"
+    cp "$KIT/solutions/$MLAB/lab.c" "$KIT/solutions/$MLAB/memory_kernels.cuh" "$WORK/memory/$who/labs/$MLAB/"
+  done
+  (cd "$WORK/memory/unpadded/labs/$MLAB" && patch -s -p1 <"$mwrong")
+  ./lab grade "$WORK/memory" --labs $MNN --devices cpu,sim:0 -j 2 --out "$WORK/out-memory" >"$WORK/memory.out" 2>&1 ||
+    { cat "$WORK/memory.out"; fail "./lab grade of lab 09's class stopped"; }
+else
+  MLAB=""
+  echo "note: no kernel tools in this build (or no kernels claim in lab 09): the kernel sanitizer's grade is not tested here"
+fi
+cat "$WORK/class.out" "$WORK/hostile.out" "$WORK/limits.out" ${MLAB:+"$WORK/memory.out"}
 grep -q "grade: sim:7 was never checked (skipped in 2 of 2 runs)" "$WORK/limits.out" ||
   fail "a device never checked (sim:7) is not said after the table"
 
@@ -231,6 +250,21 @@ expect out deleter $LAB '^done$'
 expect out forger $LAB "^build-failed: .*defines what the kit defines \\(check_"
 expect out-hostile loop $LAB '^not yet: timeout on cpu'
 expect out-hostile forkbomb $LAB '^not yet: timeout on cpu'
+# Graded on the cpu alone, lab 04 has no run under the kernel sanitizer
+# (it watches a simulated GPU): nothing of it in the rows.
+! grep -q $'\t[^\t]*\\.kernels\t' "$WORK/out/grades.tsv" || fail "a grade on the cpu alone ran the kernel sanitizer's check"
+if [[ -n $MLAB ]]; then
+  expect out-memory padded $MLAB '^done$'
+  mcaught=$(caught_by "$mwrong")
+  expect out-memory unpadded $MLAB "^not yet: fail on sim:0\\.kernels: .*first failed claim: $MNN\\.${mcaught}[^ ]* on sim:0\\.kernels"
+  # Its plain check passed on both devices: only the kernels claim tells it.
+  for device in cpu sim:0; do
+    grep -q $'^unpadded\t'"$MLAB"$'\t'"$device"$'\t'"$MNN.run"$'\tpass\t' "$WORK/out-memory/grades.tsv" ||
+      fail "lab 09's unpadded transpose did not pass its plain check on $device"
+  done
+  grep -q "^\"unpadded\",\"$MLAB\",\"sim:0.kernels\",\"$MNN.${mcaught}[^\"]*\",\"FAIL\"" "$WORK/out-memory/grades.csv" ||
+    fail "grades.csv has no FAIL row of the unpadded transpose's kernels claim"
+fi
 if [[ -n $DLAB ]]; then
   expect out ranks $DLAB '^done$'
   dcaught=$(caught_by "$dwrong")
