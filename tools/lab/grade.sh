@@ -21,6 +21,8 @@ usage: ./lab grade SUBMISSIONS [--labs 01,04] [--devices cpu,sim:0] [-j N] [--ou
                holding labs/NN_name/lab.c and the lab's kernel files (README, "Grading a class")
   --labs       the labs to grade (default: every lab a submission has a file for)
   --devices    default: cpu,sim:0, and cuda:0 where there is an NVIDIA GPU
+               (labs 04, 07 and 09, with sim:0: also their check under the kernel
+               sanitizer there, the run sim:0.kernels, as ./lab check judges them)
   -j N         checks at once (default: the cores here)
   --out DIR    where the grades go (default: build/grade): grades.csv, grades.json,
                grades.xml (JUnit), grades.txt, and each check's log under logs/
