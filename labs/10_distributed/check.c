@@ -71,6 +71,27 @@ static void stuck(const char *where, double waited)
     PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
 }
 
+/* Ends the run with an error MPI returned to one of your calls (the check
+ * asks MPI to return errors, not to abort in its own words, which name
+ * MPI_Testall, a call of the check's): the claim being checked, the call,
+ * the rank and MPI's words, on this rank's standard output. */
+static void mpi_failed(const char *call, int peer, int code)
+{
+    char words[MPI_MAX_ERROR_STRING] = "";
+    int length = 0;
+    PMPI_Error_string(code, words, &length);
+    const int out = world_rank == 0 ? STDOUT_FILENO : rank_stdout;
+    fflush(stdout);
+    if (out >= 0)
+        dprintf(
+            out,
+            "  FAIL  %s: rank %d's %s %d failed: %s (a message longer than its receive, a count or a type "
+            "that differ between the two sides, a rank outside the communicator?)\n",
+            current_claim, world_rank, call, peer, words);
+    sleep(1); /* forwarded before the abort */
+    PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+}
+
 static char watchdog_where[200] = "in the check";
 
 static void watchdog(int signal)
@@ -118,7 +139,11 @@ static int wait_for(MPI_Request *requests, int n, MPI_Status *statuses, const ch
     for (long tries = 0;; ++tries) {
         int done = 0;
         const int code = PMPI_Testall(n, requests, &done, statuses);
-        if (code != MPI_SUCCESS || done) return code;
+        if (code == MPI_ERR_IN_STATUS && statuses != MPI_STATUSES_IGNORE)
+            for (int i = 0; i < n; ++i)
+                if (statuses[i].MPI_ERROR != MPI_SUCCESS) mpi_failed(call, peer, statuses[i].MPI_ERROR);
+        if (code != MPI_SUCCESS) mpi_failed(call, peer, code);
+        if (done) return code;
         const double waited = PMPI_Wtime() - start;
         if (waited > WAIT_DEADLINE_S) {
             char where[200];
@@ -774,6 +799,9 @@ static void check_nccl(device d, const rank_info *info)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    /* Errors come back to the calls (where the check's wrappers name them),
+     * not as MPI's abort, in words that name the check's own calls. */
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     if (world_rank != 0) {
