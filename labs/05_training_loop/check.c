@@ -507,30 +507,21 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
  * and the step must return that failure: one lost along the way (a status
  * overwritten by the next call's, or never looked at) lets a training loop go
  * on from a step that did not happen. */
-static int refuse_at, calls_made; /* refuse_at 0: nothing is refused */
-static const char *refused;       /* the call that was refused, NULL for none */
-
-static bool refuse(const char *name)
-{
-    if (refuse_at == 0 || ++calls_made != refuse_at) return false;
-    refused = name;
-    return true;
-}
 
 static status refusal(const char *name)
 {
     return fail(STATUS_BACKEND_FAILED, "%s: refused by the check, as a failing device would (call %d)", name,
-                refuse_at);
+                check_calls_counted());
 }
 
 /* __wrap_NAME: refused, or the real NAME. */
-#define WRAPPED(name, params, args)               \
-    status __real_##name params;                  \
-    status __wrap_##name params;                  \
-    status __wrap_##name params                   \
-    {                                             \
-        if (refuse(#name)) return refusal(#name); \
-        return __real_##name args;                \
+#define WRAPPED(name, params, args)                     \
+    status __real_##name params;                        \
+    status __wrap_##name params;                        \
+    status __wrap_##name params                         \
+    {                                                   \
+        if (check_refuse(#name)) return refusal(#name); \
+        return __real_##name args;                      \
     }
 
 WRAPPED(op_matmul, (const tensor *a, bool ta, const tensor *b, bool tb, const tensor *bias, tensor *out),
@@ -569,19 +560,18 @@ static int refuse_each_call(device d, tried_step which, int *lost, const char **
     tiny_create(&t, d);
     CHECK(tensor_zeros(&log, d, shape1(1)));
     CHECK(mlp_forward(&t.net, &t.b)); /* step 1 needs the forward's outputs */
-    refuse_at = 0;
+    check_refuse_call(0);
     *whole = CHECK_YOURS(call_step(which, &t, log));
-    calls_made = 0;
-    refuse_at = -1; /* counting, refusing nothing */
+    check_refuse_call(-1); /* counting, refusing nothing */
     CHECK_YOURS(call_step(which, &t, log));
-    const int calls = calls_made;
+    const int calls = check_calls_counted();
     *lost = 0;
     for (int at = 1; at <= calls && *lost == 0 && *whole == STATUS_OK; ++at) {
-        refuse_at = at, calls_made = 0, refused = NULL;
+        check_refuse_call(at);
         const status s = CHECK_YOURS(call_step(which, &t, log));
-        if (s == STATUS_OK && refused) *lost = at, *lost_name = refused;
+        if (s == STATUS_OK && check_refused_call()) *lost = at, *lost_name = check_refused_call();
     }
-    refuse_at = 0;
+    check_refuse_call(0);
     CHECK(device_synchronize(d));
     tensor_free(log);
     tiny_free(&t);

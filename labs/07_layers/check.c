@@ -759,21 +759,12 @@ static void check_flash(device d)
  * (tensor_empty, tensor_reshape, op_matmul, device_launch): each comes here
  * first. While a layer is tried with a failure, the refuse_at-th of them
  * fails, as a full device, a refused launch or a failed product would. */
-static int refuse_at, calls_made; /* refuse_at 0: nothing is refused */
-static const char *refused;       /* the call that was refused, NULL for none */
-
-static bool refuse(const char *name)
-{
-    if (refuse_at == 0 || ++calls_made != refuse_at) return false;
-    refused = name;
-    return true;
-}
 
 status __real_tensor_empty(tensor **out, device d, dtype type, shape s);
 status __wrap_tensor_empty(tensor **out, device d, dtype type, shape s);
 status __wrap_tensor_empty(tensor **out, device d, dtype type, shape s)
 {
-    if (!refuse("tensor_empty")) return __real_tensor_empty(out, d, type, s);
+    if (!check_refuse("tensor_empty")) return __real_tensor_empty(out, d, type, s);
     if (out) *out = NULL;
     return fail(STATUS_OUT_OF_MEMORY,
                 "tensor_empty: %s has no memory left (the check refused this allocation)", device_name(d));
@@ -783,7 +774,7 @@ status __real_tensor_reshape(tensor *t, shape s, tensor **out);
 status __wrap_tensor_reshape(tensor *t, shape s, tensor **out);
 status __wrap_tensor_reshape(tensor *t, shape s, tensor **out)
 {
-    if (!refuse("tensor_reshape")) return __real_tensor_reshape(t, s, out);
+    if (!check_refuse("tensor_reshape")) return __real_tensor_reshape(t, s, out);
     if (out) *out = NULL;
     return fail(STATUS_OUT_OF_MEMORY, "tensor_reshape: no host memory left (the check refused this view)");
 }
@@ -795,7 +786,7 @@ status __wrap_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool tra
 status __wrap_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
                         tensor *out)
 {
-    if (!refuse("op_matmul")) return __real_op_matmul(a, trans_a, b, trans_b, bias, out);
+    if (!check_refuse("op_matmul")) return __real_op_matmul(a, trans_a, b, trans_b, bias, out);
     return fail(STATUS_BACKEND_FAILED, "op_matmul: the product failed (the check refused it)");
 }
 
@@ -803,7 +794,7 @@ status __real_device_launch(device d, const kernel_launchers *k, const void *arg
 status __wrap_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size);
 status __wrap_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size)
 {
-    if (!refuse("device_launch")) return __real_device_launch(d, k, args, args_size);
+    if (!check_refuse("device_launch")) return __real_device_launch(d, k, args, args_size);
     return fail(STATUS_BACKEND_FAILED, "device_launch: %s refused the launch of %s (the check refused it)",
                 device_name(d), k && k->name ? k->name : "a kernel");
 }
@@ -851,10 +842,11 @@ static void check_failures(device d)
     bool right = true;
     for (int layer = 0; layer < LAYERS && right; ++layer)
         for (int at = 1; at <= 16 && right; ++at) {
-            refuse_at = at, calls_made = 0, refused = NULL;
+            check_refuse_call(at);
             const size_t before = usage_begin(d);
             const status s = CHECK_YOURS(call_layer(layer, &o));
-            refuse_at = 0;
+            check_refuse_call(0);
+            const char *refused = check_refused_call();
             const call_usage u = usage_end(d, before);
             const status usable = device_synchronize(d);
             if (!refused) { /* every call went through: the layer as it runs */

@@ -79,15 +79,6 @@ static void fill_uniform(float *x, int64_t count, uint64_t seed)
  * student's calls of them come here first. While a step is tried with a
  * failure, the refuse_at-th of them fails, as a device that refuses its work
  * would; and the forward and backward passes note the waits between them. */
-static int refuse_at, calls_made; /* refuse_at 0: nothing is refused */
-static const char *refused;       /* the call that was refused, NULL for none */
-
-static bool refuse(const char *name)
-{
-    if (refuse_at == 0 || ++calls_made != refuse_at) return false;
-    refused = name;
-    return true;
-}
 
 /* The waits of the devices of a data-parallel step between its slices'
  * passes: from the end of one device's replica_forward_backward to the start
@@ -116,7 +107,7 @@ status __real_queue_products(const product_work *w);
 status __wrap_queue_products(const product_work *w);
 status __wrap_queue_products(const product_work *w)
 {
-    if (!refuse("queue_products")) return __real_queue_products(w);
+    if (!check_refuse("queue_products")) return __real_queue_products(w);
     return fail(STATUS_BACKEND_FAILED, "queue_products: %s refused the products (the check refused them)",
                 w ? device_name(w->dev) : "the device");
 }
@@ -125,7 +116,7 @@ status __real_replica_forward_backward(replica *r, const float *images, const in
 status __wrap_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows);
 status __wrap_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows)
 {
-    if (refuse("replica_forward_backward"))
+    if (check_refuse("replica_forward_backward"))
         return fail(STATUS_OUT_OF_MEMORY,
                     "replica_forward_backward: %s has no memory left for the slice (the check refused it)",
                     r ? device_name(r->net.dev) : "the device");
@@ -139,7 +130,7 @@ status __real_all_reduce_sum(tensor *const *tensors, int n);
 status __wrap_all_reduce_sum(tensor *const *tensors, int n);
 status __wrap_all_reduce_sum(tensor *const *tensors, int n)
 {
-    if (!refuse("all_reduce_sum")) return __real_all_reduce_sum(tensors, n);
+    if (!check_refuse("all_reduce_sum")) return __real_all_reduce_sum(tensors, n);
     return fail(STATUS_BACKEND_FAILED, "all_reduce_sum: a copy was refused (the check refused it)");
 }
 
@@ -600,9 +591,10 @@ static void check_step3_failure(device d)
              device_name(work[0].dev), pair ? " and of " : "", pair ? device_name(work[1].dev) : "");
     bool passed_on = true;
     for (int at = 1; at <= n + 1 && passed_on; ++at) {
-        refuse_at = at, calls_made = 0, refused = NULL;
+        check_refuse_call(at);
         const status s = CHECK_YOURS(lab_run_at_once(work, n));
-        refuse_at = 0;
+        check_refuse_call(0);
+        const char *refused = check_refused_call();
         for (int i = 0; i < n; ++i) CHECK(device_synchronize(work[i].dev));
         passed_on = refused ? s != STATUS_OK : s == STATUS_OK;
         if (!passed_on)
@@ -882,10 +874,11 @@ static void check_step5_failures(device d, const dp_data *x)
     int tried = 0;
     for (int at = 1; at <= 32 && right; ++at) {
         for (int i = 0; i < n; ++i) CHECK(replica_read(&r[i], false, before[i], count));
-        refuse_at = at, calls_made = 0, refused = NULL;
+        check_refuse_call(at);
         const status s = CHECK_YOURS(
             lab_data_parallel_step(all, n, x->images[0], x->labels[0], DP_ROWS, DP_LR, DP_MOMENTUM));
-        refuse_at = 0;
+        check_refuse_call(0);
+        const char *refused = check_refused_call();
         int stepped = -1; /* a replica whose parameters changed */
         for (int i = 0; i < n; ++i) {
             CHECK(device_synchronize(devices[i]));

@@ -193,3 +193,25 @@ const char *check_failure_text(status s)
     snprintf(text, sizeof text, "; the call failed (%s): %s", status_name(s), last_error());
     return text;
 }
+
+/* ---- failures made on purpose -------------------------------------------- */
+
+static int refuse_at, calls_counted; /* refuse_at 0: nothing refused or counted */
+static const char *refused;          /* the call that was refused, NULL for none */
+
+void check_refuse_call(int at)
+{
+    refuse_at = at;
+    if (at != 0) calls_counted = 0, refused = NULL; /* 0 stops: what was counted stays readable */
+}
+
+bool check_refuse(const char *name)
+{
+    if (refuse_at == 0 || ++calls_counted != refuse_at) return false;
+    refused = name;
+    return true;
+}
+
+int check_calls_counted(void) { return calls_counted; }
+
+const char *check_refused_call(void) { return refused; }

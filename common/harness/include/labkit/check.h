@@ -110,6 +110,22 @@ status check_yours(status s, const char *expression, const char *file, int line)
  * end a claim's figures. The text lives until the next call. */
 const char *check_failure_text(status s);
 
+/* ---- failures made on purpose -----------------------------------------------
+ * A check linked with -Wl,--wrap for the calls a student's function makes
+ * (lab.cmake's LAB_CHECK_LINK_OPTIONS: labs 05, 07 and 08) sends each call to
+ * its wrapper first, which asks check_refuse(its name): true for the at-th
+ * call counted since check_refuse_call(at), which the wrapper then fails as a
+ * full device or a refused launch would. The function is tried with each of
+ * its calls failing in turn, and must return the failure.
+ *   at 0: stops refusing and counting (what was counted and refused stays readable);
+ *   at -1: every call counted, none refused. */
+void check_refuse_call(int at);
+bool check_refuse(const char *name);
+/* Calls counted since check_refuse_call. */
+int check_calls_counted(void);
+/* The call refused since check_refuse_call, NULL while none was. */
+const char *check_refused_call(void);
+
 #ifdef __cplusplus
 }
 #endif
