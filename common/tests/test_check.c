@@ -105,6 +105,25 @@ static void test_figures_longer_than_the_room_are_marked_cut(void)
 cleanup:;
 }
 
+/* The at-th call counted is the one refused; 0 stops and keeps what was
+ * counted; -1 counts without refusing. */
+static void test_the_at_th_call_is_refused_and_named(void)
+{
+    check_refuse_call(2);
+    EXPECT(!check_refuse("first"));
+    EXPECT(check_refuse("second"));
+    EXPECT(!check_refuse("third"));
+    check_refuse_call(0);
+    EXPECT(!check_refuse("after the stop"));
+    EXPECT_EQ_I64(check_calls_counted(), 3);
+    EXPECT(check_refused_call() && strcmp(check_refused_call(), "second") == 0);
+    check_refuse_call(-1);
+    for (int i = 0; i < 5; ++i) EXPECT(!check_refuse("counted"));
+    EXPECT_EQ_I64(check_calls_counted(), 5);
+    EXPECT(check_refused_call() == NULL);
+    check_refuse_call(0);
+}
+
 /* Run last: the tests before it left parts out. A variable left set in a
  * shell must not turn a check that skipped its costly claims into a pass. */
 static void test_a_check_that_left_a_part_out_never_passes(void)
@@ -122,6 +141,7 @@ int main(void)
     RUN_TEST(test_a_crash_test_leaves_nothing_out);
     RUN_TEST(test_a_failed_claim_shows_the_whole_message_and_its_hint);
     RUN_TEST(test_figures_longer_than_the_room_are_marked_cut);
+    RUN_TEST(test_the_at_th_call_is_refused_and_named);
     RUN_TEST(test_a_check_that_left_a_part_out_never_passes);
     unsetenv("LABKIT_CHECK_UNTIL");
     return harness_finish();
