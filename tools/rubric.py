@@ -58,7 +58,7 @@ def claims(path):
         if text:
             macros[d.group(1)] = text
     found = []
-    for m in re.finditer(r'\b(check_that|CHECK_CALL)\s*\(', src):
+    for m in re.finditer(r'\b(check_that|CHECK_CALL|claim)\s*\(', src):
         k = second_argument(src, m.end() - 1)
         if k is None:
             continue
