@@ -713,15 +713,12 @@ cmd_grade() {
     devices=(cpu sim:0)
     (($(cuda_count "$PRESET") > 0)) && devices+=(cuda:0)
   fi
-  # The checks, and for the labs with a kernels claim their checks for the
+  # The checks, then for the labs with a kernels claim their checks for the
   # kernel sanitizer (checkNN-kernels: not built by default), whose link
-  # commands the image's builds copy. A build not configured yet knows its
-  # labs with a kernels claim only once configured: those are built after.
+  # commands the image's builds copy: a build knows its labs with a kernels
+  # claim once configured, which the first build does where it must.
   local targets=() kernels_labs="" kernels_targets=()
-  for lab in "${labs[@]}"; do
-    targets+=("check${lab%%_*}")
-    [[ " $(grade_kernels_labs "${devices[@]}") " != *" ${lab%%_*} "* ]] || targets+=("check${lab%%_*}-kernels")
-  done
+  for lab in "${labs[@]}"; do targets+=("check${lab%%_*}"); done
   say "grade: building the kit's checks once (${targets[*]}) in build/$PRESET"
   if ! try_build "$PRESET" "${targets[@]}"; then
     show_failure "the kit's build" "$BUILD_LOG"
@@ -729,8 +726,7 @@ cmd_grade() {
   fi
   kernels_labs=" $(grade_kernels_labs "${devices[@]}") "
   for lab in "${labs[@]}"; do
-    [[ $kernels_labs != *" ${lab%%_*} "* || " ${targets[*]} " == *" check${lab%%_*}-kernels "* ]] ||
-      kernels_targets+=("check${lab%%_*}-kernels")
+    [[ $kernels_labs != *" ${lab%%_*} "* ]] || kernels_targets+=("check${lab%%_*}-kernels")
   done
   if ((${#kernels_targets[@]} > 0)) && ! try_build "$PRESET" "${kernels_targets[@]}"; then
     show_failure "the kit's build" "$BUILD_LOG"
@@ -858,11 +854,10 @@ grade_runs() {
 # The labs (NN ...) whose check also runs under the kernel sanitizer when
 # graded on devices $@: those listed in build/$PRESET/kernels-claims.txt
 # (written by the configure, empty without the kernel tools: the debug-asan
-# preset) when this build has the kernel tools and sim:0 is among the devices,
-# as ./lab check does (kernels_claim_here: it runs the claim on sim:0).
+# preset) when sim:0 is among the devices, as ./lab check does
+# (kernels_claim_here: it runs the claim on sim:0).
 grade_kernels_labs() {
   [[ " $* " == *" sim:0 "* ]] || return 0
-  grep -q '^LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON' "build/$PRESET/CMakeCache.txt" 2>/dev/null || return 0
   kernels_claim_labs
 }
 

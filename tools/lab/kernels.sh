@@ -27,21 +27,24 @@ kernels_available() {
 # The labs whose check has a kernels claim (labkit/check_kernels.h), "04 07
 # ...": those the configure made a checkNN-kernels program for, as it wrote
 # them down (cmake/kernel_tools.cmake), so that the driver and CMake cannot
-# disagree.
+# disagree. None in a build without the kernel tools (the list is empty).
 kernels_claim_labs() {
   local labs=""
   [[ -r build/$PRESET/kernels-claims.txt ]] && read -r labs <"build/$PRESET/kernels-claims.txt"
   printf '%s\n' "$labs"
 }
 
+# Whether lab $1 (NN) is one of kernels_claim_labs.
+kernels_claim_has() {
+  [[ " $(kernels_claim_labs) " == *" $1 "* ]]
+}
+
 # Whether ./lab check NN --kernels can run: the kernel tools are in this build
 # and the lab's check has a kernels claim; says why not.
 kernels_check_ready() {
   kernels_available || return 1
-  local with
-  with=$(kernels_claim_labs)
-  if [[ " $with " != *" $LAB_NN "* ]]; then
-    say "lab $LAB_NN's check has no kernels claim: ./lab check NN --kernels is for labs ${with% } (./lab profile $LAB_NN counts its kernels' traffic, if it has any)."
+  if ! kernels_claim_has "$LAB_NN"; then
+    say "lab $LAB_NN's check has no kernels claim: ./lab check NN --kernels is for labs $(kernels_claim_labs) (./lab profile $LAB_NN counts its kernels' traffic, if it has any)."
     return 1
   fi
 }

@@ -7,14 +7,8 @@
 # BUILD_DIR must be build/<preset> of this kit (where ./lab builds); else skipped.
 set -uo pipefail
 KIT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
-build=$(cd "$1" && pwd)
-preset=${build##*/}
-if [[ $build != "$KIT/build/$preset" ]] || ! grep -q "\"name\": *\"$preset\"" "$KIT/CMakePresets.json"; then
-  echo "skipped: $build is not one of ./lab's build directories (build/<preset>)"
-  exit 77
-fi
-unset LABKIT_SIM_GPUS LABKIT_SIM_MEMORY LABKIT_GNUPLOT LABKIT_PYTHON
-export LABKIT_PRESET=$preset
+source "$KIT/tools/tests/fixture.sh"
+built_tree_env "$1"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 commands=("check 01" "devices" "run 01 -- --help")
@@ -38,4 +32,4 @@ for i in "${!commands[@]}"; do
   fi
 done
 ((failures == 0)) || exit 1
-echo "driver_built_tree: three ./lab commands at once on build/$preset, each right"
+echo "driver_built_tree: three ./lab commands at once on build/$LABKIT_PRESET, each right"

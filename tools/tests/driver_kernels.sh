@@ -9,18 +9,12 @@
 # BUILD_DIR must be build/<preset> of this kit, with the kernel tools; else skipped.
 set -uo pipefail
 KIT=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)
-build=$(cd "$1" && pwd)
-preset=${build##*/}
-if [[ $build != "$KIT/build/$preset" ]] || ! grep -q "\"name\": *\"$preset\"" "$KIT/CMakePresets.json"; then
-  echo "skipped: $build is not one of ./lab's build directories (build/<preset>)"
+source "$KIT/tools/tests/fixture.sh"
+built_tree_env "$1"
+if ! grep -q '^LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON' "$KIT/build/$LABKIT_PRESET/CMakeCache.txt"; then
+  echo "skipped: build/$LABKIT_PRESET has no kernel tools"
   exit 77
 fi
-if ! grep -q '^LABKIT_HAVE_KERNEL_TOOLS:INTERNAL=ON' "$build/CMakeCache.txt"; then
-  echo "skipped: build/$preset has no kernel tools"
-  exit 77
-fi
-unset LABKIT_SIM_GPUS LABKIT_SIM_MEMORY LABKIT_GNUPLOT LABKIT_PYTHON
-export LABKIT_PRESET=$preset
 cd "$KIT" || exit 1
 with=() without=()
 for dir in labs/[0-9][0-9]_*/; do

@@ -8,6 +8,11 @@
 #                       another in $STUB_RECORD (what two makes writing one
 #                       archive at once did to the real kit).
 #   fixture_env DIR     the stub first on PATH, and the kit's settings unset.
+#   built_tree_env BUILD_DIR
+#                       for a test of ./lab on this kit's own build instead:
+#                       LABKIT_PRESET is BUILD_DIR's preset and the other
+#                       settings are unset; skipped (exit 77) where BUILD_DIR
+#                       is not build/<preset> of this kit.
 # KIT is the kit's root.
 
 make_fixture() {
@@ -120,4 +125,16 @@ EOF
 fixture_env() {
   export PATH="$1/stub:$PATH"
   unset LABKIT_PRESET LABKIT_SIM_GPUS LABKIT_SIM_MEMORY LABKIT_GNUPLOT LABKIT_PYTHON OPENBLAS_CORETYPE
+}
+
+built_tree_env() {
+  local build preset
+  build=$(cd "$1" && pwd)
+  preset=${build##*/}
+  if [[ $build != "$KIT/build/$preset" ]] || ! grep -q "\"name\": *\"$preset\"" "$KIT/CMakePresets.json"; then
+    echo "skipped: $build is not one of ./lab's build directories (build/<preset>)"
+    exit 77
+  fi
+  unset LABKIT_SIM_GPUS LABKIT_SIM_MEMORY LABKIT_GNUPLOT LABKIT_PYTHON
+  export LABKIT_PRESET=$preset
 }
