@@ -11,7 +11,14 @@
 # namespace (unshare), a chroot, a user id of its own per slot (so that a
 # process limit caps a fork bomb), a time and a memory limit per step.
 
-GRADE_UID_BASE=2000000000 # uids of the slots: no account has them
+# The uids of a grading's slots and its unpacker: a range of its own, from
+# the grading's process id, so that two gradings at once never share a uid (a
+# slot's sweep, kill -9 -1 as its uid, would end the other's checks, and its
+# process limit would count them). PIDs stay below 2^22, so every uid lies
+# between 2 000 000 000 and 4 147 483 135 (under 2^32 - 1): no account has one.
+GRADE_UID_BASE=2000000000
+GRADE_UID_RANGE=512  # slots 0..510 and the unpacker, GRADE_UID_RANGE - 1
+grade_uid_of() { echo $((GRADE_UID_BASE + $$ * GRADE_UID_RANGE + $1)); }
 
 grade_usage() {
   cat <<'EOF'
@@ -75,10 +82,10 @@ grade_student_name() {
 # the student's files (GRADE_FILES: labs/NN_name/lab.c ...), and only regular
 # files reached through folders, never through a link (labs/04_matmul ->
 # the kit's solutions/ would hand in the answer); says in $2.ignored what
-# else it held. An archive is unpacked by a user of its own (the slots' uid
-# base + 999999), with a limit of 64 MiB a file: it can write nowhere else.
+# else it held. An archive is unpacked by a user of its own (the last uid of
+# the grading's range), with a limit of 64 MiB a file: it can write nowhere else.
 grade_unpack() {
-  local src=$1 dest=$2 tmp top unpacker=$((GRADE_UID_BASE + 999999)) found
+  local src=$1 dest=$2 tmp top unpacker=$(grade_uid_of $((GRADE_UID_RANGE - 1))) found
   # Where the unpacker can reach (the output folder is the instructor's alone).
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/labkit-grade-unpack.XXXXXX")
   rm -rf "$dest"
@@ -436,11 +443,12 @@ grade_sandbox() {
 # files, the sandbox, the results in $1/logs/<student>/<lab>/.
 grade_job() {
   local out=$1 student=$2 lab=$3 slot=$4 runs=("${@:5}") work results uid mlab start=${EPOCHREALTIME/[,.]/} end
-  uid=$((GRADE_UID_BASE + slot))
+  uid=$(grade_uid_of "$slot")
   work=$out/work/$student-$lab
   results=$out/logs/$student/$lab
   rm -rf "$work" "$results"
   mkdir -p "$work/labs" "$results"
+  echo "$uid" >"$results/uid" # the user its checks ran as, no other grading's at the time
   # The lab and the earlier labs its programs link (LAB_USES), where handed in.
   # (Few programs started per job: on a loaded VM each costs 10-20 ms of CPU.)
   while read -r mlab; do
@@ -681,6 +689,7 @@ cmd_grade() {
   for n in "$jobs" "$GRADE_TIMEOUT" "$GRADE_BUILD_TIMEOUT" "$GRADE_PROCS"; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || grade_usage_error "grade: '$n' is not a whole number above 0 (-j, --timeout, --build-timeout, --processes)"
   done
+  ((jobs < GRADE_UID_RANGE)) || grade_usage_error "grade: -j $jobs is too many; at most $((GRADE_UID_RANGE - 1)) checks at once"
   GRADE_KIB=$(grade_kib "$memory") || grade_usage_error "grade: --memory '$memory' is not a size (bytes, or a number with K, M or G: 4G)"
   submissions=$(abspath_from_caller "$submissions")
   [[ -d $submissions ]] || die "grade: $submissions is not a folder (one folder or archive per student inside)"

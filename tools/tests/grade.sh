@@ -193,10 +193,24 @@ if ./lab grade "$WORK/class" --out "$WORK/precious" >"$WORK/precious.out" 2>&1 |
   ! grep -q 'is not an earlier ./lab grade' "$WORK/precious.out" || [[ $(ls -A "$WORK/precious") != notes ]]; then
   fail "./lab grade --out on a folder of something else: $(cat "$WORK/precious.out")"
 fi
-./lab grade "$WORK/class" --labs $NN,04${DLAB:+,$DNN} --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 ||
-  { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
+# The class and the hostile class graded at once, as two instructors might:
+# neither may reach the other (the hostile's fork bomb fills its slot's
+# process limit and its sweeps kill everything of its slot's uid; a uid
+# shared between the two gradings would fail the class's checks).
+./lab grade "$WORK/class" --labs $NN,04${DLAB:+,$DNN} --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 &
+class_grading=$!
 ./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
   >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
+wait $class_grading || { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
+# Whether they overlapped is the machine's timing; that their users differ is not.
+class_uids=$(cat "$WORK"/out/logs/*/*/uid 2>/dev/null | sort -u || true)
+hostile_uids=$(cat "$WORK"/out-hostile/logs/*/*/uid 2>/dev/null | sort -u || true)
+shared_uids=$(comm -12 <(echo "$class_uids") <(echo "$hostile_uids"))
+if [[ -z $class_uids || -z $hostile_uids ]]; then
+  fail "a grading did not say which users its checks ran as (logs/<student>/<lab>/uid)"
+elif [[ -n $shared_uids ]]; then
+  fail "two gradings at once ran checks as the same users: $(echo $shared_uids)"
+fi
 # The limits' class, the hog and a correct one, on a device every run of which
 # is skipped (sim:7: the sandbox simulates two): that is said after the table,
 # where its rows alone read "skipped".
