@@ -1,7 +1,8 @@
 /* test_check.c: the parts of a lab's check that a known-wrong version's test
  * may leave out (check.h, check_leaves_out): only when LABKIT_CHECK_UNTIL names
- * a claim that none of the part's claims begins, never for a crash test; and
- * a failed claim's line, which holds a library error's whole message. */
+ * a claim that none of the part's claims begins, never for a crash test; a
+ * failed claim's line, which holds a library error's whole message; and a
+ * TODO, which lab 10's ranks other than 0 leave to rank 0. */
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv, fileno */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "harness.h"
 #include "labkit/check.h"
+#include "labkit/process_rank.h"
 
 #define TIMING "a BF16 matrix copies to the GPU in about half the time of its FP32 twin"
 #define LEFT "nothing is left behind: the bytes in use are back where they were"
@@ -105,6 +107,59 @@ static void test_figures_longer_than_the_room_are_marked_cut(void)
 cleanup:;
 }
 
+/* What check_report_failure prints on stderr for status s. */
+static bool failure_report_printed(status s, char *out, size_t size)
+{
+    fflush(stderr);
+    FILE *capture = tmpfile();
+    const int saved = dup(STDERR_FILENO);
+    if (!capture || saved < 0 || dup2(fileno(capture), STDERR_FILENO) < 0) return false;
+    check_report_failure("lab.c", 16, "lab_ranks(MPI_COMM_WORLD, &info)", s);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    rewind(capture);
+    const size_t n = fread(out, 1, size - 1, capture);
+    out[n] = '\0';
+    fclose(capture);
+    return true;
+}
+
+/* Lab 10's ranks run the same skeleton: its TODO is said by rank 0 alone,
+ * where every rank said it; a failure other than a TODO is each rank's own. */
+static void test_a_todo_is_said_by_rank_0_alone(void)
+{
+    static char printed[4096];
+    const char *const launchers[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK" };
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) unsetenv(launchers[j]);
+        REQUIRE(process_rank() == -1);
+        setenv(launchers[i], "1", 1);
+        EXPECT_MSG(process_rank() == 1 && process_rank_is_quiet(), "%s=1 read as rank %d", launchers[i],
+                   process_rank());
+        (void)todo("step 1: lab_ranks");
+        REQUIRE(failure_report_printed(STATUS_TODO, printed, sizeof printed));
+        EXPECT_MSG(printed[0] == '\0', "rank 1 (%s) repeated rank 0's TODO: %s", launchers[i], printed);
+        (void)fail(STATUS_BAD_ARGUMENT, "rank 1's own mistake");
+        REQUIRE(failure_report_printed(STATUS_BAD_ARGUMENT, printed, sizeof printed));
+        EXPECT_CONTAINS(printed, "rank 1's own mistake");
+        setenv(launchers[i], "0", 1);
+        (void)todo("step 1: lab_ranks");
+        REQUIRE(failure_report_printed(STATUS_TODO, printed, sizeof printed));
+        EXPECT_CONTAINS(printed, "TODO: step 1: lab_ranks is not written yet");
+    }
+    /* A value no launcher sets is no rank: the process speaks for itself. */
+    const char *const not_ranks[] = { "", "-1", "one", "1x", "99999999999999999999" };
+    for (int i = 0; i < 5; ++i) {
+        setenv("PMIX_RANK", not_ranks[i], 1);
+        EXPECT_MSG(process_rank() == -1 && !process_rank_is_quiet(), "PMIX_RANK='%s' read as rank %d",
+                   not_ranks[i], process_rank());
+    }
+cleanup:
+    for (int j = 0; j < 3; ++j) unsetenv(launchers[j]);
+    clear_error();
+}
+
 /* The at-th call counted is the one refused; 0 stops and keeps what was
  * counted; -1 counts without refusing. */
 static void test_the_at_th_call_is_refused_and_named(void)
@@ -141,6 +196,7 @@ int main(void)
     RUN_TEST(test_a_crash_test_leaves_nothing_out);
     RUN_TEST(test_a_failed_claim_shows_the_whole_message_and_its_hint);
     RUN_TEST(test_figures_longer_than_the_room_are_marked_cut);
+    RUN_TEST(test_a_todo_is_said_by_rank_0_alone);
     RUN_TEST(test_the_at_th_call_is_refused_and_named);
     RUN_TEST(test_a_check_that_left_a_part_out_never_passes);
     unsetenv("LABKIT_CHECK_UNTIL");

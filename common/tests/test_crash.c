@@ -30,7 +30,13 @@ typedef struct crash_run {
 
 /* Runs child() in a process of its own with the crash report installed; waits
  * at most REPORT_LIMIT_SECONDS for it to end, killing it after. */
-static crash_run run_crashing(void (*child)(void))
+static crash_run run_crashing_as_rank(void (*child)(void), const char *rank);
+
+static crash_run run_crashing(void (*child)(void)) { return run_crashing_as_rank(child, NULL); }
+
+/* The same, where a launcher (Open MPI's mpiexec) started the child as `rank`
+ * (NULL: none did). */
+static crash_run run_crashing_as_rank(void (*child)(void), const char *rank)
 {
     crash_run run = { .signal = 0 };
     int err_pipe[2];
@@ -41,6 +47,7 @@ static crash_run run_crashing(void (*child)(void))
     if (pid == 0) {
         dup2(err_pipe[1], STDERR_FILENO);
         close(err_pipe[0]), close(err_pipe[1]);
+        if (rank) setenv("OMPI_COMM_WORLD_RANK", rank, 1);
         crash_report_on_fatal_signals();
         child();
         _exit(99); /* child() should not return */
@@ -252,6 +259,30 @@ static void test_a_stack_overflow_is_named(void)
     expect_report(&run, SIGSEGV, "crash: recursion", "the stack overflowed");
 }
 
+/* Two of lab 10's ranks that crash together print at once into one terminal:
+ * each line of a rank's report names it, so that neither report is lost in
+ * the other. */
+static void test_a_rank_s_report_names_it_on_every_line(void)
+{
+    const crash_run run = run_crashing_as_rank(write_one_past_a_host_array, "3");
+    EXPECT_MSG(run.finished && run.signal == SIGSEGV, "the child ended after %.1f s, of signal %d",
+               run.seconds, run.signal);
+    EXPECT_CONTAINS(run.err, "\n[rank 3] crash: SIGSEGV");
+    EXPECT_CONTAINS(run.err, "\n[rank 3] what: a write 0 bytes past the end");
+    EXPECT_CONTAINS(run.err, "\n[rank 3] where ");
+    EXPECT_CONTAINS(run.err, "\n[rank 3]   write_one_past_a_host_array at ");
+    int lines = 0;
+    for (const char *line = run.err; *line; ++lines) {
+        const char *end = strchr(line, '\n');
+        const size_t length = end ? (size_t)(end - line) : strlen(line);
+        EXPECT_MSG(length == 0 || strncmp(line, "[rank 3] ", 9) == 0,
+                   "a line of rank 3's report without it: %.*s", (int)length, line);
+        line += length + (end != NULL);
+    }
+    EXPECT_MSG(lines >= 4, "rank 3's report has %d lines", lines);
+    if (harness_failures_in_test) fprintf(stderr, "--- rank 3's report ---\n%s\n", run.err);
+}
+
 int main(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
@@ -264,5 +295,6 @@ int main(void)
     RUN_TEST(test_a_corrupted_heap_is_reported_at_once);
     RUN_TEST(test_a_report_does_not_wait_for_stdout);
     RUN_TEST(test_a_stack_overflow_is_named);
+    RUN_TEST(test_a_rank_s_report_names_it_on_every_line);
     return harness_finish();
 }

@@ -22,6 +22,7 @@
 
 #include "backend.h"
 #include "capture.h"
+#include "labkit/process_rank.h"
 
 #define DEFAULT_SIM_MEMORY ((size_t)4 << 30) /* 4 GiB, a small real card */
 
@@ -138,6 +139,7 @@ static void ensure_initialised(void)
 static void announce_simulated_gpus(void)
 {
     if (atomic_load(&registry.sim_announced) || atomic_exchange(&registry.sim_announced, true)) return;
+    if (process_rank_is_quiet()) return; /* lab 10's other ranks: rank 0 says it for them */
     const int n = registry.sim_count;
     if (n == 1)
         fprintf(stderr,

@@ -10,6 +10,7 @@
 
 #include "labkit/crash.h"
 #include "labkit/environment.h"
+#include "labkit/process_rank.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,6 +33,9 @@ void check_report_failure(const char *file, int line, const char *expression, st
 
     /* The program's table went to stdout; flush it so the error lands after it. */
     fflush(stdout);
+    /* Every rank of lab 10 runs the same skeleton and meets the same TODO:
+     * rank 0 says it once for all of them. */
+    if (s == STATUS_TODO && process_rank_is_quiet()) return;
     if (s == STATUS_TODO) {
         fprintf(stderr, "%s\n  %s:%d: %s returned %s\n", message, file, line, expression, status_name(s));
     } else {

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "labkit/fault.h"
+#include "labkit/process_rank.h"
 
 #define MAX_FRAMES 48
 #define MAX_SEGMENTS 8
@@ -70,9 +71,42 @@ static struct {
 
 /* ---- text without stdio -------------------------------------------------- */
 
-static void say(const char *text) { (void)!write(STDERR_FILENO, text, strlen(text)); }
+/* The report goes out a whole line at a time, each in one write(), with the
+ * rank in front where a launcher started this process: two of lab 10's ranks
+ * crashing together then print two readable reports, line by line, where
+ * their pieces of lines used to interleave. */
+static struct {
+    char prefix[24]; /* "[rank 3] ", read at start-up; "" without a launcher */
+    char text[1024];
+    size_t used;
+} report_line;
 
-static void say_n(const char *text, size_t n) { (void)!write(STDERR_FILENO, text, n); }
+static void emit_line(void)
+{
+    char out[sizeof report_line.prefix + sizeof report_line.text];
+    const size_t prefix =
+        report_line.used > 1 ? strlen(report_line.prefix) : 0; /* an empty line stays empty */
+    memcpy(out, report_line.prefix, prefix);
+    memcpy(out + prefix, report_line.text, report_line.used);
+    (void)!write(STDERR_FILENO, out, prefix + report_line.used);
+    report_line.used = 0;
+}
+
+static void say_n(const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        report_line.text[report_line.used++] = text[i];
+        if (text[i] == '\n' || report_line.used == sizeof report_line.text) emit_line();
+    }
+}
+
+static void say(const char *text) { say_n(text, strlen(text)); }
+
+/* What is left of a line without its newline, before the process dies. */
+static void say_rest(void)
+{
+    if (report_line.used > 0) emit_line();
+}
 
 /* "0x1a2b" into out (at least 20 bytes). */
 static void hex_text(uintptr_t value, char *out)
@@ -335,6 +369,7 @@ static void on_fatal_signal(int number, siginfo_t *info, void *context)
     say("next: fix the line above. An index past an array's end does not always crash, so other lines may be "
         "wrong too: ./lab check "),
         say(nn), say(" --asan builds your lab with AddressSanitizer, which stops at the first bad access.\n");
+    say_rest();
     signal(number, SIG_DFL); /* die of the same signal: the exit status stays what it was */
     raise(number);
 }
@@ -351,6 +386,8 @@ void crash_report_on_fatal_signals(void)
     const ssize_t length = readlink("/proc/self/exe", program.exe, sizeof program.exe - 1);
     program.exe[length > 0 ? length : 0] = '\0';
     find_addr2line();
+    const int rank = process_rank();
+    if (rank >= 0) snprintf(report_line.prefix, sizeof report_line.prefix, "[rank %d] ", rank);
     void *warm_up[1];
     backtrace(warm_up, 1); /* loads the unwinder now: its first use allocates */
     use_alternate_stack();
