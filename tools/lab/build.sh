@@ -327,7 +327,9 @@ try_build() {
 # some virtual machines it sees an anonymous CPU and falls back to kernels for a
 # Pentium 4, several times slower, so OPENBLAS_CORETYPE is set for it. Without a
 # real GPU every lesson would run on the CPU alone, so simulated GPUs are asked
-# for unless the user chose LABKIT_SIM_GPUS themselves (empty is not a choice).
+# for unless the user chose LABKIT_SIM_GPUS themselves (empty is not a choice);
+# with one, the commands that set LAB_SIM_BESIDE (check, progress, profile) ask
+# for them beside it.
 tune_environment() {
   [[ -z ${LAB_TUNED:-} ]] || return 0
   local tool=build/$1/common/labkit-devices better
@@ -359,6 +361,18 @@ tune_environment() {
         say "no NVIDIA GPU here: the labs get two simulated GPUs, sim:0 and sim:1 (LABKIT_SIM_GPUS=2)," \
           "so that every lesson shows; LABKIT_SIM_GPUS=0 runs without them. (Said once.)"
         : >"$marker" 2>/dev/null || true
+      fi
+    elif [[ -n ${LAB_SIM_BESIDE:-} ]]; then
+      # A check's claims on a full device and on two GPUs of one kind need
+      # simulated GPUs, whose memory it can fill to the byte: without them
+      # they go untried and done cannot be said (check_verdict). The lessons'
+      # helpers still speak of the real GPUs alone.
+      export LABKIT_SIM_GPUS=2
+      local beside=$LOG_DIR/.lab-said-simulated-beside
+      if [[ ! -e $beside ]]; then
+        say "the checks also get two simulated GPUs beside this machine's NVIDIA GPU (LABKIT_SIM_GPUS=2):" \
+          "their claims on a full device and on two GPUs of one kind need them. (Said once.)"
+        : >"$beside" 2>/dev/null || true
       fi
     fi
   fi

@@ -74,7 +74,7 @@ cmd_profile() {
     target=lab$LAB_NN-solution-kernels
   fi
   ((${#args[@]} > 0)) || args=(--device sim:0 --quick)
-  LAB_SIM_DEFAULT=1
+  LAB_SIM_DEFAULT=1 LAB_SIM_BESIDE=1
   kernels_available || return 1
   if ! try_build "$PRESET" "$target"; then
     if grep -q "No rule to make target" "$BUILD_LOG"; then

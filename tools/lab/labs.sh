@@ -243,7 +243,7 @@ cmd_check() {
     who="lab $LAB_NN (solution)"
     target=check$LAB_NN-solution
   fi
-  LAB_SIM_DEFAULT=1
+  LAB_SIM_DEFAULT=1 LAB_SIM_BESIDE=1
   if ((kernels)); then # kernels.sh: the check built for the kernel sanitizer
     kernels_check_ready || return 1
     target=$(kernels_check_target "$solution")
@@ -291,7 +291,7 @@ cmd_progress() {
   local labels outcomes logs verdict
   mapfile -t labs < <(labs_present)
   if ((${#labs[@]} == 0)); then say "$(labs_sentence)"; return 0; fi
-  LAB_SIM_DEFAULT=1
+  LAB_SIM_DEFAULT=1 LAB_SIM_BESIDE=1
   printf '%-20s %-26s %s\n' "lab" "status" "next"
   for lab in "${labs[@]}"; do
     LAB=$lab

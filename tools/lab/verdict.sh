@@ -212,11 +212,30 @@ log_highlights() {
       $line =~ ^\ *[a-z][a-z0-9_./]*\.c:[0-9]+:\  || $line == "crash: "* || $line == "where "* ||
       $line =~ ^\ \ [A-Za-z_].*\ at\  || $line =~ ^\ *gpu\ thread: || $line == "next: "* ||
       $line == "skipped: "* || $line =~ ERROR:\ [A-Za-z]+Sanitizer || $line =~ ^\ +#[0-9]+\ 0x ||
-      $line == *": runtime error: "* || $line == "SUMMARY: "* ]]; then
+      $line == *": runtime error: "* || $line == "SUMMARY: "* || $line == *"is not tried"* ]]; then
       printf '  %s\n' "$line"
       n=$((n + 1))
     fi
   done <"$1"
+}
+
+# "N claims were not tried here (on <label>: <the first one's words>)" for
+# the runs labelled $@ (their logs in check_verdict's logs), or nothing. The
+# runs on a device only: a lab's other environments (cpu.onegpu) take GPUs
+# away on purpose, and the device runs try what those leave out.
+untried_claims() {
+  local i label count=0 first="" line
+  for label in "$@"; do
+    [[ $label != *.* ]] || continue
+    for i in "${!labels[@]}"; do
+      [[ ${labels[i]} == "$label" ]] || continue
+      while IFS= read -r line; do
+        count=$((count + 1))
+        [[ -n $first ]] || first="on $label: $(sed -E 's/^ *\(?//; s/\)$//' <<<"$line")"
+      done < <(grep -e 'is not tried' "${logs[i]}" 2>/dev/null)
+    done
+  done
+  ((count == 0)) || echo "$count claim$( ((count == 1)) || echo s) $( ((count == 1)) && echo was || echo were) not tried here ($first)"
 }
 
 # "a, b, c" from the arguments.
@@ -229,8 +248,11 @@ joined() {
 # The verdict of a check's runs: labels "$1" (newline-separated, as in
 # check_runs: cpu, sim:0, cuda:0, cpu.<environment>), outcomes "$2" and logs "$3"
 # in the same order. "done (...)" only when every run that was not skipped
-# passed, the cpu's among them, and at least one GPU's (real or simulated):
-# a skipped device is never counted as a pass. Otherwise the next step.
+# passed, the cpu's among them, and at least one GPU's (real or simulated),
+# and every claim was tried: a skipped device is never counted as a pass, nor
+# a claim the machine could not try (its line says "... is not tried", as
+# where a claim needs two GPUs of one kind and there is one). Otherwise the
+# next step.
 check_verdict() {
   local labels=() outcomes=() logs=() i cpu=0 gpu=0 passed=() skipped=()
   mapfile -t labels <<<"$1"
@@ -247,6 +269,13 @@ check_verdict() {
     esac
   done
   if ((cpu && gpu)); then
+    local untried
+    untried=$(untried_claims "${passed[@]}")
+    if [[ -n $untried ]]; then
+      echo "not yet — every claim tried holds on $(joined "${passed[@]}"), but $untried;" \
+        "unset LABKIT_SIM_GPUS (./lab then gives the checks two simulated GPUs) or set it to 2"
+      return 1
+    fi
     echo "done (every claim holds on $(joined "${passed[@]}"))"
     return 0
   fi
@@ -257,6 +286,6 @@ check_verdict() {
   elif ((!gpu)); then
     missing+=" (LABKIT_SIM_GPUS=${LABKIT_SIM_GPUS:-0} and no NVIDIA GPU here)"
   fi
-  echo "not yet — $missing, and done needs the cpu and a GPU: unset LABKIT_SIM_GPUS (./lab then simulates two) or give it 1 or more"
+  echo "not yet — $missing, and done needs the cpu and a GPU: unset LABKIT_SIM_GPUS (./lab then simulates two) or set it to 2 (some claims need two GPUs of one kind)"
   return 1
 }

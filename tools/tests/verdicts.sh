@@ -203,6 +203,16 @@ verdict_case "cuda:0 skipped beside sim:0" "done (every claim holds on cpu, sim:
   "pass pass skipped" "$work/pass.log $work/pass.log $work/skip.log"
 verdict_case "an environment beside" "done (every claim holds on cpu, sim:0, cpu.nogpu)" "cpu sim:0 cpu.nogpu" \
   "pass pass pass" "$work/pass.log $work/pass.log $work/pass.log"
+# A claim the machine could not try is not a pass either (LABKIT_SIM_GPUS=1:
+# lab 01's layer split across two GPUs of one kind), unless only a lab's own
+# environment, which takes GPUs away on purpose, left it out.
+{ cat "$work/pass.log"; printf '  (no two GPUs of one kind here: a layer split across sim:0 and sim:1 is not tried)\n'; } \
+  >"$work/untried.log"
+verdict_case "a claim not tried on sim:0" \
+  "not yet — every claim tried holds on cpu, sim:0, but 1 claim was not tried here (on sim:0: no two GPUs of one kind here: a layer split across sim:0 and sim:1 is not tried)" \
+  "cpu sim:0" "pass pass" "$work/pass.log $work/untried.log"
+verdict_case "claims not tried in an environment alone" "done (every claim holds on cpu, sim:0, cpu.onegpu)" \
+  "cpu sim:0 cpu.onegpu" "pass pass pass" "$work/pass.log $work/pass.log $work/untried.log"
 # Every lab's own check skips a device that is absent (exit 77, "skipped:"),
 # and that skip is never a pass.
 for dir in "$KIT"/labs/[0-9][0-9]_*/; do
