@@ -554,6 +554,10 @@ static void check_attention_device(device d)
     bool stays = attention_stays_on(d, figures, sizeof figures);
     if (!device_equal(other, d)) stays = attention_stays_on(other, figures, sizeof figures) && stays;
     check_that(stays, "attention runs on its operands' device, and on no other", "%s", figures);
+    if (d.kind != DEVICE_CPU && device_equal(other, d))
+        printf("  (no second GPU of %s's kind here: attention on the second one, where try_gpu(0) is the "
+               "wrong device, is not tried)\n",
+               device_name(d));
 }
 
 /* ---- step 7: attention in one pass ------------------------------------------------------ */
