@@ -6,7 +6,6 @@
 #include "mlp.h"
 
 #include <stdio.h>
-#include <string.h>
 
 status mlp_backward(mlp *net, mlp_batch *b)
 {
@@ -16,14 +15,16 @@ status mlp_backward(mlp *net, mlp_batch *b)
         /* The first layer's input is the data: no gradient is needed for it. */
         tensor *grad_input = i == 0 ? NULL : b->grad[i - 1];
         const status s = lab_layer_backward(&net->layers[i], input, b->out[i], b->grad[i], grad_input);
-        /* An operation given the NULL grad_input says "out is NULL; create it":
-         * here the way out is not to compute it. */
-        if (s != STATUS_OK && !grad_input && strstr(last_error(), "out is NULL; create it first")) {
-            char said[512];
+        /* An operation handed the NULL grad_input refuses it as a bad argument
+         * and says to create it: for the first layer the way out is rather not
+         * to compute it, which the library cannot know. */
+        if (s == STATUS_BAD_ARGUMENT && !grad_input) {
+            char said[1024];
             snprintf(said, sizeof said, "%s", last_error()); /* fail() writes where last_error() reads */
             return fail(s,
                         "%s\n  hint: this was the first layer, whose grad_input is NULL on purpose: no "
-                        "gradient of the data is needed, so its product is skipped (lab.h, step 1)",
+                        "gradient of the data is needed; if your step 1 gave it to an operation, skip that "
+                        "product when grad_input is NULL (lab.h, step 1)",
                         said);
         }
         if (s != STATUS_OK) return s;
