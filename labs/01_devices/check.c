@@ -3,7 +3,8 @@
  *   check01 --device D
  *
  * 1. try_gpu(i) and try_all_gpus() give the lessons' answers for the GPUs this
- *    process sees: the real ones where there is one, else the simulated ones.
+ *    process sees: the real ones where there is one, else the simulated ones;
+ *    try_all_gpus() writes nothing after its answer, whatever the room given.
  *    The answers expected are worked out here from how many GPUs of each kind
  *    exist, never from the library's own try_gpu. The library counts the GPUs
  *    once per process, so other GPU counts are other runs of this check:
@@ -209,6 +210,24 @@ static void check_try_gpu(gpus_seen g, const char *here)
  * which entries it wrote. */
 static const device untouched = { DEVICE_SIM, -1 };
 
+/* How many places of `all`, from `from` to the end, a call wrote. */
+static int written_from(const device *all, int from)
+{
+    int written = 0;
+    for (int k = from; k < LABKIT_MAX_DEVICES; ++k) written += !device_equal(all[k], untouched);
+    return written;
+}
+
+/* "sim:0, sim:1" for the first n places of `all`; "(unwritten)" where a place
+ * was left as it was. */
+static void describe_devices(const device *all, int n, char *text, size_t size)
+{
+    text[0] = '\0';
+    for (int k = 0; k < n && k < LABKIT_MAX_DEVICES; ++k)
+        check_append(text, size, "%s%s", k ? ", " : "",
+                     device_equal(all[k], untouched) ? "(unwritten)" : device_name(all[k]));
+}
+
 static void check_try_all_gpus(gpus_seen g, const char *here)
 {
     const char *claim = "try_all_gpus() is every GPU, or [cpu] when there is none";
@@ -221,20 +240,47 @@ static void check_try_all_gpus(gpus_seen g, const char *here)
     int borrowed = library_calls.try_all_gpus + library_calls.try_gpu - borrowed_before;
 
     char got[256] = "", want[256] = "";
+    device answer[LABKIT_MAX_DEVICES];
     bool same = n == needed;
     for (int k = 0; k < needed; ++k) {
-        const device w = g.count > 0 ? (device){ g.kind, k } : device_cpu();
-        check_append(want, sizeof want, "%s%s", k ? ", " : "", device_name(w));
-        same = same && device_equal(all[k], w);
+        answer[k] = g.count > 0 ? (device){ g.kind, k } : device_cpu();
+        check_append(want, sizeof want, "%s%s", k ? ", " : "", device_name(answer[k]));
+        same = same && device_equal(all[k], answer[k]);
     }
-    for (int k = 0; k < n && k < LABKIT_MAX_DEVICES; ++k)
-        check_append(got, sizeof got, "%s%s", k ? ", " : "",
-                     device_equal(all[k], untouched) ? "(unwritten)" : device_name(all[k]));
+    describe_devices(all, n, got, sizeof got);
     if (same)
         check_that(true, claim, "[%s]; %s", got, here);
     else
         check_that(false, claim, "%d device%s [%s], want [%s] (%s)", n, plural((uint64_t)(n > 0 ? n : 0)),
                    got, want, here);
+
+    /* The answer and nothing after it: with exactly its room, a write past
+     * the answer is past the array; with LABKIT_MAX_DEVICES, as main.c gives,
+     * the list is as long as the answer, not the array. */
+    const int past_exact = written_from(all, needed);
+    const char *spare_claim = "try_all_gpus writes its answer and nothing after it, given exactly its room "
+                              "or LABKIT_MAX_DEVICES";
+    for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) all[k] = untouched;
+    int spare_n = -1;
+    const int borrowed_before_spare = library_calls.try_all_gpus + library_calls.try_gpu;
+    if (CHECK_CALL(lab_try_all_gpus(all, LABKIT_MAX_DEVICES, &spare_n), spare_claim)) {
+        bool spare_same = spare_n == needed;
+        for (int k = 0; k < needed; ++k) spare_same = spare_same && device_equal(all[k], answer[k]);
+        const int past_spare = written_from(all, needed);
+        char spare_got[256];
+        describe_devices(all, spare_n, spare_got, sizeof spare_got);
+        if (past_exact == 0 && spare_same && past_spare == 0)
+            check_that(true, spare_claim, "room for %d and for %d: [%s], nothing after it", needed,
+                       LABKIT_MAX_DEVICES, spare_got);
+        else
+            check_that(false, spare_claim,
+                       "room for %d: %d place%s written after the answer; room for %d: %d device%s [%s], "
+                       "%d place%s written after the first %d (want %d, [%s], and nothing after them)",
+                       needed, past_exact, plural((uint64_t)past_exact), LABKIT_MAX_DEVICES, spare_n,
+                       plural((uint64_t)(spare_n > 0 ? spare_n : 0)), spare_got, past_spare,
+                       plural((uint64_t)past_spare), needed, needed, want);
+    }
+    borrowed += library_calls.try_all_gpus + library_calls.try_gpu - borrowed_before_spare;
 
     /* One place too few: refused, and nothing written, neither in the room
      * given (a list cut short) nor past it (an overrun). */
@@ -257,7 +303,7 @@ static void check_try_all_gpus(gpus_seen g, const char *here)
                status_name(s), inside, plural((uint64_t)inside), overrun);
     check_own_answer(
         "lab_try_all_gpus works out its answer itself, never calling the library's try_all_gpus or try_gpu",
-        "lab_try_all_gpus", "try_all_gpus and try_gpu", borrowed, 2);
+        "lab_try_all_gpus", "try_all_gpus and try_gpu", borrowed, 3);
 }
 
 /* ==== 2. what a GPU is made of, and its peak ============================= */
