@@ -516,7 +516,7 @@ static void check_tensor_on(device d)
 
     CHECK(tensor_uniform(&reference, cpu, shape2(2, 3), 0.0f, 1.0f, 7));
     float got[6] = { 0 }, want[6];
-    const bool shaped = x && tensor_dim(x, 0) == 2 && tensor_dim(x, 1) == 3 && tensor_numel(x) == 6;
+    const bool shaped = x && tensor_shape(x).ndim == 2 && tensor_dim(x, 0) == 2 && tensor_dim(x, 1) == 3;
     if (shaped) CHECK(tensor_to_host(x, got, 6));
     CHECK(tensor_to_host(reference, want, 6));
     char described[64] = "nothing";
@@ -543,9 +543,11 @@ static bool check_new_layer(lab_linear *layer)
     const char *claim = "a new layer's weight [out, in] and bias [out] live on the CPU";
     if (!CHECK_CALL(lab_linear_create(layer, IN, OUT, SEED), claim)) return false;
     const device cpu = device_cpu();
-    const bool shaped = layer->weight && layer->bias && tensor_dim(layer->weight, 0) == OUT &&
-                        tensor_dim(layer->weight, 1) == IN && tensor_numel(layer->weight) == IN * OUT &&
-                        tensor_dim(layer->bias, 0) == OUT && tensor_numel(layer->bias) == OUT;
+    /* The whole shape: a bias [out, 1] has bias [out]'s first dimension and
+     * element count, but is no nn.Linear bias. */
+    const bool shaped = layer->weight && layer->bias && tensor_shape(layer->weight).ndim == 2 &&
+                        tensor_dim(layer->weight, 0) == OUT && tensor_dim(layer->weight, 1) == IN &&
+                        tensor_shape(layer->bias).ndim == 1 && tensor_dim(layer->bias, 0) == OUT;
     char w[64] = "none", b[64] = "none";
     if (layer->weight) tensor_describe(layer->weight, w, sizeof w);
     if (layer->bias) tensor_describe(layer->bias, b, sizeof b);
