@@ -12,8 +12,9 @@
  *    run each;
  * 2. cores per multiprocessor and the FP32 peak reproduce the published figures
  *    of real cards within 1%, say "unknown" rather than guess, refuse every
- *    negative figure, and give each device's own peak (a simulated GPU is a
- *    card of compute capability 8.6, so your table answers for it too);
+ *    negative figure (beside a zero too) and a NaN clock, and give each
+ *    device's own peak (a simulated GPU is a card of compute capability 8.6,
+ *    so your table answers for it too);
  * 3. a tensor made on D lives there and never was a CPU tensor; a new layer is
  *    nn.Linear's, weight and bias; moving it to D copies each parameter once
  *    (or, already there, not at all), and to a second GPU of D's kind too; a
@@ -405,16 +406,17 @@ static void check_peaks(void)
     }
 
     /* Every factor may be unknown, and none may be negative: each of the three
-     * negative in turn, the others valid. */
-    claim = "an unknown factor gives an unknown peak (0); a negative one is refused";
+     * negative in turn, the others valid; then a negative beside a zero, which
+     * a test for zeros made before the test for negatives calls unknown. */
+    claim = "an unknown factor gives an unknown peak (0); a negative one is refused, even beside a zero";
     double unknown = -1;
     calls++;
     if (CHECK_CALL(lab_peak_fp32_gflops(80, 0, 1.53, &unknown), claim)) {
         static const struct {
             int multiprocessors, cores;
             double clock_ghz;
-        } negative[] = { { -4, 64, 1.5 }, { 80, -64, 1.5 }, { 80, 64, -1.5 } };
-        char refused[160] = "";
+        } negative[] = { { -4, 64, 1.5 }, { 80, -64, 1.5 }, { 80, 64, -1.5 }, { -4, 0, 1.5 } };
+        char refused[256] = "";
         bool all_refused = true;
         for (size_t k = 0; k < sizeof negative / sizeof negative[0]; ++k) {
             double peak = -1;
@@ -428,6 +430,15 @@ static void check_peaks(void)
         }
         check_that(unknown == 0 && all_refused, claim, "80 SMs x 0 cores: %g%s", unknown, refused);
     }
+
+    /* A clock that is not a number is no figure at all (lab.h): a test of
+     * clock < 0 lets it through, since every comparison with NaN is false. */
+    claim = "a clock that is not a number (NaN) is refused like a negative one";
+    double peak = -1;
+    calls++;
+    const status s = CHECK_YOURS(lab_peak_fp32_gflops(80, 64, NAN, &peak));
+    check_that(s == STATUS_BAD_ARGUMENT, claim, "80 x 64 x NaN GHz: %s%s", status_name(s),
+               s == STATUS_OK ? ", a peak of NaN" : "");
     check_own_answer("lab_peak_fp32_gflops is your own formula, never the library's peak_fp32_gflops",
                      "lab_peak_fp32_gflops", "peak_fp32_gflops", library_calls.peak - borrowed_before, calls);
 }

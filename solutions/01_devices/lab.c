@@ -88,8 +88,8 @@ status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores)
 
 /* Goal: the theoretical FP32 peak in GFLOP/s from what the GPU is made of; the
  * README's formula says why there is a factor of 2. An unknown (0) figure
- * makes the peak unknown; a negative one is refused with a message (fail in
- * labkit/status.h). */
+ * makes the peak unknown; a negative one, even beside a 0, and a NaN clock are
+ * refused with a message (fail in labkit/status.h). */
 status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz, double *gflops)
 {
     if (!gflops) return fail(STATUS_BAD_ARGUMENT, "lab_peak_fp32_gflops: gflops is NULL");
