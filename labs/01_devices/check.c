@@ -18,7 +18,8 @@
  * 3. a tensor made on D lives there and never was a CPU tensor; a new layer is
  *    nn.Linear's, weight and bias; moving it to D copies each parameter once
  *    (or, already there, not at all), and to a second GPU of D's kind too; a
- *    layer split across two devices, sim:0 and sim:1 included, is refused;
+ *    layer split across two devices, sim:0 and sim:1 included, is refused,
+ *    the message saying which device holds the weight and which the bias;
  *    net(X) is X W^T + b, computed on D, and an X it cannot take is refused;
  *    and nothing is left behind;
  * 4. what fails on the way is said, not hidden: a simulated GPU filled to the
@@ -33,6 +34,7 @@
  *
  * A call of yours that fails breaks the claim it was called for: the check says
  * so and goes on. Only an unwritten step (todo) stops it, at its TODO. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -626,8 +628,35 @@ static bool check_layer_moves(device to, lab_linear *layer)
     return true;
 }
 
+/* Which of the words "weight" and "bias" comes last before the first mention
+ * of the device `name` in `message` (case aside): "the weight lives on cpu but
+ * the bias on sim:0" gives cpu to the weight and sim:0 to the bias. NULL when
+ * neither word comes before it, or the device is not named. */
+static const char *owner_named(const char *message, const char *name)
+{
+    char lower[512];
+    size_t n = 0;
+    for (; message[n] && n + 1 < sizeof lower; ++n) lower[n] = (char)tolower((unsigned char)message[n]);
+    lower[n] = '\0';
+    const char *at = strstr(lower, name);
+    if (!at) return NULL;
+    static const char *const words[] = { "weight", "bias" };
+    const char *owner = NULL, *last = NULL;
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; ++k)
+        for (const char *p = strstr(lower, words[k]); p && p < at; p = strstr(p + 1, words[k]))
+            if (!last || p > last) last = p, owner = words[k];
+    return owner;
+}
+
+/* "\"weight\"", "\"bias\"", or "neither word" for owner_named's NULL. */
+static const char *quoted_word(const char *owner)
+{
+    if (!owner) return "neither word";
+    return strcmp(owner, "weight") == 0 ? "\"weight\"" : "\"bias\"";
+}
+
 /* Moves the weight to `weight_on` and the bias to `bias_on`: the layer must
- * refuse to say where it lives, naming both. */
+ * refuse to say where it lives, naming both, each as its parameter's. */
 static void check_split(lab_linear *layer, device weight_on, device bias_on)
 {
     const char *claim = "a layer split across two devices is refused, naming both";
@@ -645,10 +674,26 @@ static void check_split(lab_linear *layer, device weight_on, device bias_on)
     char wn[16], bn[16];
     snprintf(wn, sizeof wn, "%s", device_name(weight_on));
     snprintf(bn, sizeof bn, "%s", device_name(bias_on));
-    check_that(s == STATUS_WRONG_DEVICE && strstr(message, wn) && strstr(message, bn), claim,
-               "weight on %s, bias on %s: %s%s%s", wn, bn, status_name(s),
-               s == STATUS_OK ? ", the layer said to live on " : "",
-               s == STATUS_OK ? device_name(where) : "");
+    if (!check_that(s == STATUS_WRONG_DEVICE && strstr(message, wn) && strstr(message, bn), claim,
+                    "weight on %s, bias on %s: %s%s%s", wn, bn, status_name(s),
+                    s == STATUS_OK ? ", the layer said to live on " : "",
+                    s == STATUS_OK ? device_name(where) : ""))
+        return;
+
+    /* Named the wrong way round, the message sends the student to move the
+     * wrong parameter. */
+    const char *weight_owner = owner_named(message, wn), *bias_owner = owner_named(message, bn);
+    const bool right_way =
+        weight_owner && strcmp(weight_owner, "weight") == 0 && bias_owner && strcmp(bias_owner, "bias") == 0;
+    const int line = (int)strcspn(message, "\n");
+    if (right_way)
+        check_that(true, "the refusal says which device holds the weight and which the bias", "\"%.*s\"",
+                   line, message);
+    else
+        check_that(false, "the refusal says which device holds the weight and which the bias",
+                   "weight on %s, bias on %s, but your message names %s after %s and %s after %s (put each "
+                   "device after its parameter's name): \"%.*s\"",
+                   wn, bn, wn, quoted_word(weight_owner), bn, quoted_word(bias_owner), line, message);
 }
 
 /* Half-moved layers: across two kinds (the CPU and a GPU), and across two

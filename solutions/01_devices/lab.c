@@ -152,8 +152,8 @@ status lab_linear_to(lab_linear *layer, device d)
 }
 
 /* Goal: where the layer lives, read from its parameters; a half-moved layer
- * lives nowhere and is refused naming both devices. Look up: tensor_device,
- * device_equal, device_name. */
+ * lives nowhere and is refused, saying which device holds the weight and which
+ * the bias. Look up: tensor_device, device_equal, device_name. */
 status lab_linear_device(const lab_linear *layer, device *out)
 {
     if (!layer || !layer->weight || !layer->bias || !out)
