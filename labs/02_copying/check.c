@@ -108,6 +108,13 @@ static void check_refusal(device d, device other, tensor *a, const float *va)
     char *message = host_alloc(MESSAGE, 0);
     if (!message) CHECK(fail(STATUS_OUT_OF_MEMORY, "check02: no host memory for a message buffer"));
 
+    /* The library's own refusal of the same sum: the message lab_try_add must
+     * hand on, word for word (lab.h), not one of its own. Only across two
+     * devices: on one, op_add would fill the sum that lab_try_add must fill. */
+    char library[MESSAGE] = "";
+    if (!device_equal(d, other) && op_add(a, b, sum) == STATUS_WRONG_DEVICE)
+        snprintf(library, sizeof library, "%s", last_error());
+
     bool refused = false;
     snprintf(message, MESSAGE, "untouched");
     CHECK(reset_pair(d, other));
@@ -120,6 +127,17 @@ static void check_refusal(device d, device other, tensor *a, const float *va)
                    "a on %s, b on %s: returned %s, refused: %s; message: \"%.*s\"", device_name(d),
                    device_name(other), status_name(s), refused ? "yes" : "no", (int)strcspn(message, "\n"),
                    message);
+        const char *own =
+            "a refusal's message is the library's own, last_error() after op_add, word for word";
+        if (s == STATUS_OK && refused && strcmp(message, library) == 0)
+            check_that(true, own, "\"%.*s\"", (int)strcspn(message, "\n"), message);
+        else if (s == STATUS_OK && refused) {
+            /* Where they part, in case the first lines shown are the same. */
+            size_t k = 0;
+            while (message[k] && message[k] == library[k]) ++k;
+            check_that(false, own, "yours: \"%.*s\"; the library's: \"%.*s\"; they differ from character %zu",
+                       (int)strcspn(message, "\n"), message, (int)strcspn(library, "\n"), library, k + 1);
+        }
         check_that(after_try.copies == 0, "the library copies nothing behind your back", "copies: %llu",
                    (unsigned long long)after_try.copies);
 
