@@ -178,6 +178,34 @@ static void check_refusal(device d, device other, tensor *a, const float *va)
     tensor_free(b), tensor_free(b_here), tensor_free(wrong_shape), tensor_free(sum);
 }
 
+/* a on one GPU, b on another of the same kind (sim:0 and sim:1): op_add
+ * refuses them as it refuses the CPU and a GPU, and a refusal told apart by
+ * the kinds of the two devices alone misses it. */
+static void check_refusal_across_gpus(device d)
+{
+    enum { N = 6, MESSAGE = 512 };
+    device first, second;
+    if (!two_gpus_of_one_kind(d, &first, &second)) {
+        printf("  (no two GPUs of one kind here: lab_try_add across sim:0 and sim:1 is not tried)\n");
+        return;
+    }
+    const float va[N] = { 1, -2, 3, -4, 5, -6 }, vb[N] = { 0.5f, 0.25f, -1, 2, 1e-3f, 7 };
+    tensor *a, *b, *sum;
+    CHECK(tensor_from_host(&a, first, shape2(2, 3), va));
+    CHECK(tensor_from_host(&b, second, shape2(2, 3), vb));
+    CHECK(tensor_full(&sum, first, shape2(2, 3), -99.0f));
+    char message[MESSAGE] = "untouched";
+    bool refused = false;
+    const status s = CHECK_YOURS(lab_try_add(a, b, sum, &refused, message, MESSAGE));
+    check_that(s == STATUS_OK && refused && strstr(message, device_name(first)) &&
+                   strstr(message, device_name(second)),
+               "a + b across two GPUs of one kind is refused too, the message naming both",
+               "a on %s, b on %s: returned %s, refused: %s; message: \"%.*s\"", device_name(first),
+               device_name(second), status_name(s), refused ? "yes" : "no", (int)strcspn(message, "\n"),
+               message);
+    tensor_free(a), tensor_free(b), tensor_free(sum);
+}
+
 /* b from `other` (or, with d == other, from d itself) added to a on d. */
 static void check_add_across(device d, device other, tensor *a, const float *va)
 {
@@ -777,6 +805,7 @@ int main(int argc, char **argv)
     tensor *a;
     CHECK(tensor_from_host(&a, d, shape2(2, 3), va));
     check_refusal(d, other, a, va);
+    check_refusal_across_gpus(d);
     check_add_across(d, other, a, va);
     check_add_in_place(d, a, va);
     check_add_across_gpus(d);
