@@ -670,8 +670,10 @@ static void check_log_counts(device d, const device_counters *host_c, const devi
 static void check_norm_log(device d)
 {
     /* 64 x 64: OpenBLAS multiplies it on one thread, so that the loops do not
-     * wait on its worker threads when other programs hold the cores. */
-    enum { N = 64, STEPS = 200 };
+     * wait on its worker threads when other programs hold the cores. 37 steps:
+     * neither the 200 of the full-device claim below nor main.c's 10 and 1000,
+     * so that a log sized by a constant instead of `steps` shows. */
+    enum { N = 64, STEPS = 37 };
     /* End at a guard page: norms[STEPS] written by mistake stops at its line. */
     float *on_host = host_alloc(STEPS * sizeof(float), 0), *on_device = host_alloc(STEPS * sizeof(float), 0);
     if (!on_host || !on_device) CHECK(fail(STATUS_OUT_OF_MEMORY, "check02: no host memory for the two logs"));
