@@ -639,11 +639,12 @@ static void check_log_counts(device d, const device_counters *host_c, const devi
             device_c->d2h_copies == 1 && device_c->d2h_bytes == log_bytes && device_c->syncs == 1 &&
                 device_c->d2d_copies == (uint64_t)steps,
             "the log on the device is written in place every step and read once, whole",
-            "%d steps: %llu copies within %s, %llu device-to-host copy of %llu bytes (the log is %llu), "
-            "%llu blocking wait",
+            "%d steps: %llu copies within %s, %llu device-to-host cop%s of %llu bytes (the log is %llu), "
+            "%llu blocking wait%s",
             steps, (unsigned long long)device_c->d2d_copies, device_name(d),
-            (unsigned long long)device_c->d2h_copies, (unsigned long long)device_c->d2h_bytes,
-            (unsigned long long)log_bytes, (unsigned long long)device_c->syncs);
+            (unsigned long long)device_c->d2h_copies, device_c->d2h_copies == 1 ? "y" : "ies",
+            (unsigned long long)device_c->d2h_bytes, (unsigned long long)log_bytes,
+            (unsigned long long)device_c->syncs, device_c->syncs == 1 ? "" : "s");
         return;
     }
     /* counters.h: on the cpu a copy to the host is counted as a copy within the
