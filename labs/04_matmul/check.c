@@ -292,9 +292,11 @@ static void check_counting(device d)
     const double want = 2.0 * 100 * 200 * 300 / 0.5 / 1e9; /* a multiply and an add per term */
     check_that(fabs(gflops - want) < 1e-12, "GFLOP/s counts 2 m n k operations per product",
                "[100x300]x[300x200] in 0.5 s: %g GFLOP/s (want %g)", gflops, want);
-    const double bad_times[] = { 0.0, -0.5 };
+    /* NaN is not positive either (a time never measured, a 0 / 0), and every
+     * comparison with it is false: a test for <= 0 lets it through. */
+    const double bad_times[] = { 0.0, -0.5, NAN };
     bool refused = true;
-    char said[120] = "";
+    char said[160] = "";
     for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; ++i) {
         const status s = lab_gflops(100, 200, 300, bad_times[i], &(double){ 0 });
         refused = refused && s == STATUS_BAD_ARGUMENT;
