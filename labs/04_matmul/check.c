@@ -4,7 +4,8 @@
  *   - every product matches a float64 reference, square and not, with and
  *     without transposes: on the CPU your two loops and your OpenBLAS call, on
  *     a GPU your naive kernel; everywhere the library's op_matmul;
- *   - GFLOP/s and the fraction of peak are computed right, on exact inputs;
+ *   - GFLOP/s and the fraction of peak are computed right, on exact inputs (a
+ *     NaN time, and a peak of 0, unknown, included);
  *   - on a GPU, your kernel thread by thread (run on the host by the simulated
  *     GPU's launcher, on grids chosen here): each thread writes its own cell
  *     and no other, threads outside c write nothing; then on the device:
@@ -86,6 +87,21 @@ void __wrap_cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, en
 
 /* The library's products called on this thread so far. */
 static long library_products(void) { return op_matmul_calls + sgemm_calls; }
+
+/* lab.h: the fraction of peak is 0 when the peak is unknown (0), as it is for
+ * a GPU whose architecture the kit does not know. No device here is one, so
+ * lab.cmake wraps device_get_properties too: while peak_unknown is set, it
+ * reports a peak of 0 for whichever device it is asked about. */
+static _Thread_local bool peak_unknown;
+
+status __real_device_get_properties(device d, device_properties *out);
+status __wrap_device_get_properties(device d, device_properties *out);
+status __wrap_device_get_properties(device d, device_properties *out)
+{
+    const status s = __real_device_get_properties(d, out);
+    if (s == STATUS_OK && peak_unknown) out->peak_gflops = 0.0;
+    return s;
+}
 
 /* ---- host arrays and float64 references -------------------------------------------- */
 
@@ -322,6 +338,15 @@ static void check_counting(device d)
                      i ? "; " : "", device_name(devices[i]), p.peak_gflops, fraction, want_fraction);
     }
     check_that(own, "the fraction of peak divides by the device's own FP32 peak", "%s", figures);
+
+    double fraction = -1.0;
+    peak_unknown = true;
+    const status s = CHECK_YOURS(lab_fraction_of_peak(100.0, d, &fraction));
+    peak_unknown = false;
+    check_that(s == STATUS_OK && fraction == 0.0,
+               "an unknown peak (0) gives a fraction of 0, not a division by 0",
+               "100 GFLOP/s on %s, its peak reported as 0 (unknown): %g (want 0)%s", device_name(d), fraction,
+               check_failure_text(s));
 }
 
 /* lab.h: on the CPU the naive GPU product is refused (STATUS_WRONG_DEVICE),
