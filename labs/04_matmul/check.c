@@ -16,8 +16,9 @@
  *   - on a GPU, small products are dominated by launch overhead: GFLOP/s at
  *     N = 16 is a small fraction of GFLOP/s at N = 1024.
  *   - what lab.h promises to refuse is refused: a time that is not positive,
- *     sizes over cblas_sgemm's int, the naive GPU product on the CPU; a layer
- *     whose product fails says so and leaves no tensor behind;
+ *     sizes over cblas_sgemm's int (and INT_MAX, which fits, is not), the
+ *     naive GPU product on the CPU; a layer whose product fails says so and
+ *     leaves no tensor behind;
  *   - the loops and the launch are the student's own work: the check is
  *     linked with the library's products wrapped (lab.cmake), and counts the
  *     calls to cblas_sgemm and op_matmul made inside them.
@@ -26,6 +27,7 @@
  * Timing claims are ratios with wide margins, each the best of several runs:
  * this runs on shared machines, and noise only ever adds time. */
 #include <cblas.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,6 +62,12 @@
  * or kernel makes none. */
 static _Thread_local long op_matmul_calls, sgemm_calls;
 
+/* While sgemm_dry is set, a call to cblas_sgemm is counted and its sizes are
+ * kept, and nothing is computed: sizes near INT_MAX can then be tried on
+ * arrays of one float. */
+static _Thread_local bool sgemm_dry;
+static _Thread_local blasint sgemm_m, sgemm_n, sgemm_k;
+
 status __real_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
                         tensor *out);
 status __wrap_op_matmul(const tensor *a, bool trans_a, const tensor *b, bool trans_b, const tensor *bias,
@@ -82,6 +90,10 @@ void __wrap_cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, en
                         const float *b, blasint ldb, float beta, float *c, blasint ldc)
 {
     ++sgemm_calls;
+    if (sgemm_dry) {
+        sgemm_m = m, sgemm_n = n, sgemm_k = k;
+        return;
+    }
     __real_cblas_sgemm(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
@@ -584,31 +596,59 @@ static void check_step6(device d)
 
 /* ---- refusals --------------------------------------------------------------------- */
 
-/* lab.h: sizes that do not fit cblas_sgemm's int are refused. 2^32 + 1 is 1 once
- * cast to int, so a call that is not refused computes a 1 x 1 product quietly
- * into c, a float of host memory like a and b. */
-static void check_openblas_refuses_large(void)
+/* lab.h: sizes that do not fit cblas_sgemm's int are refused; those that fit
+ * are passed on. 2^31 (INT_MAX + 1) is the smallest that does not: cast to
+ * int it is negative; 2^32 + 1 is 1 once cast. INT_MAX itself fits. Nothing
+ * is computed (sgemm_dry: the check's cblas_sgemm only counts the call and
+ * keeps its sizes), so a, b and c are one float each. */
+static void check_openblas_sizes(void)
 {
-    const int64_t large = ((int64_t)1 << 32) + 1;
+    const int64_t sizes[3] = { INT_MAX, (int64_t)INT_MAX + 1, ((int64_t)1 << 32) + 1 };
+    const char *size_names[3] = { "INT_MAX", "2^31", "2^32 + 1" };
     const char *names[3] = { "m", "n", "k" };
-    bool refused = true;
-    char figures[300] = "";
-    for (int which = 0; which < 3; ++which) {
-        float *a = host_floats(1), *b = host_floats(1), *c = host_floats(1);
-        a[0] = b[0] = 1.0f;
-        const int64_t m = which == 0 ? large : 1, n = which == 1 ? large : 1, k = which == 2 ? large : 1;
-        const long before = library_products();
-        const status s = CHECK_YOURS(lab_matmul_openblas(a, false, b, false, c, m, n, k));
-        const long calls = library_products() - before;
-        refused = refused && s == STATUS_BAD_ARGUMENT && calls == 0 && isnan(c[0]);
-        check_append(figures, sizeof figures, "%s%s = 2^32 + 1: %s, %ld calls to cblas_sgemm%s",
-                     which ? "; " : "", names[which], status_name(s), calls,
-                     isnan(c[0]) ? "" : ", c written");
-        host_free(a, 0), host_free(b, 0), host_free(c, 0);
-    }
+    bool refused = true, accepted = true;
+    char refusals[400] = "", acceptances[400] = "";
+    float *a = host_floats(1), *b = host_floats(1), *c = host_floats(1);
+    sgemm_dry = true;
+    for (int which = 0; which < 3; ++which)
+        for (int t = 0; t < 3; ++t) {
+            const int64_t m = which == 0 ? sizes[t] : 1, n = which == 1 ? sizes[t] : 1,
+                          k = which == 2 ? sizes[t] : 1;
+            const long before = library_products();
+            sgemm_m = sgemm_n = sgemm_k = 0;
+            const status s = CHECK_YOURS(lab_matmul_openblas(a, false, b, false, c, m, n, k));
+            const long calls = library_products() - before;
+            if (sizes[t] > INT_MAX) {
+                if (s == STATUS_BAD_ARGUMENT && calls == 0) continue;
+                refused = false;
+                check_append(refusals, sizeof refusals, "%s%s = %s: %s, calls to cblas_sgemm: %ld",
+                             *refusals ? "; " : "", names[which], size_names[t], status_name(s), calls);
+            } else {
+                const blasint got[3] = { sgemm_m, sgemm_n, sgemm_k };
+                if (s == STATUS_OK && calls == 1 && got[which] == INT_MAX) continue;
+                accepted = false;
+                check_append(acceptances, sizeof acceptances, "%s%s = INT_MAX: %s, calls to cblas_sgemm: %ld",
+                             *acceptances ? "; " : "", names[which], status_name(s), calls);
+                if (calls == 1)
+                    check_append(acceptances, sizeof acceptances, ", which got %s = %d", names[which],
+                                 (int)got[which]);
+            }
+        }
+    sgemm_dry = false;
+    host_free(a, 0), host_free(b, 0), host_free(c, 0);
+    if (refused)
+        snprintf(refusals, sizeof refusals, "m, n and k each at 2^31 and at 2^32 + 1: refused, no call");
+    else
+        check_append(refusals, sizeof refusals, " (want STATUS_BAD_ARGUMENT and 0 calls each)");
     check_that(refused,
                "sizes that do not fit cblas_sgemm's int are refused (STATUS_BAD_ARGUMENT), each of m, n, k",
-               "%s (want STATUS_BAD_ARGUMENT and 0 calls each)", figures);
+               "%s", refusals);
+    if (accepted)
+        snprintf(acceptances, sizeof acceptances, "m, n and k each at INT_MAX: one call, with that size");
+    else
+        check_append(acceptances, sizeof acceptances, " (want STATUS_OK and one call, with INT_MAX)");
+    check_that(accepted, "INT_MAX fits cblas_sgemm's int: each of m, n, k at INT_MAX reaches it unchanged",
+               "%s", acceptances);
 }
 
 /* ---- timing claims ------------------------------------------------------------------ */
@@ -707,7 +747,7 @@ int main(int argc, char **argv)
                    "steps 2 and 3 are your own loops: no call to cblas_sgemm or op_matmul inside them",
                    "calls to the library's products: %ld from i-j-k, %ld from i-k-j (want 0)", ijk, ikj);
         check_transposes(d, true);
-        check_openblas_refuses_large();
+        check_openblas_sizes();
     }
     check_transposes(d, false);
     check_counting(d);
