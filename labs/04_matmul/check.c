@@ -411,12 +411,15 @@ typedef struct kernel_trial {
     float got, want; /* the first such cell's value, and its dot product */
 } kernel_trial;
 
-static kernel_trial run_kernel(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned block_y)
+/* The trial with c and its guards filled with `fill` (NaN, but for one
+ * diagnosis below): a cell that no longer holds it was written. */
+static kernel_trial run_kernel_filled(float fill, unsigned grid_x, unsigned grid_y, unsigned block_x,
+                                      unsigned block_y)
 {
     static float a[KM * KK + GUARD], b[KK * KN + GUARD], arena[GUARD + KM * KN + GUARD];
     for (int i = 0; i < KM * KK + GUARD; ++i) a[i] = i < KM * KK ? (float)(i + 1) : 0.5f;
     for (int i = 0; i < KK * KN + GUARD; ++i) b[i] = i < KK * KN ? (float)(i % 7 + 1) : 0.5f;
-    for (int i = 0; i < GUARD + KM * KN + GUARD; ++i) arena[i] = NAN;
+    for (int i = 0; i < GUARD + KM * KN + GUARD; ++i) arena[i] = fill;
     const naive_matmul_args args = { .a = a,
                                      .b = b,
                                      .c = arena + GUARD,
@@ -430,7 +433,8 @@ static kernel_trial run_kernel(unsigned grid_x, unsigned grid_y, unsigned block_
     naive_matmul_launchers.on_sim(&args, NULL);
     kernel_trial t = { .grid_x = grid_x, .grid_y = grid_y, .block_x = block_x, .block_y = block_y };
     for (int i = 0; i < GUARD + KM * KN + GUARD; ++i) {
-        const bool in_c = i >= GUARD && i < GUARD + KM * KN, written = !isnan(arena[i]);
+        const bool in_c = i >= GUARD && i < GUARD + KM * KN,
+                   written = isnan(fill) ? !isnan(arena[i]) : arena[i] != fill;
         if (!in_c) {
             t.outside += written;
             continue;
@@ -444,6 +448,11 @@ static kernel_trial run_kernel(unsigned grid_x, unsigned grid_y, unsigned block_
             t.wrong_row = row, t.wrong_col = col, t.got = arena[i], t.want = want;
     }
     return t;
+}
+
+static kernel_trial run_kernel(unsigned grid_x, unsigned grid_y, unsigned block_x, unsigned block_y)
+{
+    return run_kernel_filled(NAN, grid_x, grid_y, block_x, block_y);
 }
 
 /* Whether exactly the cells c[0, 0] .. c[rows - 1, cols - 1] were written, and no guard. */
@@ -499,8 +508,19 @@ static bool check_kernel_threads(void)
         describe_trial(&t, figures, sizeof figures);
         snprintf(figures + strlen(figures), sizeof figures - strlen(figures), "; want %s only", cells);
     }
-    if (!wrote_any)
-        printf("        (no thread wrote anything: is naive_kernel.cuh still the untouched skeleton?)\n");
+    if (!wrote_any) {
+        /* Every cell still NaN: no thread wrote one, or each read its cell
+         * first and added onto it (NaN + x is NaN). A finite fill tells which. */
+        const kernel_trial filled = run_kernel_filled(1000.0f, 2, 2, 3, 2);
+        const int changed = filled.written + filled.outside;
+        if (changed > 0)
+            printf("        (c is still all NaN, as the check fills it; filled with 1000 instead, %d cells "
+                   "change: your kernel reads its cell before writing it (+= onto c?), and c does not start "
+                   "at 0)\n",
+                   changed);
+        else
+            printf("        (no thread wrote anything: is naive_kernel.cuh still the untouched skeleton?)\n");
+    }
     check_that(own,
                "each thread of your kernel writes its own cell: thread (x, y) writes c[y, x], nothing else",
                "[3x2]x[2x5], the simulated GPU's launcher on the host: %s", figures);
