@@ -10,7 +10,8 @@
  *     GPU's launcher, on grids chosen here): each thread writes its own cell
  *     and no other, threads outside c write nothing; then on the device:
  *     lab_matmul_naive_gpu is one launch that neither waits nor copies, and
- *     its products match float64 on sizes that do not fill whole blocks;
+ *     its products match float64 on sizes that do not fill whole blocks; on
+ *     a second GPU too, where there is one (the launch goes to c's GPU);
  *   - on the CPU, OpenBLAS beats the naive loop by a wide margin at N = 512
  *     (and, in an optimised build, the i-k-j order beats i-j-k);
  *   - on a GPU, small products are dominated by launch overhead: GFLOP/s at
@@ -600,6 +601,67 @@ static void check_naive_kernel(device d)
         device_name(d), NSHAPES, products);
 }
 
+/* Another GPU than d: the first one the device list has. False where there
+ * is none. */
+static bool another_gpu(device d, device *out)
+{
+    device all[16];
+    const int count = device_list(all, 16);
+    for (int i = 0; i < count; ++i)
+        if (device_is_gpu(all[i]) && !device_equal(all[i], d)) {
+            *out = all[i];
+            return true;
+        }
+    return false;
+}
+
+/* Waits for every GPU's queue to drain. */
+static void synchronize_gpus(void)
+{
+    device all[16];
+    const int count = device_list(all, 16);
+    for (int i = 0; i < count; ++i)
+        if (device_is_gpu(all[i])) CHECK(device_synchronize(all[i]));
+}
+
+/* The launch goes to c's GPU, whichever it is. ./lab check runs on sim:0,
+ * where a launch on the first GPU (try_gpu(0)) looks right: one product on
+ * another GPU shows where it went. */
+static void check_naive_on_another_gpu(device d)
+{
+    device other;
+    if (!another_gpu(d, &other)) {
+        printf("  (no second GPU here: a launch on c's own GPU rather than the first is not tried)\n");
+        return;
+    }
+    const int64_t m = shapes[1].m, n = shapes[1].n, k = shapes[1].k;
+    float *a = random_matrix(m, k, 33), *b = random_matrix(k, n, 34), *c = host_floats(m * n);
+    double *ref = reference_array(m * n);
+    reference(a, false, b, false, ref, m, n, k);
+    tensor *tA, *tB, *tC;
+    CHECK(tensor_from_host(&tA, other, shape2(m, k), a));
+    CHECK(tensor_from_host(&tB, other, shape2(k, n), b));
+    CHECK(tensor_full(&tC, other, shape2(m, n), NAN));
+    device_counters there, here;
+    CHECK(counters_reset(other));
+    CHECK(counters_reset(d));
+    CHECK(lab_matmul_naive_gpu(tA, tB, tC));
+    CHECK(counters_read(other, &there));
+    CHECK(counters_read(d, &here));
+    /* A launch queued on another GPU than c's may still be running on c's
+     * memory: every GPU finishes before c is read and freed. */
+    synchronize_gpus();
+    CHECK(tensor_to_host(tC, c, m * n));
+    const bool right = matches("naive kernel", c, ref, m, n);
+    check_that(there.launches == 1 && here.launches == 0 && right,
+               "lab_matmul_naive_gpu launches on c's GPU, whichever it is: on a second GPU too",
+               "[37x53]x[53x29] with a, b and c on %s: launches there %llu, on %s %llu (want 1 and 0)%s",
+               device_name(other), (unsigned long long)there.launches, device_name(d),
+               (unsigned long long)here.launches, right ? "" : "; c does not match float64");
+    tensor_free(tA), tensor_free(tB), tensor_free(tC);
+    host_free(a, 0), host_free(b, 0), host_free(c, 0), free(ref);
+}
+
 /* Step 6 on a GPU: the threads first, on the host; the device only with a
  * kernel that keeps inside c (one that does not would corrupt the memory
  * around it, and the program could crash far from the mistake). */
@@ -607,9 +669,10 @@ static void check_step6(device d)
 {
     const kernel_trial one = run_kernel(1, 1, 1, 1), many = run_kernel(2, 2, 3, 2);
     if (one.written + one.outside + many.written + many.outside == 0) probe_launch(d);
-    if (check_kernel_threads())
+    if (check_kernel_threads()) {
         check_naive_kernel(d);
-    else
+        check_naive_on_another_gpu(d);
+    } else
         printf("  (your kernel is not run on %s until each thread writes its own cell and no other)\n",
                device_name(d));
 }
