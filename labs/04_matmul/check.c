@@ -98,6 +98,20 @@ void __wrap_cblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE trans_a, en
     __real_cblas_sgemm(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+/* The arguments of the last launch of naive_matmul_kernel on this thread:
+ * lab.cmake wraps device_launch too, so that the check sees the grid and the
+ * blocks the student's launch asked for. */
+static _Thread_local naive_matmul_args last_launch;
+
+status __real_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size);
+status __wrap_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size);
+status __wrap_device_launch(device d, const kernel_launchers *k, const void *args, size_t args_size)
+{
+    if (k == &naive_matmul_launchers && args && args_size == sizeof last_launch)
+        memcpy(&last_launch, args, sizeof last_launch);
+    return __real_device_launch(d, k, args, args_size);
+}
+
 /* The library's products called on this thread so far. */
 static long library_products(void) { return op_matmul_calls + sgemm_calls; }
 
@@ -564,9 +578,10 @@ static void probe_launch(device d)
  * not fill whole blocks. */
 static void check_naive_kernel(device d)
 {
-    bool all = true;
+    bool all = true, just_enough = true;
     device_counters counted, during = { 0 };
     long products = 0;
+    char grids[200] = "";
     for (int s = 0; s < NSHAPES; ++s) {
         const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
         float *a = random_matrix(m, k, 31), *b = random_matrix(k, n, 32), *c = host_floats(m * n);
@@ -578,8 +593,19 @@ static void check_naive_kernel(device d)
         CHECK(tensor_full(&tC, d, shape2(m, n), NAN)); /* a cell no thread writes stays NaN */
         CHECK(counters_reset(d));
         const long before = library_products();
+        last_launch = (naive_matmul_args){ 0 };
         CHECK(lab_matmul_naive_gpu(tA, tB, tC));
         products += library_products() - before;
+        /* Blocks of 16 x 16, n / 16 by m / 16 of them rounded up (README, step 6):
+         * one block more along a side is a row or column of idle threads. */
+        const naive_matmul_args *l = &last_launch;
+        const unsigned want_x = (unsigned)((n + 15) / 16), want_y = (unsigned)((m + 15) / 16);
+        just_enough =
+            just_enough && l->block_x == 16 && l->block_y == 16 && l->grid_x == want_x && l->grid_y == want_y;
+        check_append(grids, sizeof grids,
+                     "%s[%lldx%lld]x[%lldx%lld]: %ux%u blocks of %ux%u threads (want %ux%u of 16x16)",
+                     s ? "; " : "", (long long)m, (long long)k, (long long)k, (long long)n, l->grid_x,
+                     l->grid_y, l->block_x, l->block_y, want_x, want_y);
         CHECK(counters_read(d, &counted));
         during.launches += counted.launches, during.syncs += counted.syncs;
         during.h2d_copies += counted.h2d_copies + counted.d2h_copies + counted.d2d_copies;
@@ -595,6 +621,10 @@ static void check_naive_kernel(device d)
                (unsigned long long)during.h2d_copies, NSHAPES);
     check_that(all, "your naive kernel, one thread per cell of c, matches float64 on this GPU",
                "%s: [64x64]x[64x64] and [37x53]x[53x29], grids that do not divide evenly", device_name(d));
+    check_that(
+        just_enough,
+        "the launch covers c with just enough blocks of 16 x 16 threads: n / 16 by m / 16, each rounded up",
+        "%s", grids);
     check_that(
         products == 0, "step 6 launches your kernel, not the library's product",
         "%s, %d calls of lab_matmul_naive_gpu: %ld calls to op_matmul or cblas_sgemm inside them (want 0)",

@@ -21,5 +21,7 @@ endif()
 # cblas_sgemm in a check program goes through the check's counting wrapper.
 # Every call to device_get_properties goes through another, which can report a
 # peak of 0 (unknown), as no device here does: lab_fraction_of_peak must then
-# give 0.
-set(LAB_CHECK_LINK_OPTIONS "-Wl,--wrap=op_matmul,--wrap=cblas_sgemm,--wrap=device_get_properties")
+# give 0. And every call to device_launch through one that keeps the grid and
+# the blocks of your launch, which the check compares with the sizes of c.
+set(LAB_CHECK_LINK_OPTIONS
+    "-Wl,--wrap=op_matmul,--wrap=cblas_sgemm,--wrap=device_get_properties,--wrap=device_launch")
