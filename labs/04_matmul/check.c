@@ -8,9 +8,10 @@
  *     NaN time, and a peak of 0, unknown, included);
  *   - on a GPU, your kernel thread by thread (run on the host by the simulated
  *     GPU's launcher, on grids chosen here): each thread writes its own cell
- *     and no other, threads outside c write nothing; then on the device:
- *     lab_matmul_naive_gpu is one launch that neither waits nor copies, and
- *     its products match float64 on sizes that do not fill whole blocks; on
+ *     and no other, threads outside c write nothing, and a cell past 2^32
+ *     floats into c is reached (address space, not memory); then on the device:
+ *     lab_matmul_naive_gpu is one launch, of just enough 16 x 16 blocks, that
+ *     neither waits nor copies, and its products match float64 on sizes that do not fill whole blocks; on
  *     a second GPU too, where there is one (the launch goes to c's GPU);
  *   - on the CPU, OpenBLAS beats the naive loop by a wide margin at N = 512
  *     (and, in an optimised build, the i-k-j order beats i-j-k);
@@ -33,6 +34,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "lab.h"
 #include "labkit/check_kernels.h"
@@ -562,6 +565,55 @@ static bool check_kernel_threads(void)
     return own && t.outside == 0 && t.written == KM * KN && t.wrong == 0;
 }
 
+/* Each thread's cell in 64-bit arithmetic (README, step 6: "compute in
+ * int64_t"), on a c too large to allocate: c [2, 2^32 + 5] = a [2, 1]
+ * b [1, 2^32 + 5], on one block of 1 x 2 threads, which must write c[0, 0]
+ * and c[1, 0], 2^32 + 5 floats further on. A row, column or index kept in 32
+ * bits wraps there to 5: c[0, 5]. c's 32 GiB are address space reserved, not
+ * memory: only the page of each of the two cells can be read and written, so
+ * a thread that strays elsewhere stops at its line. */
+static void check_kernel_wide_rows(void)
+{
+    const int64_t n = ((int64_t)1 << 32) + 5;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = (size_t)(2 * n) * sizeof(float);
+    const size_t second = (size_t)n * sizeof(float) / page * page; /* the page of c[1, 0] */
+    char *reserved = mmap(NULL, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserved == MAP_FAILED || mprotect(reserved, page, PROT_READ | PROT_WRITE) != 0 ||
+        mprotect(reserved + second, page, PROT_READ | PROT_WRITE) != 0) {
+        printf("  (no address space here for a c of 2 x (2^32 + 5) floats: 64-bit indices are not tried)\n");
+        if (reserved != MAP_FAILED) munmap(reserved, bytes);
+        return;
+    }
+    float *const c = (float *)reserved, *const pages[2] = { c, (float *)(reserved + second) };
+    const size_t per_page = page / sizeof(float);
+    for (int i = 0; i < 2; ++i)
+        for (size_t j = 0; j < per_page; ++j) pages[i][j] = NAN;
+    static const float a[2] = { 2.0f, 3.0f }, b[1] = { 7.0f };
+    const naive_matmul_args args = {
+        .a = a, .b = b, .c = c, .m = 2, .n = n, .k = 1, .grid_x = 1, .grid_y = 1, .block_x = 1, .block_y = 2
+    };
+    naive_matmul_launchers.on_sim(&args, NULL);
+    /* Every float of the two pages but the two cells must still be NaN. */
+    const float first = c[0], last = c[n];
+    c[0] = c[n] = NAN;
+    char strays[160] = "";
+    int stray_count = 0;
+    for (int i = 0; i < 2; ++i)
+        for (size_t j = 0; j < per_page; ++j) {
+            if (isnan(pages[i][j])) continue;
+            const int64_t at = (pages[i] - c) + (int64_t)j;
+            if (stray_count++ < 3)
+                check_append(strays, sizeof strays, ", c[%lld, %lld] written", (long long)(at / n),
+                             (long long)(at % n));
+        }
+    munmap(reserved, bytes);
+    check_that(
+        first == a[0] * b[0] && last == a[1] * b[0] && stray_count == 0,
+        "each thread finds its cell in 64-bit arithmetic: c[1, 0] of a c with 2^32 + 5 columns is reached",
+        "[2x1]x[1x%lld] on 1 block of 1x2 threads: c[0, 0] = %g (want %g), c[1, 0] = %g (want %g)%s",
+        (long long)n, (double)first, (double)(a[0] * b[0]), (double)last, (double)(a[1] * b[0]), strays);
+}
+
 /* A kernel that writes nothing cannot harm anything: launch it, so that an
  * unwritten lab_matmul_naive_gpu stops the check with its TODO. */
 static void probe_launch(device d)
@@ -700,6 +752,7 @@ static void check_step6(device d)
     const kernel_trial one = run_kernel(1, 1, 1, 1), many = run_kernel(2, 2, 3, 2);
     if (one.written + one.outside + many.written + many.outside == 0) probe_launch(d);
     if (check_kernel_threads()) {
+        check_kernel_wide_rows();
         check_naive_kernel(d);
         check_naive_on_another_gpu(d);
     } else
