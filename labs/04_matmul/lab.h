@@ -59,9 +59,10 @@ status lab_fraction_of_peak(double gflops, device d, double *fraction);
 
 /* c [m, n] = a [m, k] b [k, n] on a GPU, real or simulated, by your kernel
  * naive_matmul_kernel (naive_kernel.cuh), one thread per cell of c, in blocks
- * of 16 x 16 threads. All three tensors live on that GPU; the kernel is queued
- * as one launch and the call returns at once, without waiting for it. On the
- * CPU it is refused (STATUS_WRONG_DEVICE): there, use step 3's loop. */
+ * of 16 x 16 threads, just enough of them to cover c. All three tensors live
+ * on one GPU, whichever it is; the kernel is queued there as one launch and
+ * the call returns at once, without waiting for it. On the CPU it is refused
+ * (STATUS_WRONG_DEVICE): there, use step 3's loop. */
 status lab_matmul_naive_gpu(const tensor *a, const tensor *b, tensor *c);
 
 #endif
