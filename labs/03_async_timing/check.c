@@ -14,12 +14,15 @@
  * so that it records two events of its own, just before and just after the work
  * (a probe). A clock that started before the first event and stopped after the
  * device reached the second cannot read less than the time between them; a clock
- * that stopped while the device was still working must. On a simulated GPU the
- * probe also queues 0.1 s of device work in front of the workload (a kernel that
- * sleeps), so that "still working" holds by a wide margin however loaded the
- * machine; a real GPU's products take that long by themselves. Everything else is
- * counts (copies, waits, events, bytes), exact values, and the arithmetic of
- * step 6 on made-up measurements. */
+ * that stopped while the device was still working must. Nor can a clock read
+ * inside one of your calls say more than the check's own clock around that call
+ * (both read wall_seconds, which never goes back): a clock in milliseconds does,
+ * a thousand times over. On a simulated GPU the probe also queues 0.1 s of
+ * device work in front of the workload (a kernel that sleeps), so that "still
+ * working" holds by a wide margin however loaded the machine; a real GPU's
+ * products take that long by themselves. Everything else is counts (copies,
+ * waits, events, bytes), exact values, and the arithmetic of step 6 on made-up
+ * measurements. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -124,17 +127,20 @@ static void check_naive(device d, probed *p)
     device_counters c;
     double t = NAN;
     CHECK(counters_reset(d));
+    /* The check's own clock around your call: yours, read inside it, can only say less. */
+    const double started = wall_seconds();
     CHECK(lab_time_naive(&p->w, &t));
+    const double call = wall_seconds() - started;
     const bool idle = event_done(p->after); /* asks; never waits */
     CHECK(counters_read(d, &c));
     const double work = probed_seconds(p);
     if (device_is_gpu(d)) {
         check_that(
-            t < work,
+            t < work && t <= call + SLACK_SECONDS,
             "launches return at once: the unsynchronised clock stops before the device has done the work",
-            "%s: the clock says %.3f ms, the device worked %.1f ms between the events around run() "
-            "(needs less: %.0fx)",
-            p->w.name, 1e3 * t, 1e3 * work, work / t);
+            "%s: the clock says %.3f ms, the device worked %.3f ms between the events around run() "
+            "(needs less: %.0fx), the check's clock around lab_time_naive %.3f ms (needs at most that)",
+            p->w.name, 1e3 * t, 1e3 * work, work / t, 1e3 * call);
         /* A wait before run() leaves this run's work queued behind the call: the
          * next timing would start on a busy device and count it too. */
         const uint64_t before_run = p->syncs_at_run <= c.syncs ? p->syncs_at_run : c.syncs;
@@ -149,24 +155,29 @@ static void check_naive(device d, probed *p)
             idle ? "done" : "not yet done");
     } else {
         check_that(
-            t + SLACK_SECONDS >= work,
+            t + SLACK_SECONDS >= work && t <= call + SLACK_SECONDS,
             "nothing is asynchronous on the CPU: the unsynchronised clock already contains the whole work",
-            "%s: the clock says %.1f ms, the events around the work %.1f ms (needs at least as much; on a "
-            "GPU it sees a tiny fraction)",
-            p->w.name, 1e3 * t, 1e3 * work);
+            "%s: the clock says %.3f ms, the events around the work %.3f ms (needs at least as much; on a "
+            "GPU it sees a tiny fraction), the check's clock around lab_time_naive %.3f ms (needs at most "
+            "that: a time in seconds)",
+            p->w.name, 1e3 * t, 1e3 * work, 1e3 * call);
     }
 }
 
 static void check_synchronized(probed *p)
 {
     double t = NAN;
+    const double started = wall_seconds();
     CHECK(lab_time_synchronized(&p->w, &t));
+    const double call = wall_seconds() - started;
     const double work = probed_seconds(p);
     check_that(
-        t + SLACK_SECONDS >= work, "synchronising before the clock stops makes it contain the whole work",
-        "%s: the clock says %.1f ms, the device worked %.1f ms between the events around run() (needs at "
-        "least as much)",
-        p->w.name, 1e3 * t, 1e3 * work);
+        t + SLACK_SECONDS >= work && t <= call + SLACK_SECONDS,
+        "synchronising before the clock stops makes it contain the whole work, and no more than the call",
+        "%s: the clock says %.3f ms, the device worked %.3f ms between the events around run(), the "
+        "check's clock around lab_time_synchronized %.3f ms (needs work <= clock <= call: a time in "
+        "seconds)",
+        p->w.name, 1e3 * t, 1e3 * work, 1e3 * call);
 }
 
 static void check_read_one(device d, probed *p)
@@ -175,13 +186,16 @@ static void check_read_one(device d, probed *p)
     double t = NAN;
     float value = NAN;
     CHECK(counters_reset(d));
+    const double started = wall_seconds();
     CHECK(lab_time_read_one(&p->w, &t, &value));
+    const double call = wall_seconds() - started;
     CHECK(counters_read(d, &c));
     const double work = probed_seconds(p);
-    check_that(value == p->w.expected && t + SLACK_SECONDS >= work,
+    check_that(value == p->w.expected && t + SLACK_SECONDS >= work && t <= call + SLACK_SECONDS,
                "reading one value waits for the whole loop, as synchronising does",
-               "read %.0f (expected %.0f) after %.1f ms; the device worked %.1f ms (needs at least as much)",
-               (double)value, (double)p->w.expected, 1e3 * t, 1e3 * work);
+               "read %.0f (expected %.0f) after %.3f ms; the device worked %.3f ms, the check's clock around "
+               "lab_time_read_one %.3f ms (needs work <= clock <= call: a time in seconds)",
+               (double)value, (double)p->w.expected, 1e3 * t, 1e3 * work, 1e3 * call);
     if (device_is_gpu(d))
         check_that(c.d2h_copies == 1 && c.syncs == 1,
                    "the read is the only wait: one copy to the host, one blocking wait, no synchronize",
@@ -193,10 +207,13 @@ static void check_read_one(device d, probed *p)
 
 /* lab_benchmark, where a failure other than an unwritten step is a failed claim
  * (reading the events before the device reached the end, say), not an abort.
- * The claim is shown once, on the first call. */
-static bool benchmark(workload *w, measurement *m, bool show)
+ * The claim is shown once, on the first call. *call is the check's clock
+ * around it (when call is not NULL). */
+static bool benchmark(workload *w, measurement *m, bool show, double *call)
 {
+    const double started = wall_seconds();
     const status s = lab_benchmark(w, m);
+    if (call) *call = wall_seconds() - started;
     if (s == STATUS_TODO) CHECK(s);
     if (show || s != STATUS_OK)
         check_that(s == STATUS_OK,
@@ -210,6 +227,7 @@ static bool benchmark(workload *w, measurement *m, bool show)
 static void check_benchmark(device d, probed *p)
 {
     measurement m;
+    double call = NAN;
     device_counters before, after;
     /* A tensor larger than x and y together, made and freed first: a peak that the
      * benchmark did not restart shows it. */
@@ -217,20 +235,27 @@ static void check_benchmark(device d, probed *p)
     CHECK(tensor_zeros(&other, d, shape1(2 * p->w.n * p->w.n + 1)));
     tensor_free(other);
     CHECK(counters_read(d, &before));
-    if (!benchmark(&p->w, &m, true)) return;
+    if (!benchmark(&p->w, &m, true, &call)) return;
     CHECK(counters_read(d, &after));
     const double work = probed_seconds(p);
     if (device_is_gpu(d))
         check_that(m.launch_seconds < work,
                    "the benchmark's clock at run()'s return misses the work, as the naive clock does",
-                   "%.3f ms when run() returned; the device worked %.1f ms (needs less)",
+                   "%.3f ms when run() returned; the device worked %.3f ms (needs less)",
                    1e3 * m.launch_seconds, 1e3 * work);
     check_that(
         m.device_seconds + SLACK_SECONDS >= work && m.device_seconds <= m.host_seconds + SLACK_SECONDS,
         "events measure the device's time: they span the work and lie within the host's clock",
-        "events %.1f ms; the work %.1f ms between the check's events inside yours, the host's clock %.1f "
+        "events %.3f ms; the work %.3f ms between the check's events inside yours, the host's clock %.3f "
         "ms (needs work <= events <= host)",
         1e3 * m.device_seconds, 1e3 * work, 1e3 * m.host_seconds);
+    check_that(
+        m.launch_seconds >= 0 && m.launch_seconds <= m.host_seconds + SLACK_SECONDS &&
+            m.host_seconds <= call + SLACK_SECONDS,
+        "the benchmark's host clocks lie within its call: run()'s return, then the end event, in seconds",
+        "launch_seconds %.3f ms, host_seconds %.3f ms, the check's clock around lab_benchmark %.3f ms "
+        "(needs 0 <= launch <= host <= call: times in seconds)",
+        1e3 * m.launch_seconds, 1e3 * m.host_seconds, 1e3 * call);
     /* Alive at the peak: the result (kept) and x and y (made and freed by run()). */
     const size_t matrix = (size_t)(p->w.n * p->w.n) * sizeof(float);
     const size_t expected = tensor_bytes(p->w.result) + 2 * matrix;
@@ -266,7 +291,7 @@ static void check_reading_loop(device d, int64_t n)
             "the final synchronize)",
             MATMULS, (unsigned long long)c.d2h_copies, (unsigned long long)c.syncs, MATMULS, MATMULS + 1);
         probe_attach(&p);
-        if (benchmark(&p.w, &m, false)) {
+        if (benchmark(&p.w, &m, false, NULL)) {
             const double work = probed_seconds(&p);
             check_that(m.launch_seconds >= work / 2,
                        "with a read in every step even the clock at run()'s return sees the work",
@@ -390,7 +415,7 @@ static void check_second_gpu(device d)
     CHECK(lab_time_synchronized(&q.w, &synced));
     const double synced_work = probed_seconds(&q);
 
-    const bool measured = benchmark(&q.w, &m, false);
+    const bool measured = benchmark(&q.w, &m, false, NULL);
     const double benchmark_work = probed_seconds(&q);
 
     CHECK(lab_count_host_work(&q.w, &chunks));
@@ -402,8 +427,8 @@ static void check_second_gpu(device d)
                        m.host_seconds + SLACK_SECONDS >= benchmark_work && worked_until_done;
     check_that(holds, "every step waits for the workload's own device (w->dev), not for the first GPU",
                "%s on %s: the naive timing waited %llu times there (want 1) and left it %s; the synchronised "
-               "clock %.1f ms for %.1f ms of work; the benchmark's events %.1f ms and host clock %.1f ms for "
-               "%.1f ms; the host work stopped with the work %s",
+               "clock %.3f ms for %.3f ms of work; the benchmark's events %.3f ms and host clock %.3f ms for "
+               "%.3f ms; the host work stopped with the work %s",
                q.w.name, device_name(other), (unsigned long long)naive_waits, naive_idle ? "idle" : "busy",
                1e3 * synced, 1e3 * synced_work, measured ? 1e3 * m.device_seconds : NAN,
                measured ? 1e3 * m.host_seconds : NAN, 1e3 * benchmark_work,
@@ -498,7 +523,7 @@ static void check_illusion(device d)
     utilisation u = { 0 };
     float value = NAN;
     CHECK(workload_increments(&w, d, LAUNCHES));
-    if (benchmark(&w, &m, false)) {
+    if (benchmark(&w, &m, false, NULL)) {
         CHECK(tensor_item(w.result, &value));
         CHECK(lab_utilisation(&w, &m, &u));
         const double arithmetic = u.peak_gflops > 0 ? w.flops / (1e9 * u.peak_gflops) : NAN;
