@@ -120,6 +120,38 @@ static double probed_seconds(probed *p)
     return ms / 1e3;
 }
 
+/* ---- what your functions ask of the library ------------------------------------
+ *
+ * lab.cmake links the check with -Wl,--wrap=event_elapsed_ms: every call to it,
+ * yours included, comes here first. While the check watches a call of yours, it
+ * keeps what the events said, so that the time you report can be held against
+ * it: a device time that never came from the events could pass every bound. */
+typedef struct watch {
+    bool on;           /* a call of yours is being watched */
+    int elapsed_calls; /* calls of event_elapsed_ms that worked */
+    double elapsed_ms; /* what the last of them gave */
+} watch;
+static watch watched;
+
+status __real_event_elapsed_ms(const event *start, const event *end, double *ms);
+status __wrap_event_elapsed_ms(const event *start, const event *end, double *ms);
+status __wrap_event_elapsed_ms(const event *start, const event *end, double *ms)
+{
+    const status s = __real_event_elapsed_ms(start, end, ms);
+    if (watched.on && s == STATUS_OK) {
+        ++watched.elapsed_calls;
+        watched.elapsed_ms = *ms;
+    }
+    return s;
+}
+
+static void watch_start(void) { watched = (watch){ .on = true }; }
+static void watch_stop(void) { watched.on = false; }
+
+/* Equal but for rounding: ms / 1e3 and ms * 1e-3 may differ in the last bit, as
+ * may two orders of the same arithmetic. */
+static bool near(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
+
 /* ---- steps 1 to 3: the naive clock, and two ways to make it honest ----------- */
 
 static void check_naive(device d, probed *p)
@@ -240,7 +272,10 @@ static void check_benchmark(device d, probed *p)
     CHECK(tensor_zeros(&other, d, shape1(2 * p->w.n * p->w.n + 1)));
     tensor_free(other);
     CHECK(counters_read(d, &before));
-    if (!benchmark(&p->w, &m, true, &call)) return;
+    watch_start();
+    const bool measured = benchmark(&p->w, &m, true, &call);
+    watch_stop();
+    if (!measured) return;
     CHECK(counters_read(d, &after));
     const double work = probed_seconds(p);
     if (device_is_gpu(d))
@@ -254,6 +289,15 @@ static void check_benchmark(device d, probed *p)
         "events %.3f ms; the work %.3f ms between the check's events inside yours, the host's clock %.3f "
         "ms (needs work <= events <= host)",
         1e3 * m.device_seconds, 1e3 * work, 1e3 * m.host_seconds);
+    char said[120] = "event_elapsed_ms was never called during lab_benchmark";
+    if (watched.elapsed_calls > 0)
+        snprintf(said, sizeof said,
+                 "%d call%s of event_elapsed_ms during lab_benchmark, the last gave %.6f ms",
+                 watched.elapsed_calls, watched.elapsed_calls == 1 ? "" : "s", watched.elapsed_ms);
+    check_that(
+        watched.elapsed_calls > 0 && near(m.device_seconds, watched.elapsed_ms / 1e3),
+        "the device's time is the events' own: device_seconds is what event_elapsed_ms gave, in seconds",
+        "%s; device_seconds %.6f ms", said, 1e3 * m.device_seconds);
     check_that(
         m.launch_seconds >= 0 && m.launch_seconds <= m.host_seconds + SLACK_SECONDS &&
             m.host_seconds <= call + SLACK_SECONDS,
@@ -443,8 +487,6 @@ static void check_second_gpu(device d)
 }
 
 /* ---- step 6: the utilisation illusion ----------------------------------------------- */
-
-static bool near(double got, double want) { return fabs(got - want) <= 1e-12 * fabs(want); }
 
 /* A device of the other kind, for what must follow the workload's own device:
  * the CPU beside a GPU, the first GPU beside the CPU (the CPU itself when
