@@ -122,14 +122,19 @@ static double probed_seconds(probed *p)
 
 /* ---- what your functions ask of the library ------------------------------------
  *
- * lab.cmake links the check with -Wl,--wrap=event_elapsed_ms: every call to it,
- * yours included, comes here first. While the check watches a call of yours, it
- * keeps what the events said, so that the time you report can be held against
- * it: a device time that never came from the events could pass every bound. */
+ * lab.cmake links the check with -Wl,--wrap=event_elapsed_ms,--wrap=host_work_chunk:
+ * every call to either, yours included, comes here first. While the check
+ * watches a call of yours, it keeps what the events said and counts the chunks
+ * of host work, so that what you report can be held against what happened: a
+ * device time that never came from the events, or chunks of another size,
+ * could pass every bound. */
 typedef struct watch {
-    bool on;           /* a call of yours is being watched */
-    int elapsed_calls; /* calls of event_elapsed_ms that worked */
-    double elapsed_ms; /* what the last of them gave */
+    bool on;             /* a call of yours is being watched */
+    int elapsed_calls;   /* calls of event_elapsed_ms that worked */
+    double elapsed_ms;   /* what the last of them gave */
+    int64_t chunk_calls; /* calls of host_work_chunk */
+    int64_t odd_chunks;  /* those of them not of HOST_WORK_STEPS steps */
+    int64_t odd_steps;   /* the steps of the last such call */
 } watch;
 static watch watched;
 
@@ -143,6 +148,20 @@ status __wrap_event_elapsed_ms(const event *start, const event *end, double *ms)
         watched.elapsed_ms = *ms;
     }
     return s;
+}
+
+uint64_t __real_host_work_chunk(uint64_t state, int64_t count);
+uint64_t __wrap_host_work_chunk(uint64_t state, int64_t count);
+uint64_t __wrap_host_work_chunk(uint64_t state, int64_t count)
+{
+    if (watched.on) {
+        ++watched.chunk_calls;
+        if (count != HOST_WORK_STEPS) {
+            ++watched.odd_chunks;
+            watched.odd_steps = count;
+        }
+    }
+    return __real_host_work_chunk(state, count);
 }
 
 static void watch_start(void) { watched = (watch){ .on = true }; }
@@ -365,7 +384,9 @@ static void check_host_work(device d, probed *p)
     int64_t chunks = -1;
     device_counters before, after;
     CHECK(counters_read(d, &before));
+    watch_start();
     CHECK(lab_count_host_work(&p->w, &chunks));
+    watch_stop();
     const bool work_done = event_done(p->after); /* asks; never waits */
     CHECK(counters_read(d, &after));
     if (device_is_gpu(d))
@@ -376,6 +397,17 @@ static void check_host_work(device d, probed *p)
         check_that(chunks == 0,
                    "on the CPU no host work fits inside the device's work: it was done before run() returned",
                    "%lld chunks (expected 0)", (long long)chunks);
+    /* The chunk is the unit of the count: its size is the lesson's, or the
+     * count means nothing. */
+    char odd[120] = "";
+    if (watched.odd_chunks > 0)
+        snprintf(odd, sizeof odd, ", %lld of them of %lld step%s", (long long)watched.odd_chunks,
+                 (long long)watched.odd_steps, watched.odd_steps == 1 ? "" : "s");
+    check_that(chunks == watched.chunk_calls && watched.odd_chunks == 0,
+               "every chunk counted is one call of host_work_chunk with HOST_WORK_STEPS steps",
+               "%lld chunks counted, %lld calls of host_work_chunk%s (want one call a chunk, each of "
+               "HOST_WORK_STEPS = %d steps)",
+               (long long)chunks, (long long)watched.chunk_calls, odd, HOST_WORK_STEPS);
     check_that(work_done, "the host stops working only once the device has done the work",
                "when lab_count_host_work returned (%lld chunks), the device had %s the work run() queued",
                (long long)chunks, work_done ? "done" : "not yet done");
