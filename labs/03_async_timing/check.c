@@ -122,12 +122,13 @@ static double probed_seconds(probed *p)
 
 /* ---- what your functions ask of the library ------------------------------------
  *
- * lab.cmake links the check with -Wl,--wrap=event_elapsed_ms,--wrap=host_work_chunk:
- * every call to either, yours included, comes here first. While the check
- * watches a call of yours, it keeps what the events said and counts the chunks
- * of host work, so that what you report can be held against what happened: a
- * device time that never came from the events, or chunks of another size,
- * could pass every bound. */
+ * lab.cmake links the check with -Wl,--wrap= for event_elapsed_ms,
+ * host_work_chunk and device_get_properties: every call to them, yours
+ * included, comes here first. While the check watches a call of yours, it keeps
+ * what the events said and counts the chunks of host work, so that what you
+ * report can be held against what happened: a device time that never came from
+ * the events, or chunks of another size, could pass every bound. And it can
+ * make a device's peak unknown, which no device here is. */
 typedef struct watch {
     bool on;             /* a call of yours is being watched */
     int elapsed_calls;   /* calls of event_elapsed_ms that worked */
@@ -162,6 +163,17 @@ uint64_t __wrap_host_work_chunk(uint64_t state, int64_t count)
         }
     }
     return __real_host_work_chunk(state, count);
+}
+
+static bool peak_unknown; /* device_get_properties reports a peak of 0 */
+
+status __real_device_get_properties(device d, device_properties *out);
+status __wrap_device_get_properties(device d, device_properties *out);
+status __wrap_device_get_properties(device d, device_properties *out)
+{
+    const status s = __real_device_get_properties(d, out);
+    if (s == STATUS_OK && peak_unknown) out->peak_gflops = 0.0;
+    return s;
 }
 
 static void watch_start(void) { watched = (watch){ .on = true }; }
@@ -575,8 +587,20 @@ static void check_utilisation_arithmetic(device d)
     check_that(own, "the peak is that of the workload's own device (w->dev), not another's",
                "2 GFLOP/s on %s", figures);
 
-    /* A time that is not above 0 is no measurement: 0 and a negative one. */
-    const double bad_times[] = { 0.0, -2.0 };
+    /* A device whose peak the kit does not know (a GPU it has no figures for)
+     * reports 0; the check makes w->dev report it. */
+    utilisation unknown = { 0 };
+    peak_unknown = true;
+    const status su = CHECK_YOURS(lab_utilisation(&w, &counted, &unknown));
+    peak_unknown = false;
+    check_that(su == STATUS_OK && unknown.peak_gflops == 0.0 && unknown.peak_fraction == 0.0,
+               "an unknown peak (0) gives a fraction of 0, not a division by 0",
+               "2 GFLOP/s on %s, made to report a peak of 0 (unknown): peak %g, fraction %g (want 0 and 0)%s",
+               device_name(d), unknown.peak_gflops, unknown.peak_fraction, check_failure_text(su));
+
+    /* A time that is not above 0 is no measurement: 0, a negative one, and NaN
+     * (what a clock never written gives), which is not above 0 either. */
+    const double bad_times[] = { 0.0, -2.0, NAN };
     bool refused = true;
     char said[160] = "";
     for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; ++i) {
