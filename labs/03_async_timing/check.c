@@ -432,15 +432,17 @@ static void check_host_work(device d, probed *p)
 
 /* Every step once more, with a run() that queues its work and then fails (an
  * allocation on a full device, say): lab.h promises the status of the first
- * call that failed, never STATUS_OK over a run that did not happen, and the
- * events a step made are destroyed on this path too. */
+ * call that failed, never STATUS_OK over a run that did not happen, a time
+ * from each clock of steps 1 to 3 all the same (a caller that prints it must
+ * not print garbage), and the events a step made are destroyed on this path
+ * too. */
 static void check_failed_run(device d, probed *p)
 {
     static const char *const names[] = { "lab_time_naive", "lab_time_synchronized", "lab_time_read_one",
                                          "lab_benchmark", "lab_count_host_work" };
-    enum { STEPS = sizeof names / sizeof names[0] };
+    enum { STEPS = sizeof names / sizeof names[0], CLOCKS = 3 };
     device_counters before, after;
-    double seconds = NAN;
+    double seconds[CLOCKS], calls[CLOCKS];
     float value = NAN;
     measurement m;
     int64_t chunks = -1;
@@ -449,13 +451,16 @@ static void check_failed_run(device d, probed *p)
     CHECK(counters_read(d, &before));
     p->fails = true;
     for (int i = 0; i < STEPS; ++i) {
+        const double started = wall_seconds();
+        if (i < CLOCKS) seconds[i] = NAN; /* NaN: never written */
         switch (i) {
-        case 0: got[i] = CHECK_YOURS(lab_time_naive(&p->w, &seconds)); break;
-        case 1: got[i] = CHECK_YOURS(lab_time_synchronized(&p->w, &seconds)); break;
-        case 2: got[i] = CHECK_YOURS(lab_time_read_one(&p->w, &seconds, &value)); break;
+        case 0: got[i] = CHECK_YOURS(lab_time_naive(&p->w, &seconds[i])); break;
+        case 1: got[i] = CHECK_YOURS(lab_time_synchronized(&p->w, &seconds[i])); break;
+        case 2: got[i] = CHECK_YOURS(lab_time_read_one(&p->w, &seconds[i], &value)); break;
         case 3: got[i] = CHECK_YOURS(lab_benchmark(&p->w, &m)); break;
         default: got[i] = CHECK_YOURS(lab_count_host_work(&p->w, &chunks)); break;
         }
+        if (i < CLOCKS) calls[i] = wall_seconds() - started;
         CHECK(device_synchronize(d)); /* the failed run's work, before the next step */
     }
     p->fails = false;
@@ -468,6 +473,16 @@ static void check_failed_run(device d, probed *p)
     }
     check_that(reported, "a run() that fails is reported: every step returns run()'s status, never STATUS_OK",
                "run() failed with %s after queueing its work: %s", status_name(RUN_FAILURE), figures);
+    bool timed = true;
+    char times[400] = "";
+    for (int i = 0; i < CLOCKS; ++i) {
+        timed = timed && seconds[i] >= 0 && seconds[i] <= calls[i] + SLACK_SECONDS;
+        check_append(times, sizeof times, "%s%s wrote %.3f ms (the check's clock around it %.3f ms)",
+                     i ? ", " : "", names[i], 1e3 * seconds[i], 1e3 * calls[i]);
+    }
+    check_that(timed, "a clock of steps 1 to 3 writes *seconds even when run() fails",
+               "run() failed: %s (want a time from 0 to the check's clock; nan: *seconds never written)",
+               times);
     check_that(
         after.events == before.events && after.memory_current == before.memory_current,
         "after a failed run() no event is left behind, and the device's bytes in use are back where they "
