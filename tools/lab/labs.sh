@@ -362,7 +362,7 @@ cmd_hint() {
   if [[ -z $step ]]; then
     step=$(steps_left | head -n1)
     if [[ -z $step ]]; then
-      say "every step of lab $LAB_NN is written. ./lab check $LAB_NN says which claim still fails;"
+      say "every step of lab $LAB_NN is written. ./lab check $LAB_NN says whether it is done, or which claim still fails;"
       say "./lab hint $LAB_NN STEP gives the hints of one step."
       return 0
     fi
