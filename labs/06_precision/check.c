@@ -350,13 +350,17 @@ static void check_operands(device d)
     free(values);
 }
 
-#define OPERAND_REFUSES "lab_operand refuses an x that is not float32, making nothing"
+#define OPERAND_REFUSES "lab_operand refuses an x that is not float32, making nothing, and sets out to NULL"
 
 /* lab.h: "x must be f32". An operand made of a bf16 or int32 x would hand
- * a product operands of the wrong dtype, or, for FP32, x itself. */
+ * a product operands of the wrong dtype, or, for FP32, x itself. And "*out
+ * is NULL on failure": out starts at another tensor (`unset`), so that a
+ * refusal that never sets it shows; a caller that frees *out after a
+ * failure would free whatever it held. */
 static void check_operand_refusals(device d)
 {
-    tensor *x16 = NULL, *xi = NULL, *x = NULL;
+    tensor *x16 = NULL, *xi = NULL, *x = NULL, *unset = NULL;
+    CHECK(tensor_empty(&unset, d, DTYPE_F32, shape1(1)));
     CHECK(tensor_uniform(&x, d, shape2(8, 8), -1.0f, 1.0f, 3));
     CHECK(tensor_empty(&x16, d, DTYPE_BF16, shape2(8, 8)));
     CHECK(tensor_convert(x, x16));
@@ -368,23 +372,25 @@ static void check_operand_refusals(device d)
     for (int k = 0; k < 2; ++k)
         for (int i = 0; i < LAB_PRECISIONS; ++i) {
             const size_t before = memory_in_use(d);
-            tensor *out = NULL;
+            tensor *out = unset;
             const status s = CHECK_YOURS(lab_operand(xs[k], (lab_precision)i, &out));
             /* out == x: handed back, maybe without a reference of its own; left alone */
-            if (out != xs[k]) tensor_free(out);
+            if (out != xs[k] && out != unset) tensor_free(out);
             const size_t after = memory_in_use(d);
             if ((s != STATUS_BAD_ARGUMENT || out || after != before) && bad++ < 3)
                 check_append(wrong, sizeof wrong, " %s x at %s: %s, out %s, %lld bytes left;",
                              dtype_name(tensor_dtype(xs[k])), precision_name(i), status_name(s),
-                             out == xs[k] ? "= x"
-                             : out        ? "a tensor"
-                                          : "NULL",
+                             out == xs[k]   ? "= x"
+                             : out == unset ? "as it was before the call (not set to NULL)"
+                             : out          ? "a tensor"
+                                            : "NULL",
                              (long long)after - (long long)before);
         }
-    check_that(bad == 0, OPERAND_REFUSES, "%s",
-               bad ? wrong
-                   : "bf16 and int32 x at every precision: STATUS_BAD_ARGUMENT, out NULL, no byte left");
-    tensor_free(x), tensor_free(x16), tensor_free(xi);
+    check_that(
+        bad == 0, OPERAND_REFUSES, "%s",
+        bad ? wrong
+            : "bf16 and int32 x at every precision: STATUS_BAD_ARGUMENT, out set to NULL, no byte left");
+    tensor_free(x), tensor_free(x16), tensor_free(xi), tensor_free(unset);
 }
 
 #define COPY_TIME "a BF16 matrix copies to the GPU in about half the time of its FP32 twin"
