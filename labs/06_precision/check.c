@@ -18,8 +18,9 @@
  *    and a bf16 or f16 product errs by about its unit roundoff, whatever k;
  * 5. the peak that applies is the tensor cores' where they handle the format;
  * 6. a mixed product keeps its float32 operands and leaves nothing behind,
- *    also when it fails half way, and an MLP trained with bf16 products
- *    learns like one trained in FP32;
+ *    also when it fails half way, returning that failure (out of memory on a
+ *    full simulated GPU), and an MLP trained with bf16 products learns like
+ *    one trained in FP32;
  * and at the end the bytes in use on the device and the cpu are those of the
  * start.
  *
@@ -33,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labkit/check_full_device.h"
 #include "labkit/precision.h"
 #include "measure.h"
 #include "mixed_mlp.h"
@@ -791,24 +793,38 @@ static void check_mixed_product(device d)
     free(a_host), free(b_host);
 }
 
-#define MIXED_FAILS "a mixed product that fails returns its failure and leaves nothing behind"
+#define MIXED_FAILS                                                                                \
+    "a mixed product that fails returns its failure and leaves nothing behind (on a full device, " \
+    "STATUS_OUT_OF_MEMORY)"
 
-/* One failing mixed product: its status and the bytes it left on d. */
-static void mixed_failure(device d, tensor *a, tensor *b, tensor *out, const char *what, int *bad,
+/* One failing mixed product on a's device: its status, which must be `want`
+ * (STATUS_OK: any failure), and the bytes it left there. */
+static void mixed_failure(tensor *a, tensor *b, tensor *out, const char *what, status want, int *bad,
                           char *figures, size_t size)
 {
+    const device d = tensor_device(a);
     const size_t before = memory_in_use(d);
     const status s = CHECK_YOURS(lab_mixed_product(a, false, b, false, NULL, out, LAB_BF16));
     const size_t after = memory_in_use(d);
-    *bad += s == STATUS_OK || after != before;
-    check_append(figures, size, "%s%s: %s%s, %lld bytes left", figures[0] ? "; " : "", what, status_name(s),
-                 s == STATUS_OK ? " (a failure expected)" : "", (long long)after - (long long)before);
+    const bool right = want == STATUS_OK ? s != STATUS_OK : s == want;
+    *bad += !right || after != before;
+    check_append(figures, size, "%s%s: %s", figures[0] ? "; " : "", what, status_name(s));
+    if (!right && want == STATUS_OK)
+        check_append(figures, size, " (a failure expected)");
+    else if (!right)
+        check_append(figures, size, " (want %s: the failure that happened, passed on as it came)",
+                     status_name(want));
+    check_append(figures, size, ", %lld bytes left", (long long)after - (long long)before);
 }
 
 /* The paths a correct training never takes: b that lab_operand refuses, a
  * product that lab_matmul_at refuses, and, on a simulated GPU (whose memory
- * the kit counts to the byte), a device with room for a's operand and not for
- * b's. Each time a's operand has been made: it must be freed all the same. */
+ * the kit counts to the byte: sim:0 where the device checked is another), a
+ * device with room for a's operand and not for b's. Each time a's operand
+ * has been made: it must be freed all the same. On the full device the
+ * failure is the want of memory, and nothing else: a product that goes on
+ * without b's operand fails later, for another reason (a NULL operand), and
+ * hides it. */
 static void check_mixed_failures(device d)
 {
     enum { M = 8, K = 16, N = 4096 };
@@ -819,27 +835,28 @@ static void check_mixed_failures(device d)
     CHECK(tensor_convert(b, b16));
     CHECK(tensor_empty(&out, d, DTYPE_F32, shape2(M, N)));
     CHECK(tensor_empty(&wrong_out, d, DTYPE_F32, shape2(M, N + 1)));
-    char figures[400] = "";
+    char figures[480] = "";
     int bad = 0;
-    mixed_failure(d, a, b16, out, "b bf16, not float32", &bad, figures, sizeof figures);
-    mixed_failure(d, a, b, wrong_out, "out [8, 4097] for [8, 16] x [16, 4096]", &bad, figures,
+    mixed_failure(a, b16, out, "b bf16, not float32", STATUS_OK, &bad, figures, sizeof figures);
+    mixed_failure(a, b, wrong_out, "out [8, 4097] for [8, 16] x [16, 4096]", STATUS_OK, &bad, figures,
                   sizeof figures);
-    if (d.kind == DEVICE_SIM) {
+    device full;
+    if (full_device_target(d, &full)) {
         /* Room for a's bf16 operand (256 bytes) and 1 KiB more, not for b's (128 KiB). */
-        size_t free_bytes = 0, total = 0;
-        CHECK(device_memory_info(d, &free_bytes, &total));
+        tensor *a_full = NULL, *b_full = NULL, *out_full = NULL, *filler = NULL;
+        CHECK(tensor_uniform(&a_full, full, shape2(M, K), -1.0f, 1.0f, 91));
+        CHECK(tensor_uniform(&b_full, full, shape2(K, N), -1.0f, 1.0f, 92));
+        CHECK(tensor_empty(&out_full, full, DTYPE_F32, shape2(M, N)));
         const size_t room = (size_t)M * K * 2 + 1024;
-        tensor *ballast = NULL; /* host memory never touched: the pages are not even mapped in */
-        if (free_bytes > room &&
-            tensor_empty(&ballast, d, DTYPE_F32, shape1((int64_t)((free_bytes - room) / 4))) == STATUS_OK) {
+        if (fill_device(full, room, &filler)) {
             char what[96];
-            snprintf(what, sizeof what, "%s full but for %zu bytes", device_name(d), room);
-            mixed_failure(d, a, b, out, what, &bad, figures, sizeof figures);
-        } else {
-            check_append(figures, sizeof figures, "; (no host memory to fill %s's %zu free bytes: not tried)",
-                         device_name(d), free_bytes);
+            snprintf(what, sizeof what, "%s full but for %zu bytes", device_name(full), room);
+            mixed_failure(a_full, b_full, out_full, what, STATUS_OUT_OF_MEMORY, &bad, figures,
+                          sizeof figures);
         }
-        tensor_free(ballast);
+        tensor_free(filler), tensor_free(a_full), tensor_free(b_full), tensor_free(out_full);
+    } else {
+        printf("  (no simulated GPU here: a mixed product on a full device is not tried)\n");
     }
     tensor *c = NULL;
     float value = 0.0f;
