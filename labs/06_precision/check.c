@@ -9,11 +9,13 @@
  * 2. a BF16 or F16 operand is x rounded, on x's device (on a second device
  *    too), made without crossing the bus, in half the bytes; FP32 and TF32
  *    operands are x itself, with a reference of their own; an x that is not
- *    float32 is refused; on a GPU a bf16 matrix copies in about half the time;
- * 3. each product stays within the error bound its inputs' bits predict,
- *    errs at least 100 times more than FP32's (its inputs were rounded), and
- *    operands of the wrong dtype are refused; on a GPU with tensor cores the
- *    low precisions are several times faster than FP32;
+ *    float32 is refused, out set to NULL; on a GPU a bf16 matrix copies in
+ *    about half the time;
+ * 3. each product stays within the error bound its inputs' bits predict
+ *    (the layouts named where not), FP32's errs by a few float32 roundings,
+ *    the others at least 100 times more than FP32's (their inputs were
+ *    rounded), and operands of the wrong dtype are refused; on a GPU with
+ *    tensor cores the low precisions are several times faster than FP32;
  * 4. the unit roundoff and the relative error are right on exact inputs,
  *    and a bf16 or f16 product errs by about its unit roundoff, whatever k;
  * 5. the peak that applies is the tensor cores' where they handle the format;
@@ -464,6 +466,26 @@ static double rms_error(const float *got, const double *ref, int64_t n)
     return sqrt(total / (double)n);
 }
 
+/* ||got - ref|| / ||ref||, in double: the check's own, not yours. */
+static double relative_rms(const float *got, const double *ref, int64_t n)
+{
+    double norm = 0.0;
+    for (int64_t i = 0; i < n; ++i) norm += ref[i] * ref[i];
+    return rms_error(got, ref, n) / sqrt(norm / (double)n);
+}
+
+/* The layouts check_products_with tries, by number: bit 0 transposes a, bit 1
+ * b; the first and the last add a bias. */
+static const char *const layout_names[4] = { "a b + bias", "a^T b", "a b^T", "a^T b^T + bias" };
+
+/* An FP32 product errs by a few float32 roundings (u = 2^-24) of its result:
+ * each product and each of the k sums rounds once, to nearest, and the
+ * roundings, of random signs, mostly cancel: 6 u here at k = 1000 (OpenBLAS's
+ * blocked sums), about 13 u where the k terms are added one after the other
+ * (a GPU's thread). Inputs read as TF32 (10 mantissa bits) err by up to 2^-11
+ * each: thousands of u. FP32_UNITS lies between, 10x from either. */
+#define FP32_UNITS 128
+
 /* How many elements of got lie outside the bound of precision p on d: each
  * input read with relative error u, each sum with gamma, so
  *     |got - ref| <= ((1 + u)^2 (1 + gamma) - 1) sum |a||b|. */
@@ -497,7 +519,8 @@ static void check_products_with(device d, product_runner run, const char *how)
     enum { M = 48, N = 40, K = 1000 };
     static float got[LAB_PRECISIONS][M * N];
     int64_t outside[LAB_PRECISIONS] = { 0 };
-    double worst[LAB_PRECISIONS] = { 0 }, low_ratio[LAB_PRECISIONS];
+    unsigned outside_layouts[LAB_PRECISIONS] = { 0 }; /* bit l: layout l had elements outside */
+    double worst[LAB_PRECISIONS] = { 0 }, low_ratio[LAB_PRECISIONS], fp32_error = 0.0;
     bool ran[LAB_PRECISIONS] = { 0 };
     for (int i = 0; i < LAB_PRECISIONS; ++i) low_ratio[i] = INFINITY, ran[i] = true;
     for (int layout = 0; layout < 4; ++layout) {
@@ -511,8 +534,14 @@ static void check_products_with(device d, product_runner run, const char *how)
             ran[i] = check_call(run(&c, d, (lab_precision)i, got[i]), runner_calls(run), claim, __FILE__,
                                 __LINE__);
             double w = 0;
-            if (ran[i]) outside[i] += outside_bound(&c, got[i], (lab_precision)i, d, &w);
+            const int64_t out = ran[i] ? outside_bound(&c, got[i], (lab_precision)i, d, &w) : 0;
+            outside[i] += out;
+            if (out) outside_layouts[i] |= 1u << layout;
             worst[i] = fmax(worst[i], w);
+        }
+        if (ran[LAB_FP32]) { /* NaN stays NaN: fmax would drop it */
+            const double e = relative_rms(got[LAB_FP32], c.ref, M * N) / 0x1p-24;
+            fp32_error = isnan(e) || isnan(fp32_error) ? NAN : fmax(fp32_error, e);
         }
         const double fp32 = ran[LAB_FP32] ? rms_error(got[LAB_FP32], c.ref, M * N) : NAN;
         for (int i = LAB_TF32; i < LAB_PRECISIONS; ++i)
@@ -524,9 +553,25 @@ static void check_products_with(device d, product_runner run, const char *how)
         char claim[128];
         snprintf(claim, sizeof claim, "%s %s products stay within the bound %s predict", how,
                  precision_name(i), i == LAB_FP32 ? "float32's sums" : "their inputs' bits");
+        char layouts[96] = "";
+        for (int l = 0; l < 4; ++l)
+            if (outside_layouts[i] & 1u << l)
+                check_append(layouts, sizeof layouts, "%s%s", layouts[0] ? ", " : " (in ", layout_names[l]);
         check_that(outside[i] == 0, claim,
-                   "[%dx%d]x[%dx%d], 4 layouts: %lld elements outside, the worst at %.2g of it", M, K, K, N,
-                   (long long)outside[i], worst[i]);
+                   "[%dx%d]x[%dx%d], 4 layouts: %lld elements outside%s%s, the worst at %.2g of it", M, K, K,
+                   N, (long long)outside[i], layouts, layouts[0] ? ")" : "", worst[i]);
+    }
+    if (ran[LAB_FP32]) {
+        char claim[160];
+        snprintf(claim, sizeof claim,
+                 "%s FP32 products read every bit of their inputs: they err by at most %d u (u = 2^-24)", how,
+                 FP32_UNITS);
+        check_that(fp32_error <= FP32_UNITS, claim, "relative error %.1f u, the worst of 4 layouts%s",
+                   fp32_error,
+                   fp32_error <= FP32_UNITS || fp32_error > 0x1p16
+                       ? ""
+                       : " (inputs read with fewer bits, as TF32 reads them, give thousands of u: FP32 reads "
+                         "float32 whole)");
     }
     for (int i = LAB_TF32; i < LAB_PRECISIONS; ++i) {
         if (!ran[i] || !ran[LAB_FP32]) continue;
@@ -534,8 +579,9 @@ static void check_products_with(device d, product_runner run, const char *how)
         snprintf(claim, sizeof claim,
                  "%s %s products err at least 100x more than FP32's: the inputs were rounded", how,
                  precision_name(i));
-        check_that(low_ratio[i] >= 100, claim, "rms error %.0fx FP32's (the least of 4 layouts)",
-                   low_ratio[i]);
+        check_that(low_ratio[i] >= 100, claim, "rms error %.0fx FP32's (the least of 4 layouts)%s",
+                   low_ratio[i],
+                   fp32_error <= FP32_UNITS ? "" : "; FP32's own error is too large: see its claim above");
     }
 }
 
@@ -649,8 +695,11 @@ static void check_relative_error(void)
                "with a NaN: %g; against zeros: %s; of no values: %s",
                e1, e2, e3, e_nan, status_name(refused), status_name(none));
 
-    /* 2^22 equal errors: float32 sums of their squares drift by percents. */
-    claim = "the relative error sums in double: 2^22 values all off by 1e-3 give 1e-3";
+    /* 2^22 equal errors: float32 sums of their squares drift by percents, and
+     * a difference or a square taken in float32 is rounded to 24 bits, off by
+     * more than the 1e-9 allowed. */
+    claim = "the relative error works in double, each difference, its square and the sums: 2^22 values all "
+            "off by 1e-3 give 1e-3";
     const int64_t n = 1 << 22;
     float *got = host_alloc((size_t)n * sizeof *got, 0);
     double *ref = host_alloc((size_t)n * sizeof *ref, 0), e = -1;
