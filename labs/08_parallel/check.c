@@ -17,13 +17,17 @@
  *     busy at the same time (on simulated GPUs: the times their workers ran
  *     the kernels overlap; on real ones: at once takes at most 0.65 of one
  *     after the other), the products right; everywhere, a device's refusal
- *     to queue its products is returned;
+ *     to queue its products, and a wait that reports a failed kernel, are
+ *     returned;
  *   - step 5: on one device, your data-parallel step is lab 05's step, bit for
- *     bit; on two devices of one kind, every device holds the whole batch's
- *     gradient after a step and the parameters of one device on whole batches
- *     after three, the same parameters bit for bit on every device, the
- *     all-reduce's copies are counted (through the host), or none (NCCL), and
- *     so are the bytes each device uploads (its own slice's rows, not the
+ *     bit, and a batch of 0 rows is refused; on two devices (two of one kind
+ *     where there are, else d and the cpu or sim:0), a batch of 1 row, whose
+ *     second slice is empty, steps every replica as one device on that row;
+ *     on two devices of one kind, every device holds the whole batch's
+ *     gradient after a step and the parameters of one device on whole
+ *     batches after three, the same parameters bit for bit on every device,
+ *     the all-reduce's copies are counted (through the host), or none (NCCL),
+ *     and so are the bytes each device uploads (its own slice's rows, not the
  *     batch's), and no device is waited for between the slices' passes; a
  *     step whose pass or sum fails returns the failure and steps no replica;
  *     once the replicas are freed, no memory is left on any device.
@@ -74,11 +78,12 @@ static void fill_uniform(float *x, int64_t count, uint64_t seed)
 
 /* ---- what the student's functions call ------------------------------------------ */
 
-/* lab.cmake links this check with -Wl,--wrap for three calls of steps 3 and
- * 5 (queue_products, replica_forward_backward, all_reduce_sum): the
- * student's calls of them come here first. While a step is tried with a
- * failure, the refuse_at-th of them fails, as a device that refuses its work
- * would; and the forward and backward passes note the waits between them. */
+/* lab.cmake links this check with -Wl,--wrap for four calls of steps 3 and
+ * 5 (queue_products, device_synchronize, replica_forward_backward,
+ * all_reduce_sum): the student's calls of them come here first. While a step
+ * is tried with a failure, the refuse_at-th of them fails, as a device that
+ * refuses its work would; and the forward and backward passes note the waits
+ * between them. */
 
 /* The waits of the devices of a data-parallel step between its slices'
  * passes: from the end of one device's replica_forward_backward to the start
@@ -110,6 +115,24 @@ status __wrap_queue_products(const product_work *w)
     if (!check_refuse("queue_products")) return __real_queue_products(w);
     return fail(STATUS_BACKEND_FAILED, "queue_products: %s refused the products (the check refused them)",
                 w ? device_name(w->dev) : "the device");
+}
+
+/* Every call of device_synchronize in the program comes here, the check's,
+ * the given code's and the library's among them: only while step 3's
+ * failures are tried is one counted, and refused. A refused wait waits all
+ * the same, then reports what a kernel that failed on the device reports
+ * when it is waited for. */
+static bool refusing_waits;
+
+status __real_device_synchronize(device d);
+status __wrap_device_synchronize(device d);
+status __wrap_device_synchronize(device d)
+{
+    const status s = __real_device_synchronize(d);
+    if (s != STATUS_OK || !refusing_waits || !check_refuse("device_synchronize")) return s;
+    return fail(STATUS_BACKEND_FAILED,
+                "device_synchronize: a kernel failed on %s while it ran (the check made it fail)",
+                device_name(d));
 }
 
 status __real_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows);
@@ -498,20 +521,45 @@ static double overlap(const product_timing *x, const product_timing *y)
     return shorter > 0 ? fmax(both, 0.0) / shorter : 0.0;
 }
 
+/* Whether d has a second GPU of its kind, for the claims that need one
+ * (`what`, and the claims themselves, n of them). Where it has none, and no
+ * run of ./lab check tries them (the cpu's does not; on a real GPU, the run
+ * on sim:0 does when there are two simulated GPUs), each claim gets a line
+ * "... is not tried": ./lab check counts those and says "not yet", since a
+ * claim no run tried does not hold. */
+static bool second_gpu(device d, const char *what, const char *const *claims, int n)
+{
+    if (d.kind != DEVICE_CPU && device_count(d.kind) >= 2) return true;
+    if (d.kind == DEVICE_CPU) {
+        printf("  (%s: on two GPUs of one kind, --device sim:0 or cuda:0)\n", what);
+        return false;
+    }
+    if (d.kind == DEVICE_CUDA && device_count(DEVICE_SIM) >= 2) {
+        printf("  (one real GPU here: %s is tried on sim:0 and sim:1, --device sim:0)\n", what);
+        return false;
+    }
+    for (int i = 0; i < n; ++i)
+        printf("  (no second GPU here: \"%s\" is not tried; LABKIT_SIM_GPUS=2 simulates two)\n", claims[i]);
+    return false;
+}
+
+#define AT_ONCE_QUEUED "lab_run_at_once queues every device's products and waits until all are done"
+#define AT_ONCE_OVERLAP                                                                               \
+    "the devices worked at the same time: the times their workers ran the kernels overlap (at least " \
+    "half)"
+#define AT_ONCE_SHARE                                                                                     \
+    "with a core for each worker, two GPUs at once take at most 0.65 of the time of one after the other " \
+    "(the busier worker's CPU time over both workers')"
+#define AT_ONCE_REAL "two GPUs at once take at most 0.65 of the time of one after the other"
+#define AT_ONCE_RIGHT "each device computed its own products, right (float64 reference)"
+
 static void check_step3(device d)
 {
-    if (d.kind == DEVICE_CPU) {
-        printf("  (two GPUs at once: check with --device sim:0 or cuda:0)\n");
-        return;
-    }
-    if (device_count(d.kind) < 2) {
-        printf(
-            "  (two GPUs at once needs two GPUs of one kind: check with --device sim:0, or where there are "
-            "two real GPUs)\n");
-        return;
-    }
     const bool real = d.kind == DEVICE_CUDA;
-    const char *claim = "lab_run_at_once queues every device's products and waits until all are done";
+    const char *const sim_claims[] = { AT_ONCE_QUEUED, AT_ONCE_OVERLAP, AT_ONCE_SHARE, AT_ONCE_RIGHT },
+                      *const real_claims[] = { AT_ONCE_QUEUED, AT_ONCE_REAL, AT_ONCE_RIGHT };
+    if (!second_gpu(d, "two GPUs at once", real ? real_claims : sim_claims, real ? 3 : 4)) return;
+    const char *claim = AT_ONCE_QUEUED;
     product_work work[2];
     for (int i = 0; i < 2; ++i)
         CHECK(product_work_create(&work[i], (device){ d.kind, i }, real ? CUDA_PRODUCT_N : PRODUCT_N,
@@ -543,16 +591,13 @@ static void check_step3(device d)
     CHECK(run_on_one(work, 2));
     const double one = wall_seconds() - start;
     if (real)
-        check_that(once <= 0.65 * one,
-                   "two GPUs at once take at most 0.65 of the time of one after the other",
+        check_that(once <= 0.65 * one, AT_ONCE_REAL,
                    "%s and %s: %.1f ms at once, %.1f ms in sequence on one: %.2f", device_name(work[0].dev),
                    device_name(work[1].dev), once * 1e3, one * 1e3, once / one);
     else {
         const product_timing *t = at_once;
         const double origin = fmin(t[0].start, t[1].start), cpu = t[0].cpu_seconds + t[1].cpu_seconds;
-        check_that(overlap(&t[0], &t[1]) >= 0.5,
-                   "the devices worked at the same time: the times their workers ran the kernels overlap (at "
-                   "least half)",
+        check_that(overlap(&t[0], &t[1]) >= 0.5, AT_ONCE_OVERLAP,
                    "%s ran its kernels from %.1f to %.1f ms, %s from %.1f to %.1f ms: %.0f%% overlap",
                    device_name(work[0].dev), (t[0].start - origin) * 1e3, (t[0].end - origin) * 1e3,
                    device_name(work[1].dev), (t[1].start - origin) * 1e3, (t[1].end - origin) * 1e3,
@@ -560,26 +605,27 @@ static void check_step3(device d)
         /* Lesson 003's "almost linear scaling", measured by what each worker
          * computed: with a core each, at once lasts as long as the busier. */
         const double share = cpu > 0 ? fmax(t[0].cpu_seconds, t[1].cpu_seconds) / cpu : 1.0;
-        check_that(share <= 0.65,
-                   "with a core for each worker, two GPUs at once take at most 0.65 of the time of one after "
-                   "the other (the busier worker's CPU time over both workers')",
-                   "%s %.1f ms of CPU, %s %.1f ms: %.2f", device_name(work[0].dev), t[0].cpu_seconds * 1e3,
-                   device_name(work[1].dev), t[1].cpu_seconds * 1e3, share);
+        check_that(share <= 0.65, AT_ONCE_SHARE, "%s %.1f ms of CPU, %s %.1f ms: %.2f",
+                   device_name(work[0].dev), t[0].cpu_seconds * 1e3, device_name(work[1].dev),
+                   t[1].cpu_seconds * 1e3, share);
         printf(
             "        (the wall clock: at once %.1f ms, one after the other on %s %.1f ms: %.2f of the time; "
             "a quiet 2-core machine gives about the figure above, other programs on the cores raise it)\n",
             once * 1e3, device_name(work[0].dev), one * 1e3, once / one);
     }
     const bool right = product_right(&work[0]) && product_right(&work[1]);
-    check_that(right, "each device computed its own products, right (float64 reference)",
-               "%s and %s, %lldx%lld", device_name(work[0].dev), device_name(work[1].dev),
-               (long long)work[0].n, (long long)work[0].n);
+    check_that(right, AT_ONCE_RIGHT, "%s and %s, %lldx%lld", device_name(work[0].dev),
+               device_name(work[1].dev), (long long)work[0].n, (long long)work[0].n);
     for (int i = 0; i < 2; ++i) product_work_free(&work[i]);
 }
 
-/* Every device's queue_products refused in turn (one on the CPU, whose
- * products run at once; two GPUs of one kind): lab_run_at_once must return
- * the failure, not STATUS_OK; with nothing refused it works. */
+/* Every call lab_run_at_once makes of queue_products and device_synchronize
+ * refused in turn (one device on the CPU, whose products run at once; two
+ * GPUs of one kind): a device that refuses its products, or whose kernels
+ * fail while they run (reported by the wait), must have its failure
+ * returned, not STATUS_OK; with nothing refused the call works. */
+#define AT_ONCE_FAILS "lab_run_at_once returns a device's failure, to queue its products or to finish them"
+
 static void check_step3_failure(device d)
 {
     const bool pair = d.kind != DEVICE_CPU && device_count(d.kind) >= 2;
@@ -587,23 +633,37 @@ static void check_step3_failure(device d)
     product_work work[2];
     for (int i = 0; i < n; ++i) CHECK(product_work_create(&work[i], pair ? (device){ d.kind, i } : d, 32, 1));
     char figures[512];
-    snprintf(figures, sizeof figures, "the products of %s%s%s refused in turn: each failure returned",
-             device_name(work[0].dev), pair ? " and of " : "", pair ? device_name(work[1].dev) : "");
     bool passed_on = true;
-    for (int at = 1; at <= n + 1 && passed_on; ++at) {
+    int tried = 0;
+    for (int at = 1; at <= 16 && passed_on; ++at) {
         check_refuse_call(at);
+        refusing_waits = true;
         const status s = CHECK_YOURS(lab_run_at_once(work, n));
+        refusing_waits = false;
         check_refuse_call(0);
         const char *refused = check_refused_call();
         for (int i = 0; i < n; ++i) CHECK(device_synchronize(work[i].dev));
         passed_on = refused ? s != STATUS_OK : s == STATUS_OK;
-        if (!passed_on)
-            snprintf(figures, sizeof figures, "%s%s: returned %s (want %s)%s",
-                     refused ? device_name(work[at - 1].dev) : "nothing refused",
-                     refused ? "'s products refused" : "", status_name(s),
-                     refused ? "the failure" : "STATUS_OK", refused ? "" : check_failure_text(s));
+        if (!passed_on && refused)
+            snprintf(figures, sizeof figures,
+                     "on %s%s%s, its call %d refused (%s: %s): returned %s (want the failure)",
+                     device_name(work[0].dev), pair ? " and " : "", pair ? device_name(work[1].dev) : "", at,
+                     refused,
+                     strcmp(refused, "device_synchronize") == 0 ? "a kernel failed while it ran"
+                                                                : "the device refused its products",
+                     status_name(s));
+        else if (!passed_on)
+            snprintf(figures, sizeof figures, "with nothing refused: returned %s (want STATUS_OK)%s",
+                     status_name(s), check_failure_text(s));
+        if (!refused) break;
+        ++tried;
     }
-    check_that(passed_on, "lab_run_at_once returns a device's failure to queue its products", "%s", figures);
+    if (passed_on)
+        snprintf(figures, sizeof figures,
+                 "on %s%s%s: %d calls of queue_products and device_synchronize refused in turn, each failure "
+                 "returned",
+                 device_name(work[0].dev), pair ? " and " : "", pair ? device_name(work[1].dev) : "", tried);
+    check_that(passed_on, AT_ONCE_FAILS, "%s", figures);
     for (int i = 0; i < n; ++i) product_work_free(&work[i]);
 }
 

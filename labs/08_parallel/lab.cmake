@@ -44,11 +44,12 @@ if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
 endif()
 
 # The check makes the calls of steps 3 and 5 fail in turn (a device's
-# products, its forward and backward pass, a sum across the devices), to see
-# that your functions pass each failure on, and counts the waits between the
-# devices' passes: its programs send those calls to check.c first.
+# products, a wait for a device that reports a failed kernel, its forward and
+# backward pass, a sum across the devices), to see that your functions pass
+# each failure on, and counts the waits between the devices' passes: its
+# programs send those calls to check.c first.
 list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=queue_products -Wl,--wrap=replica_forward_backward
-     -Wl,--wrap=all_reduce_sum)
+     -Wl,--wrap=all_reduce_sum -Wl,--wrap=device_synchronize)
 
 # OpenMP's settings in the environment, tried on the solution's check (tests
 # of the kit): with OMP_DYNAMIC=true, which lets OpenMP give a loop fewer
