@@ -459,12 +459,15 @@ static void check_slices(void)
                   { 37, 2, { 0, 19 }, { 19, 18 } },
                   { 10, 3, { 0, 4, 7 }, { 4, 3, 3 } },
                   { 11, 4, { 0, 3, 6, 9 }, { 3, 3, 3, 2 } },
+                  /* the longer slices first: slices that start at ceil(i rows / n) give 2, 1, 2, 1 */
+                  { 6, 4, { 0, 2, 4, 5 }, { 2, 2, 1, 1 } },
                   { 2, 3, { 0, 1, 2 }, { 1, 1, 0 } },
                   { 5, 1, { 0 }, { 5 } },
                   { 0, 2, { 0, 0 }, { 0, 0 } },
                   /* more rows than an int holds: a dataset sharded across the devices */
                   { 5000000001, 2, { 0, 2500000001 }, { 2500000001, 2500000000 } } };
-    char figures[768] = "128 on 2, 37 on 2, 10 on 3, 11 on 4, 2 on 3, 5 on 1, 0 on 2, 5000000001 on 2";
+    char figures[768] =
+        "128 on 2, 37 on 2, 10 on 3, 11 on 4, 6 on 4, 2 on 3, 5 on 1, 0 on 2, 5000000001 on 2";
     bool all = true;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0] && all; ++c)
         for (int i = 0; i < cases[c].n && all; ++i) {
@@ -722,13 +725,17 @@ static size_t bytes_in_use(device d)
 }
 
 /* Whether every device's memory was back where it was once the replicas of
- * each part of step 5 were freed, and what was left where it was not. */
+ * each part of step 5 were freed, what was left where it was not, and the
+ * parts tried ("3 steps on one device; ..."). */
 static bool dp_memory_back = true;
-static char dp_memory_figures[512];
+static char dp_memory_figures[512], dp_parts[256];
 
 static void note_memory(const char *part, device d, size_t before)
 {
     const size_t after = bytes_in_use(d);
+    const size_t seen = strlen(dp_parts), length = strlen(part);
+    if (seen < length || strcmp(dp_parts + seen - length, part) != 0)
+        check_append(dp_parts, sizeof dp_parts, "%s%s", seen ? "; " : "", part);
     if (after == before) return;
     if (dp_memory_back)
         snprintf(dp_memory_figures, sizeof dp_memory_figures,
@@ -736,6 +743,11 @@ static void note_memory(const char *part, device d, size_t before)
                  (long long)after - (long long)before, device_name(d));
     dp_memory_back = false;
 }
+
+/* lab.h's slices, the check's own: the first rows % n devices get one row
+ * more. Step 5's claims expect them whatever lab_slice gives (step 4's
+ * claim tries lab_slice). */
+static int64_t slice_rows(int64_t rows, int n, int i) { return rows / n + (i < rows % n ? 1 : 0); }
 
 /* ||x - y|| / ||y|| over n floats (y - y0 and x - y0 when y0 is given). */
 static double relative_difference(const float *x, const float *y, const float *y0, int64_t n)
@@ -754,15 +766,17 @@ static void replicas_make(replica *r, replica **all, const device *devices, int 
     for (int d = 0; d < n; ++d) CHECK(replica_create(all[d] = &r[d], devices[d], dp_sizes, DP_NSIZES, 3));
 }
 
-/* Lab 05's step, on whole batches, on one replica: the reference. Writes its
- * losses, its gradients after the first step and its parameters after each. */
-static void reference_run(device d, const dp_data *x, float *losses, float *grads, float *params)
+/* Lab 05's step, on whole batches of `rows` rows, `steps` times, on one
+ * replica: the reference. Writes its losses, its gradients after the first
+ * step and its parameters after each. */
+static void reference_run(device d, const dp_data *x, int64_t rows, int steps, float *losses, float *grads,
+                          float *params)
 {
     replica r;
     CHECK(replica_create(&r, d, dp_sizes, DP_NSIZES, 3));
     const int64_t count = replica_parameter_count(&r);
-    for (int s = 0; s < DP_STEPS; ++s) {
-        CHECK(replica_forward_backward(&r, x->images[s], x->labels[s], DP_ROWS));
+    for (int s = 0; s < steps; ++s) {
+        CHECK(replica_forward_backward(&r, x->images[s], x->labels[s], rows));
         if (s == 0) CHECK(replica_read(&r, true, grads, count));
         CHECK(replica_sgd_step(&r, DP_LR, DP_MOMENTUM));
         CHECK(tensor_item(r.loss, &losses[s]));
@@ -782,7 +796,7 @@ static void check_step5_one(device d, const dp_data *x)
     const int64_t count = replica_parameter_count(&r);
     float want_loss[DP_STEPS], got_loss[DP_STEPS], *grads = host_floats(count), *want = host_floats(count),
                                                    *got = host_floats(count);
-    reference_run(d, x, want_loss, grads, want);
+    reference_run(d, x, DP_ROWS, DP_STEPS, want_loss, grads, want);
     for (int s = 0; s < DP_STEPS; ++s) {
         MUST(lab_data_parallel_step(all, 1, x->images[s], x->labels[s], DP_ROWS, DP_LR, DP_MOMENTUM), claim);
         CHECK(tensor_item(r.loss, &got_loss[s]));
@@ -800,14 +814,117 @@ static void check_step5_one(device d, const dp_data *x)
     host_floats_free(grads), host_floats_free(want), host_floats_free(got);
 }
 
-static void check_step5_two(device d, const dp_data *x)
+/* lab.h: a batch of 0 rows has no mean loss, and is refused; a step that
+ * took it would scale every gradient by 0 / 0 and leave NaN parameters. */
+static void check_step5_empty_batch(device d, const dp_data *x)
 {
-    if (d.kind == DEVICE_CPU || device_count(d.kind) < 2) {
-        printf("  (data-parallel training on two devices needs two GPUs of one kind: check with --device "
-               "sim:0%s)\n",
-               d.kind == DEVICE_CUDA ? ", or where there are two real GPUs" : " or cuda:0");
+    const char *claim = "a batch of 0 rows is refused (STATUS_BAD_ARGUMENT), and no replica takes a step";
+    replica r, *all[1];
+    const size_t in_use = bytes_in_use(d);
+    replicas_make(&r, all, &d, 1);
+    const int64_t count = replica_parameter_count(&r);
+    float *before = host_floats(count), *after = host_floats(count);
+    CHECK(replica_read(&r, false, before, count));
+    const status s =
+        CHECK_YOURS(lab_data_parallel_step(all, 1, x->images[0], x->labels[0], 0, DP_LR, DP_MOMENTUM));
+    CHECK(replica_read(&r, false, after, count));
+    const bool stepped = memcmp(after, before, (size_t)count * sizeof *after) != 0;
+    int64_t nans = 0;
+    for (int64_t i = 0; i < count; ++i) nans += isnan(after[i]);
+    check_that(s == STATUS_BAD_ARGUMENT && !stepped, claim, "0 rows on %s: returned %s; %s", device_name(d),
+               status_name(s),
+               !stepped ? "the replica did not step"
+               : nans   ? "the replica stepped, and its parameters hold NaN (a mean over 0 rows)"
+                        : "the replica stepped");
+    replica_free(&r);
+    note_memory("a batch of 0 rows", d, in_use);
+    host_floats_free(before), host_floats_free(after);
+}
+
+/* Two devices for a batch smaller than the devices: two GPUs of d's kind
+ * where there are, else d and another kind (the cpu beside a GPU, a GPU
+ * beside the cpu, whose all-reduce goes through the host), so that every
+ * run tries it, with one GPU too. */
+static bool two_devices(device d, device *devices)
+{
+    devices[0] = d;
+    if (d.kind != DEVICE_CPU && device_count(d.kind) >= 2) {
+        devices[0] = (device){ d.kind, 0 }, devices[1] = (device){ d.kind, 1 };
+        return true;
+    }
+    if (d.kind != DEVICE_CPU) {
+        devices[1] = device_cpu();
+        return true;
+    }
+    const device_kind kinds[] = { DEVICE_SIM, DEVICE_CUDA };
+    for (int k = 0; k < 2; ++k)
+        if (device_count(kinds[k]) > 0) {
+            devices[1] = (device){ kinds[k], 0 };
+            return true;
+        }
+    return false;
+}
+
+/* 1 row on 2 devices: the second slice is empty (lab_slice gives it 0 rows).
+ * lab.h: its replica takes part all the same, and every replica steps as
+ * one device on that row would. */
+#define DP_EMPTY_SLICE                                                                             \
+    "a batch of fewer rows than devices (1 row on 2: one slice empty) steps every replica as one " \
+    "device on the batch would"
+
+static void check_step5_empty_slice(device d, const dp_data *x)
+{
+    device devices[2];
+    if (!two_devices(d, devices)) {
+        printf("  (no second device here: \"" DP_EMPTY_SLICE "\" is not tried)\n");
         return;
     }
+    const size_t in_use[2] = { bytes_in_use(devices[0]), bytes_in_use(devices[1]) };
+    replica r[2], *all[2];
+    replicas_make(r, all, devices, 2);
+    const int64_t count = replica_parameter_count(&r[0]);
+    float loss, *grads = host_floats(count), *want = host_floats(count), *start = host_floats(count),
+                *got = host_floats(count);
+    reference_run(devices[0], x, 1, 1, &loss, grads, want);
+    CHECK(replica_read(&r[0], false, start, count));
+    char figures[256];
+    snprintf(figures, sizeof figures, "1 row on %s and %s:", device_name(devices[0]),
+             device_name(devices[1]));
+    if (CHECK_CALL(lab_data_parallel_step(all, 2, x->images[0], x->labels[0], 1, DP_LR, DP_MOMENTUM),
+                   DP_EMPTY_SLICE)) {
+        bool right = true;
+        for (int i = 0; i < 2; ++i) {
+            CHECK(replica_read(&r[i], false, got, count));
+            const double error = relative_difference(got, want, start, count);
+            right = right && error <= PARAM_RTOL;
+            check_append(figures, sizeof figures, "%s %s's parameters %.2g of one device's move away from it",
+                         i ? ";" : "", device_name(devices[i]), error);
+        }
+        check_that(right, DP_EMPTY_SLICE, "%s (at most %g)", figures, PARAM_RTOL);
+    }
+    for (int i = 0; i < 2; ++i) replica_free(&r[i]);
+    for (int i = 0; i < 2; ++i) note_memory("1 row on two devices", devices[i], in_use[i]);
+    host_floats_free(grads), host_floats_free(want), host_floats_free(start), host_floats_free(got);
+}
+
+#define DP_GRADIENT "after one step every device holds the whole batch's gradient (within float32 rounding)"
+#define DP_PARAMETERS                                                                                  \
+    "after three steps (momentum 0.9) the parameters and losses are those of one device on the whole " \
+    "batch"
+#define DP_SAME "every device holds the same parameters, bit for bit"
+#define DP_OWN_SLICE "each device uploads its own slice of the batch, not the whole batch"
+#define DP_AT_ONCE                                                                            \
+    "the devices compute their slices at the same time: no device is waited for until every " \
+    "device's slice is queued"
+
+static void check_step5_two(device d, const dp_data *x)
+{
+    const char *const claims[] = {
+        DP_GRADIENT,  DP_PARAMETERS,
+        DP_SAME,      "the all-reduce's copies are counted: through the host, or none with NCCL",
+        DP_OWN_SLICE, DP_AT_ONCE
+    };
+    if (!second_gpu(d, "data-parallel training on two devices", claims, 6)) return;
     const device devices[2] = { { d.kind, 0 }, { d.kind, 1 } };
     replica r[2], *all[2];
     const size_t in_use[2] = { bytes_in_use(devices[0]), bytes_in_use(devices[1]) };
@@ -816,7 +933,7 @@ static void check_step5_two(device d, const dp_data *x)
     float want_loss[DP_STEPS], *want_grads = host_floats(count), *want = host_floats(count),
                                *start = host_floats(count),
                                *got[2] = { host_floats(count), host_floats(count) };
-    reference_run(d, x, want_loss, want_grads, want);
+    reference_run(d, x, DP_ROWS, DP_STEPS, want_loss, want_grads, want);
     CHECK(replica_read(&r[0], false, start, count));
     tensor *grads[REPLICA_MAX_GRADIENTS];
     const int ngrads = replica_gradients(&r[0], grads);
@@ -826,8 +943,8 @@ static void check_step5_two(device d, const dp_data *x)
     for (int i = 0; i < 2; ++i) CHECK(counters_reset(devices[i]));
     double grad_error = INFINITY;
     double loss = 0.0, loss_error = 0.0;
-    const char *claim =
-        "after one step every device holds the whole batch's gradient (within float32 rounding)";
+    const char *claim = DP_GRADIENT;
+    const int64_t rows[2] = { slice_rows(DP_ROWS, 2, 0), slice_rows(DP_ROWS, 2, 1) }; /* 19 and 18 */
     watch.devices = 2, watch.dev[0] = devices[0], watch.dev[1] = devices[1], watch.waits_between = 0;
     for (int s = 0; s < DP_STEPS; ++s) {
         watch.passes = 0;
@@ -842,25 +959,22 @@ static void check_step5_two(device d, const dp_data *x)
         }
         float part[2]; /* the batch's mean loss: the slices' losses weighted by their rows */
         for (int i = 0; i < 2; ++i) CHECK(tensor_item(r[i].loss, &part[i]));
-        loss =
-            ((DP_ROWS + 1) / 2 * (double)part[0] + DP_ROWS / 2 * (double)part[1]) / DP_ROWS; /* 19 and 18 */
+        loss = (rows[0] * (double)part[0] + rows[1] * (double)part[1]) / DP_ROWS;
         loss_error = fmax(loss_error, fabs(loss - want_loss[s]) / want_loss[s]);
     }
     watch.devices = 0;
     check_that(grad_error <= GRAD_RTOL, claim,
-               "%s and %s, %d rows in slices of 19 and 18: %.2g of the gradient's norm (at most %g)",
-               device_name(devices[0]), device_name(devices[1]), DP_ROWS, grad_error, GRAD_RTOL);
+               "%s and %s, %d rows in slices of %lld and %lld: %.2g of the gradient's norm (at most %g)",
+               device_name(devices[0]), device_name(devices[1]), DP_ROWS, (long long)rows[0],
+               (long long)rows[1], grad_error, GRAD_RTOL);
     for (int i = 0; i < 2; ++i) CHECK(replica_read(&r[i], false, got[i], count));
     const double param_error = relative_difference(got[0], want, start, count);
-    check_that(
-        param_error <= PARAM_RTOL && loss_error <= GRAD_RTOL,
-        "after three steps (momentum 0.9) the parameters and losses are those of one device on the whole "
-        "batch",
-        "the parameters moved by %.2g of one device's move away from it (at most %g); losses within %.2g",
-        param_error, PARAM_RTOL, loss_error);
+    check_that(param_error <= PARAM_RTOL && loss_error <= GRAD_RTOL, DP_PARAMETERS,
+               "the parameters moved by %.2g of one device's move away from it (at most %g); the losses, "
+               "each slice's weighted by its rows (lab.h's slices, %lld and %lld), within %.2g (at most %g)",
+               param_error, PARAM_RTOL, (long long)rows[0], (long long)rows[1], loss_error, GRAD_RTOL);
     const bool same = memcmp(got[0], got[1], (size_t)count * sizeof *got[0]) == 0;
-    check_that(same, "every device holds the same parameters, bit for bit",
-               "%s and %s differ by %.2g of the parameters' norm", device_name(devices[0]),
+    check_that(same, DP_SAME, "%s and %s differ by %.2g of the parameters' norm", device_name(devices[0]),
                device_name(devices[1]), relative_difference(got[1], got[0], NULL, count));
     /* One step's copies on each device: its slice (images and labels) up,
      * and for the all-reduce through the host each gradient down and the sum
@@ -889,22 +1003,20 @@ static void check_step5_two(device d, const dp_data *x)
     bool own_slice = true;
     char bytes[2][96];
     for (int i = 0; i < 2; ++i) {
-        const uint64_t rows = i == 0 ? (DP_ROWS + 1) / 2 : DP_ROWS / 2; /* 19 and 18 */
-        own_slice = own_slice && counted[i].h2d_bytes == rows * row_bytes + gradient_bytes &&
+        const uint64_t slice = (uint64_t)rows[i];
+        own_slice = own_slice && counted[i].h2d_bytes == slice * row_bytes + gradient_bytes &&
                     counted[i].d2h_bytes == gradient_bytes;
         snprintf(bytes[i], sizeof bytes[i], "%s %llu up (want %llu: %llu rows), %llu down (want %llu)",
                  device_name(devices[i]), (unsigned long long)counted[i].h2d_bytes,
-                 (unsigned long long)(rows * row_bytes + gradient_bytes), (unsigned long long)rows,
+                 (unsigned long long)(slice * row_bytes + gradient_bytes), (unsigned long long)slice,
                  (unsigned long long)counted[i].d2h_bytes, (unsigned long long)gradient_bytes);
     }
-    check_that(own_slice, "each device uploads its own slice of the batch, not the whole batch",
+    check_that(own_slice, DP_OWN_SLICE,
                "one step, bytes copied: %s; %s (a row is %llu bytes of image and label%s)", bytes[0],
                bytes[1], (unsigned long long)row_bytes,
                nccl ? "" : "; the sums of the gradients add the network's gradient size to each upload");
     check_that(
-        watch.waits_between == 0,
-        "the devices compute their slices at the same time: no device is waited for until every "
-        "device's slice is queued",
+        watch.waits_between == 0, DP_AT_ONCE,
         "%d steps on %s and %s: %llu waits between one device's forward and backward pass and the next "
         "device's (want 0: each pass is queued and returns, and the next device starts at once)",
         DP_STEPS, device_name(devices[0]), device_name(devices[1]), (unsigned long long)watch.waits_between);
@@ -988,14 +1100,15 @@ int main(int argc, char **argv)
     dp_data x;
     dp_data_make(&x);
     check_step5_one(d, &x);
+    check_step5_empty_batch(d, &x);
+    check_step5_empty_slice(d, &x);
     check_step5_two(d, &x);
     check_step5_failures(d, &x);
     check_that(dp_memory_back,
                "your data-parallel step leaves no memory behind: once the replicas are freed, every device's "
                "bytes in use are back where they were",
-               "%s",
-               dp_memory_back ? "after the steps on one device, on two, and the refused ones"
-                              : dp_memory_figures);
+               "%s%s", dp_memory_back ? "after each of: " : "",
+               dp_memory_back ? dp_parts : dp_memory_figures);
     dp_data_free(&x);
     return check_finish("08_parallel");
 }

@@ -60,7 +60,11 @@ status lab_slice(int64_t rows, int n, int i, int64_t *first, int64_t *count);
  * combined across the devices so that every replica holds the gradient of the
  * whole batch's mean loss, and every replica takes the same SGD step with lr
  * and momentum. Afterwards every replica holds the same parameters, those one
- * replica would hold after a step on the whole batch (lab 05's step). */
+ * replica would hold after a step on the whole batch (lab 05's step). rows is
+ * 1 or more: a batch of 0 rows has no mean loss, and is refused
+ * (STATUS_BAD_ARGUMENT) before any replica steps. With fewer rows than
+ * replicas some slices are empty: their replicas take part all the same, and
+ * take the same step as the others. */
 status lab_data_parallel_step(replica *const *replicas, int n, const float *images, const int32_t *labels,
                               int64_t rows, float lr, float momentum);
 
