@@ -205,6 +205,8 @@ typedef struct team_run {
     double team, process, wall;   /* their sum, the process's CPU seconds, the wall clock's */
     bool same_team;               /* the readings before and after were of the same threads */
     bool exact;                   /* c equals the serial loop's bit for bit */
+    int64_t wrong, first;         /* cells of c (and rows past it) that differ, the first of them */
+    float got, want;              /* the first one's value, and the serial loop's (NaN past c) */
 } team_run;
 
 /* c starts as NaN, so that a cell no thread wrote shows. */
@@ -224,9 +226,40 @@ static team_run run_team(const loop_operands *o, int threads)
         t.cpu[i] = after[i] - before[i], t.team += t.cpu[i];
         t.same_team = t.same_team && tid_after[i] == tid_before[i];
     }
-    t.exact = memcmp(o->c, o->want, (size_t)(m * n) * sizeof *o->c) == 0;
-    for (int64_t i = m * n; i < m * n + SLACK_ROWS * n; ++i) t.exact = t.exact && isnan(o->c[i]); /* past c */
+    t.first = -1;
+    for (int64_t i = 0; i < m * n + SLACK_ROWS * n; ++i) {
+        const float want = i < m * n ? o->want[i] : NAN; /* past c: never written */
+        if (i < m * n ? memcmp(&o->c[i], &want, sizeof want) == 0 : isnan(o->c[i])) continue;
+        if (t.wrong++ == 0) t.first = i, t.got = o->c[i], t.want = want;
+    }
+    t.exact = t.wrong == 0;
     return t;
+}
+
+/* Where the first run of runs[0..count-1] that was not exact went wrong:
+ * "with 2 threads, c[3][17] = ... (the serial loop's ...), 12 cells differ".
+ * A thread that shares another's row pointer, or its a[i][p], adds into the
+ * wrong row, or the wrong values into its own. */
+static void describe_wrong(const loop_operands *o, const team_run *runs, int count, char *text, size_t size)
+{
+    for (int r = 0; r < count; ++r) {
+        const team_run *t = &runs[r];
+        if (t->exact) continue;
+        const int64_t i = t->first / o->n, j = t->first % o->n;
+        if (i < o->m)
+            check_append(
+                text, size,
+                "; with %d thread%s, c[%lld][%lld] = %.9g (the serial loop's %.9g), %lld cells differ",
+                t->threads, t->threads > 1 ? "s" : "", (long long)i, (long long)j, (double)t->got,
+                (double)t->want, (long long)t->wrong);
+        else
+            check_append(text, size,
+                         "; with %d thread%s, row %lld, past the %lld rows of c, was written (%.9g at column "
+                         "%lld)",
+                         t->threads, t->threads > 1 ? "s" : "", (long long)i, (long long)o->m, (double)t->got,
+                         (long long)j);
+        return;
+    }
 }
 
 /* The loop's results with 1, 2 and 3 threads; runs[] gets the three runs. */
@@ -344,10 +377,14 @@ static void check_step1_cores(const loop_operands *o, const team_run *first_runs
     const int extra_tries = retry_extra_cpu(o, runs, &ratio);
     const bool once = ratio <= 1.8;
     check_that(once,
-               "no row is done twice: the threads' CPU times add up to the one-thread loop's (at most 1.8x)",
+               "the threads add no work: together they spend the one-thread loop's CPU time (at most 1.8x)",
                "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s the first time; %.2fx from each "
-               "one's least of %d tr%s",
-               runs[0].team, runs[1].team, runs[2].team, ratio, 1 + extra_tries, extra_tries ? "ies" : "y");
+               "one's least of %d tr%s%s",
+               runs[0].team, runs[1].team, runs[2].team, ratio, 1 + extra_tries, extra_tries ? "ies" : "y",
+               once ? ""
+                    : " (threads that each do every row spend that, and so do threads started again inside "
+                      "the loops over the row, which wait, spinning, for each short loop; share out the "
+                      "rows once)");
     const double busier = fmax(runs[1].cpu[0], runs[1].cpu[1]);
     double allowed = busier > 0 ? runs[1].team / busier : 0.0;
     const int tries = 1 + (allowed >= 1.6 ? 0 : retry_two_threads(o, &allowed));
@@ -397,11 +434,13 @@ static void check_step1(device d)
      * (starting the devices may make one), given time to stop. */
     blas_threads(1);
     pools_settle();
+    char figures[320] = "[37x53]x[53x29]";
     loop_operands o = operands_make(37, 29, 53);
     bool exact = exact_everywhere(&o, small);
+    describe_wrong(&o, small, 3, figures, sizeof figures);
     operands_free(&o);
     if (d.kind != DEVICE_CPU) {
-        check_that(exact, STEP1_CLAIM, "[37x53]x[53x29]: %s", exact ? "equal" : "not equal");
+        check_that(exact, STEP1_CLAIM, "%s%s", figures, exact ? ": equal" : "");
         printf("  (the loop's threads and their CPU time: check on the CPU, --device cpu)\n");
         blas_threads(0);
         return;
@@ -411,9 +450,13 @@ static void check_step1(device d)
      * small beside the work (at 385 x 512 x 512, 0.008 s, two threads spent
      * 2x one thread's CPU time beside two busy loops). */
     o = operands_make(385, 1024, 1024);
-    exact = exact_everywhere(&o, large) && exact;
-    check_that(exact, STEP1_CLAIM, "[37x53]x[53x29] and [385x1024]x[1024x1024]: %s",
-               exact ? "equal" : "not equal");
+    const bool exact_large = exact_everywhere(&o, large);
+    if (exact) {
+        snprintf(figures, sizeof figures, "[37x53]x[53x29]%s[385x1024]x[1024x1024]",
+                 exact_large ? " and " : " equal; ");
+        describe_wrong(&o, large, 3, figures, sizeof figures);
+    }
+    check_that(exact && exact_large, STEP1_CLAIM, "%s%s", figures, exact && exact_large ? ": equal" : "");
     check_step1_cores(&o, large);
     operands_free(&o);
     blas_threads(0);
