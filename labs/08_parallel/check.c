@@ -32,8 +32,15 @@
  *     step whose pass or sum fails returns the failure and steps no replica;
  *     once the replicas are freed, no memory is left on any device.
  *
- * lab.cmake builds this check and your lab.c without optimisation, so that a
- * data race shows in the results instead of being hidden by the optimiser. */
+ * A claim that needs two GPUs of one kind where the device checked has none
+ * beside it prints a line "(no second GPU here: ... is not tried)" (unless
+ * the run on sim:0 tries it): ./lab check then says "not yet", since a claim
+ * no run tried does not hold.
+ *
+ * lab.cmake compiles your lab.c as `./lab run 08` does, at -O3, but without
+ * two facts the optimiser would otherwise use (-fno-strict-aliasing
+ * -fno-tree-pta), so that a data race shows in the results instead of being
+ * hidden in each thread's registers. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
