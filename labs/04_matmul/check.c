@@ -833,6 +833,7 @@ static double best_seconds(host_matmul matmul, const float *a, const float *b, f
     return best;
 }
 
+#if defined(__OPTIMIZE__) && !SANITIZED /* the loop-order claim's, below */
 /* This thread's CPU time: a loop on one core is charged only while it runs,
  * where the wall clock also counts the time other programs hold the core. */
 static double thread_cpu_seconds(void)
@@ -857,6 +858,7 @@ static void best_cpu_seconds_in_turns(const float *a, const float *b, float *c, 
         *ikj = fmin(*ikj, thread_cpu_seconds() - start);
     }
 }
+#endif
 
 static status openblas_plain(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k)
 {
