@@ -61,22 +61,33 @@ static void test_a_crash_test_leaves_nothing_out(void)
     EXPECT(!check_leaves_out(NULL, NULL)); /* no claim given: nothing to judge by */
 }
 
-/* What check_that prints for a failed claim whose figures are `figures`. */
-static bool failed_claim_printed(const char *figures, char *out, size_t size)
+/* What print(arg) writes to the stream `to` (stdout or stderr), into out. */
+static bool printed_by(FILE *to, void (*print)(const void *arg), const void *arg, char *out, size_t size)
 {
-    fflush(stdout);
+    fflush(to);
     FILE *capture = tmpfile();
-    const int saved = dup(STDOUT_FILENO);
-    if (!capture || saved < 0 || dup2(fileno(capture), STDOUT_FILENO) < 0) return false;
-    check_that(false, "a claim that does not hold", "%s", figures);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
+    const int fd = fileno(to), saved = dup(fd);
+    if (!capture || saved < 0 || dup2(fileno(capture), fd) < 0) return false;
+    print(arg);
+    fflush(to);
+    dup2(saved, fd);
     close(saved);
     rewind(capture);
     const size_t n = fread(out, 1, size - 1, capture);
     out[n] = '\0';
     fclose(capture);
     return true;
+}
+
+static void print_failed_claim(const void *figures)
+{
+    check_that(false, "a claim that does not hold", "%s", (const char *)figures);
+}
+
+/* What check_that prints for a failed claim whose figures are `figures`. */
+static bool failed_claim_printed(const char *figures, char *out, size_t size)
+{
+    return printed_by(stdout, print_failed_claim, figures, out, size);
 }
 
 /* A library error with its hint is often longer than a line: the student
@@ -107,22 +118,15 @@ static void test_figures_longer_than_the_room_are_marked_cut(void)
 cleanup:;
 }
 
+static void print_failure_report(const void *s)
+{
+    check_report_failure("lab.c", 16, "lab_ranks(MPI_COMM_WORLD, &info)", *(const status *)s);
+}
+
 /* What check_report_failure prints on stderr for status s. */
 static bool failure_report_printed(status s, char *out, size_t size)
 {
-    fflush(stderr);
-    FILE *capture = tmpfile();
-    const int saved = dup(STDERR_FILENO);
-    if (!capture || saved < 0 || dup2(fileno(capture), STDERR_FILENO) < 0) return false;
-    check_report_failure("lab.c", 16, "lab_ranks(MPI_COMM_WORLD, &info)", s);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    rewind(capture);
-    const size_t n = fread(out, 1, size - 1, capture);
-    out[n] = '\0';
-    fclose(capture);
-    return true;
+    return printed_by(stderr, print_failure_report, &s, out, size);
 }
 
 /* Lab 10's ranks run the same skeleton: its TODO is said by rank 0 alone,

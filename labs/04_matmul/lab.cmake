@@ -19,7 +19,8 @@ endif()
 # The check counts the calls to the library's products made inside your loops
 # and your launch (they must be your own work): every call to op_matmul and
 # cblas_sgemm in a check program goes through the check's counting wrapper.
-# Every call to device_get_properties goes through another, which can report a
+# Every call to device_get_properties goes through the harness's (check.h,
+# check_pretend_unknown_peak), which can report a
 # peak of 0 (unknown), as no device here does: lab_fraction_of_peak must then
 # give 0. And every call to device_launch through one that keeps the grid and
 # the blocks of your launch, which the check compares with the sizes of c.

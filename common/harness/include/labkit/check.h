@@ -126,6 +126,13 @@ int check_calls_counted(void);
 /* The call refused since check_refuse_call, NULL while none was. */
 const char *check_refused_call(void);
 
+/* ---- a device that does not know its peak ------------------------------------
+ * Every device the kit knows has a peak; a GPU it has no figures for reports
+ * 0, and a student's division by it goes untried. While on (on this thread),
+ * device_get_properties reports a peak of 0 for any device. Only for a check
+ * linked with -Wl,--wrap=device_get_properties (labs 03 and 04). */
+void check_pretend_unknown_peak(bool on);
+
 #ifdef __cplusplus
 }
 #endif
