@@ -259,6 +259,28 @@ static void test_a_stack_overflow_is_named(void)
     expect_report(&run, SIGSEGV, "crash: recursion", "the stack overflowed");
 }
 
+/* A crash on a thread that runs none of the program's code, as inside one of
+ * OpenBLAS's threads given a wrong leading dimension: no line of the program
+ * to show, so the report points at the call that handed the library its
+ * arrays. The thread's start routine is the C library's abort itself. */
+static void abort_on_a_library_thread(void)
+{
+    pthread_t thread;
+    void *(*library_routine)(void *) = (void *(*)(void *))(void (*)(void))abort;
+    if (pthread_create(&thread, NULL, library_routine, NULL) == 0) pthread_join(thread, NULL);
+}
+
+static void test_a_crash_inside_a_library_points_at_the_call(void)
+{
+    const crash_run run = run_crashing(abort_on_a_library_thread);
+    EXPECT_MSG(run.finished && run.signal == SIGABRT, "the child ended after %.1f s, of signal %d", run.seconds,
+               run.signal);
+    EXPECT_CONTAINS(run.err, "none of this program's code is on the crashing thread's stack");
+    EXPECT_CONTAINS(run.err, "next: compare each size, stride and pointer of your last call of a library");
+    EXPECT_MSG(!strstr(run.err, "could not read this program's debug information"),
+               "blamed addr2line for a stack without the program: %s", run.err);
+}
+
 /* Two of lab 10's ranks that crash together print at once into one terminal:
  * each line of a rank's report names it, so that neither report is lost in
  * the other. */
@@ -295,6 +317,7 @@ int main(void)
     RUN_TEST(test_a_corrupted_heap_is_reported_at_once);
     RUN_TEST(test_a_report_does_not_wait_for_stdout);
     RUN_TEST(test_a_stack_overflow_is_named);
+    RUN_TEST(test_a_crash_inside_a_library_points_at_the_call);
     RUN_TEST(test_a_rank_s_report_names_it_on_every_line);
     return harness_finish();
 }

@@ -346,6 +346,23 @@ static void lab_number(char nn[2])
     }
 }
 
+/* What to do now: fix the line shown, or, where no line of the program is on
+ * the stack, look at what it handed the library that crashed. */
+static void say_next_step(bool own_lines_shown)
+{
+    if (!own_lines_shown) {
+        say("next: compare each size, stride and pointer of your last call of a library (cblas_sgemm: lda, "
+            "ldb "
+            "and ldc are the lengths of the rows of a, b and c as they lie in memory) with what it asks.\n");
+        return;
+    }
+    char nn[3] = "NN";
+    lab_number(nn);
+    say("next: fix the line above. An index past an array's end does not always crash, so other lines may be "
+        "wrong too: ./lab check "),
+        say(nn), say(" --asan builds your lab with AddressSanitizer, which stops at the first bad access.\n");
+}
+
 static void on_fatal_signal(int number, siginfo_t *info, void *context)
 {
     alarm(REPORT_SECONDS); /* a report that hangs ends the process, with SIGALRM */
@@ -362,13 +379,15 @@ static void on_fatal_signal(int number, siginfo_t *info, void *context)
     void *frames[MAX_FRAMES];
     static char addresses[MAX_FRAMES][20];
     const int n = program_frames(frames, backtrace(frames, MAX_FRAMES), faulting_pc(context), addresses);
-    if (!describe_frames(addresses, n))
+    if (n == 0)
+        say("  (none of this program's code is on the crashing thread's stack: the crash is inside a "
+            "library, "
+            "on a thread of its own (OpenBLAS's, for one), reading or writing arrays your code handed it: "
+            "check "
+            "the sizes, leading dimensions and pointers of your last call of it)\n");
+    else if (!describe_frames(addresses, n))
         say("  (no location: addr2line, from binutils, could not read this program's debug information)\n");
-    char nn[3] = "NN";
-    lab_number(nn);
-    say("next: fix the line above. An index past an array's end does not always crash, so other lines may be "
-        "wrong too: ./lab check "),
-        say(nn), say(" --asan builds your lab with AddressSanitizer, which stops at the first bad access.\n");
+    say_next_step(n > 0);
     say_rest();
     signal(number, SIG_DFL); /* die of the same signal: the exit status stays what it was */
     raise(number);
