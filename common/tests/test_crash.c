@@ -273,8 +273,8 @@ static void abort_on_a_library_thread(void)
 static void test_a_crash_inside_a_library_points_at_the_call(void)
 {
     const crash_run run = run_crashing(abort_on_a_library_thread);
-    EXPECT_MSG(run.finished && run.signal == SIGABRT, "the child ended after %.1f s, of signal %d", run.seconds,
-               run.signal);
+    EXPECT_MSG(run.finished && run.signal == SIGABRT, "the child ended after %.1f s, of signal %d",
+               run.seconds, run.signal);
     EXPECT_CONTAINS(run.err, "none of this program's code is on the crashing thread's stack");
     EXPECT_CONTAINS(run.err, "next: compare each size, stride and pointer of your last call of a library");
     EXPECT_MSG(!strstr(run.err, "could not read this program's debug information"),
