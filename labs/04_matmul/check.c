@@ -613,6 +613,40 @@ static void probe_launch(device d)
     tensor_free(x);
 }
 
+/* A product's operands on a device, c full of NaN (a cell no thread writes
+ * stays NaN), and its float64 reference on the host. */
+typedef struct gpu_product {
+    int64_t m, n, k;
+    float *a, *b, *c; /* c: room for the result read back */
+    double *ref;
+    tensor *tA, *tB, *tC;
+} gpu_product;
+
+static gpu_product product_on(device d, int64_t m, int64_t n, int64_t k, uint64_t seed)
+{
+    gpu_product p = { .m = m, .n = n, .k = k };
+    p.a = random_matrix(m, k, seed), p.b = random_matrix(k, n, seed + 1), p.c = host_floats(m * n);
+    p.ref = reference_array(m * n);
+    reference(p.a, false, p.b, false, p.ref, m, n, k);
+    CHECK(tensor_from_host(&p.tA, d, shape2(m, k), p.a));
+    CHECK(tensor_from_host(&p.tB, d, shape2(k, n), p.b));
+    CHECK(tensor_full(&p.tC, d, shape2(m, n), NAN));
+    return p;
+}
+
+/* Whether c, read back, matches the reference. */
+static bool product_matches(gpu_product *p)
+{
+    CHECK(tensor_to_host(p->tC, p->c, p->m * p->n));
+    return matches("naive kernel", p->c, p->ref, p->m, p->n);
+}
+
+static void product_free(gpu_product *p)
+{
+    tensor_free(p->tA), tensor_free(p->tB), tensor_free(p->tC);
+    host_free(p->a, 0), host_free(p->b, 0), host_free(p->c, 0), free(p->ref);
+}
+
 /* The kernel on the device through lab_matmul_naive_gpu: one launch that
  * returns without waiting, and products that match float64 on sizes that do
  * not fill whole blocks. */
@@ -624,17 +658,11 @@ static void check_naive_kernel(device d)
     char grids[200] = "";
     for (int s = 0; s < NSHAPES; ++s) {
         const int64_t m = shapes[s].m, n = shapes[s].n, k = shapes[s].k;
-        float *a = random_matrix(m, k, 31), *b = random_matrix(k, n, 32), *c = host_floats(m * n);
-        double *ref = reference_array(m * n);
-        reference(a, false, b, false, ref, m, n, k);
-        tensor *tA, *tB, *tC;
-        CHECK(tensor_from_host(&tA, d, shape2(m, k), a));
-        CHECK(tensor_from_host(&tB, d, shape2(k, n), b));
-        CHECK(tensor_full(&tC, d, shape2(m, n), NAN)); /* a cell no thread writes stays NaN */
+        gpu_product p = product_on(d, m, n, k, 31);
         CHECK(counters_reset(d));
         const long before = library_products();
         last_launch = (naive_matmul_args){ 0 };
-        CHECK(lab_matmul_naive_gpu(tA, tB, tC));
+        CHECK(lab_matmul_naive_gpu(p.tA, p.tB, p.tC));
         products += library_products() - before;
         /* Blocks of 16 x 16, n / 16 by m / 16 of them rounded up (README, step 6):
          * one block more along a side is a row or column of idle threads. */
@@ -649,10 +677,8 @@ static void check_naive_kernel(device d)
         CHECK(counters_read(d, &counted));
         during.launches += counted.launches, during.syncs += counted.syncs;
         during.h2d_copies += counted.h2d_copies + counted.d2h_copies + counted.d2d_copies;
-        CHECK(tensor_to_host(tC, c, m * n));
-        all = matches("naive kernel", c, ref, m, n) && all;
-        tensor_free(tA), tensor_free(tB), tensor_free(tC);
-        host_free(a, 0), host_free(b, 0), host_free(c, 0), free(ref);
+        all = product_matches(&p) && all;
+        product_free(&p);
     }
     check_that(during.launches == NSHAPES && during.syncs == 0 && during.h2d_copies == 0,
                "lab_matmul_naive_gpu queues one launch and returns without waiting or copying",
@@ -704,32 +730,23 @@ static void check_naive_on_another_gpu(device d)
         printf("  (no second GPU here: a launch on c's own GPU rather than the first is not tried)\n");
         return;
     }
-    const int64_t m = shapes[1].m, n = shapes[1].n, k = shapes[1].k;
-    float *a = random_matrix(m, k, 33), *b = random_matrix(k, n, 34), *c = host_floats(m * n);
-    double *ref = reference_array(m * n);
-    reference(a, false, b, false, ref, m, n, k);
-    tensor *tA, *tB, *tC;
-    CHECK(tensor_from_host(&tA, other, shape2(m, k), a));
-    CHECK(tensor_from_host(&tB, other, shape2(k, n), b));
-    CHECK(tensor_full(&tC, other, shape2(m, n), NAN));
+    gpu_product p = product_on(other, shapes[1].m, shapes[1].n, shapes[1].k, 33);
     device_counters there, here;
     CHECK(counters_reset(other));
     CHECK(counters_reset(d));
-    CHECK(lab_matmul_naive_gpu(tA, tB, tC));
+    CHECK(lab_matmul_naive_gpu(p.tA, p.tB, p.tC));
     CHECK(counters_read(other, &there));
     CHECK(counters_read(d, &here));
     /* A launch queued on another GPU than c's may still be running on c's
      * memory: every GPU finishes before c is read and freed. */
     synchronize_gpus();
-    CHECK(tensor_to_host(tC, c, m * n));
-    const bool right = matches("naive kernel", c, ref, m, n);
+    const bool right = product_matches(&p);
     check_that(there.launches == 1 && here.launches == 0 && right,
                "lab_matmul_naive_gpu launches on c's GPU, whichever it is: on a second GPU too",
                "[37x53]x[53x29] with a, b and c on %s: launches there %llu, on %s %llu (want 1 and 0)%s",
                device_name(other), (unsigned long long)there.launches, device_name(d),
                (unsigned long long)here.launches, right ? "" : "; c does not match float64");
-    tensor_free(tA), tensor_free(tB), tensor_free(tC);
-    host_free(a, 0), host_free(b, 0), host_free(c, 0), free(ref);
+    product_free(&p);
 }
 
 /* Step 6 on a GPU: the threads first, on the host; the device only with a
