@@ -570,7 +570,9 @@ grade_rows() {
       fail) reason=$(grep -m1 -E ': FAIL \(' "$log" | sed 's/.*: FAIL/FAIL/' || true)
         [[ -n $reason ]] || reason=$(grade_reason "$log") ;;
       timeout) reason="it ran past the limit of ${GRADE_TIMEOUT} s (an endless loop?); its last lines: $(tail -n 2 "$log" | cut -c1-200 | paste -sd'|' -)" ;;
-      crash) reason=$(grep -m1 '^crash: ' "$log" || true; grep -A1 -m1 '^where' "$log" | tail -n1 | sed 's/^ *//' || true) ;;
+      crash) # lab 10's ranks start each line of their report with "[rank N] "
+        reason=$(grep -m1 -E '^(\[rank [0-9]+\] )?crash: ' "$log" || true
+          grep -A1 -m1 -E '^(\[rank [0-9]+\] )?where' "$log" | tail -n1 | sed -E 's/^(\[rank [0-9]+\] )? *//' || true) ;;
       *) reason=$(grade_reason "$log") ;;
     esac
     reason=$(printf '%s' "$reason" | tr '\t\n' '  ')

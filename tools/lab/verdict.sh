@@ -25,7 +25,7 @@ check_outcome() {
     while IFS= read -r line; do
       [[ $line =~ ^==[0-9]+==ERROR:\ [A-Za-z]+Sanitizer || $line == *": runtime error: "* ]] && sanitizer=1
       [[ $line == *"TODO: "* ]] && todo=1
-      [[ $line == "crash: "* ]] && crash=1
+      [[ $line =~ ^(\[rank\ [0-9]+\]\ )?crash:\  ]] && crash=1 # lab 10's ranks name themselves
     done <"$log"
   fi
   # AddressSanitizer, LeakSanitizer and UBSan end the program with 1, as a
@@ -69,9 +69,11 @@ STUDENT_FILE_AWK='
 # The frame of a crash report (labkit/crash.h) to show: the first one in the
 # student's own files (labs/NN_name/lab.c or a .cuh of the lab), else the
 # first. The report: "crash: ...", "where ...", then "  <function> at <path>:<line>"
-# a line, innermost first (and maybe a "gpu thread: ..." line).
+# a line, innermost first (and maybe a "gpu thread: ..." line); each line of
+# a rank of lab 10 starts with "[rank N] ".
 crash_frame() {
   awk -v lab="labs/$LAB/" -v root="$ROOT/" "$STUDENT_FILE_AWK"'
+    { sub(/^\[rank [0-9]+\] /, "") }
     /^where/ { inside = 1; next }
     inside && /^ *gpu thread:/ { next }
     inside && /^  +[^ ].* at [^ ]+:[0-9]+/ {
@@ -92,7 +94,7 @@ crash_frame() {
 
 # The simulated GPU's thread of a crash in a kernel, when the report names it.
 crash_gpu_thread() {
-  grep -m1 -E '^ *gpu thread:' "$1" | sed -e 's/^ *//' || true
+  grep -m1 -E '^(\[rank [0-9]+\] )? *gpu thread:' "$1" | sed -E -e 's/^(\[rank [0-9]+\] )? *//' || true
 }
 
 # What a sanitizer found, in one line: "AddressSanitizer: heap-buffer-overflow,
@@ -180,8 +182,8 @@ next_step_line() {
       echo "it crashed on $device, in ${where:-a place the report could not name}${thread:+ ($thread)}" \
         "(below; ./lab check $LAB_NN --asan finds every bad access)" ;;
     timeout) echo "on $device it ran for 10 minutes without finishing (an endless loop?)" ;;
-    *)
-      line=$(grep -m1 -v -E '^[[:space:]]*$' "$log" | cut -c1-300 || true)
+    *) # the first line that says something of the stop: not a blank one, nor a claim that held
+      line=$(grep -m1 -v -E '^[[:space:]]*$|^  ok  ' "$log" | cut -c1-300 || true)
       echo "on $device the check stopped with ${outcome/error /exit status }${line:+: $line}" ;;
   esac
 }
@@ -206,14 +208,17 @@ outcome_summary() {
 # The lines of a check's log worth showing without -v: the claims, and
 # whatever a failure, a crash or a sanitizer printed about itself (60 at most).
 log_highlights() {
-  local line n=0
+  local line whole n=0
   while IFS= read -r line && ((n < 60)); do
+    # A rank's crash report: its lines, shown whole, judged without "[rank N] ".
+    whole=$line
+    [[ $line =~ ^\[rank\ [0-9]+\]\ (.*)$ ]] && line=${BASH_REMATCH[1]}
     if [[ $line =~ ^\ \ (ok|FAIL)\  || $line == "        "* || $line == "TODO: "* ||
       $line =~ ^\ *[a-z][a-z0-9_./]*\.c:[0-9]+:\  || $line == "crash: "* || $line == "where "* ||
       $line =~ ^\ \ [A-Za-z_].*\ at\  || $line =~ ^\ *gpu\ thread: || $line == "next: "* ||
       $line == "skipped: "* || $line =~ ERROR:\ [A-Za-z]+Sanitizer || $line =~ ^\ +#[0-9]+\ 0x ||
       $line == *": runtime error: "* || $line == "SUMMARY: "* || $line == *"is not tried"* ]]; then
-      printf '  %s\n' "$line"
+      printf '  %s\n' "$whole"
       n=$((n + 1))
     fi
   done <"$1"

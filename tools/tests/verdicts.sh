@@ -92,6 +92,28 @@ where (innermost first; your lab.c and kernel files are the place to look):
 EOF
 expect_line "a crash with no frame in the student's files" "$(verdict_of 04_matmul crash "$work/library.log")" \
   "in tensor_numel at common/core/src/tensor.c:80"
+# A crash of one of lab 10's ranks: every line of its report starts with
+# "[rank N] " (crash.c), and the other rank's claims come first.
+cat >"$work/rank.log" <<'EOF'
+  ok    lab_ranks gives every rank its own number
+[rank 1] 
+[rank 1] crash: SIGABRT: the program aborted itself
+[rank 1] where (innermost first; your lab.c and kernel files are the place to look):
+[rank 1]   abort at libc.c:1
+[rank 1]   lab_ring_allreduce at labs/10_distributed/lab.c:84
+[rank 1] next: fix the line above.
+EOF
+outcome=$(check_outcome 134 "$work/rank.log")
+[[ $outcome == crash ]] || fail "a rank's crash report read as \"$outcome\", not crash"
+expect_line "a crash of a rank" "$(verdict_of 10_distributed crash "$work/rank.log")" \
+  "it crashed on cpu, in lab_ring_allreduce at labs/10_distributed/lab.c:84"
+expect_line "a rank's crash, highlighted" "$(log_highlights "$work/rank.log" | paste -sd'|' -)" \
+  "[rank 1] crash: SIGABRT" "[rank 1]   lab_ring_allreduce at labs/10_distributed/lab.c:84"
+expect_line "a stop that is no crash names no claim that held" \
+  "$(verdict_of 10_distributed "error 134" "$work/claim.log")" "on cpu the check stopped with exit status 134: "
+[[ $(verdict_of 10_distributed "error 134" "$work/claim.log") != *"ok    one"* ]] ||
+  fail "a stop's reason was a claim that held: $(verdict_of 10_distributed "error 134" "$work/claim.log")"
+
 # The real report of a real crash (labkit/crash.h), made by this test's own
 # program; under AddressSanitizer (the debug-asan preset) it is the
 # sanitizer's report instead, which must name the same line.
