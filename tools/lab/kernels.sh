@@ -13,7 +13,7 @@ kernels_check_target() {
 # Whether this build has the kernel tools; says why not otherwise.
 kernels_available() {
   local cache=build/$PRESET/CMakeCache.txt
-  configure "$PRESET"
+  configure_only "$PRESET" # makes the build folder and its logs' place on a fresh checkout
   # a build configured before the kernel tools, or the list of the labs with
   # a kernels claim, existed: configure it again
   grep -q '^LABKIT_HAVE_KERNEL_TOOLS:' "$cache" && [[ -f build/$PRESET/kernels-claims.txt ]] ||

@@ -179,7 +179,7 @@ cmd_plots() {
     return
   fi
   (($# <= 1)) || usage_error "plots takes at most one DIR"
-  local out labs=() lab nn exe targets=() todo=() failed=0 made=0
+  local out labs=() lab nn exe launcher targets=() todo=() failed=0 made=0
   if (($# == 1)); then out=$(abspath_from_caller "$1"); else out=$ROOT/plots; fi
   mapfile -t labs < <(labs_present)
   ((${#labs[@]} > 0)) || { say "$(labs_sentence) Nothing to plot."; return 0; }
@@ -198,8 +198,11 @@ cmd_plots() {
   for lab in "${todo[@]}"; do
     nn=${lab%%_*}
     exe=build/$PRESET/labs/$lab/lab$nn-solution
+    launcher=()
+    [[ ! -x ${exe%/*}/launch ]] || launcher=("${exe%/*}/launch") # lab 10's ranks, as ./lab run starts them
     say "$lab: $out/$lab.{csv,png,svg,pdf}"
-    if "$exe" --csv "$out/$lab.csv" --plot "$out/$lab.png" --plot "$out/$lab.svg" --plot "$out/$lab.pdf"; then
+    if "${launcher[@]}" "$exe" --csv "$out/$lab.csv" --plot "$out/$lab.png" --plot "$out/$lab.svg" \
+      --plot "$out/$lab.pdf"; then
       made=$((made + 1))
     else
       failed=$((failed + 1))
