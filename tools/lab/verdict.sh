@@ -20,17 +20,22 @@ run_check_on() {
 # logs are read by bash itself here and below: these run for every device of
 # every check, and starting a program costs more than reading a short log.)
 check_outcome() {
-  local rc=$1 log=$2 line sanitizer=0 todo=0 crash=0
-  if ((rc != 0)); then
-    while IFS= read -r line; do
-      [[ $line =~ ^==[0-9]+==ERROR:\ [A-Za-z]+Sanitizer || $line == *": runtime error: "* ]] && sanitizer=1
-      [[ $line == *"TODO: "* ]] && todo=1
-      [[ $line =~ ^(\[rank\ [0-9]+\]\ )?crash:\  ]] && crash=1 # lab 10's ranks name themselves
-    done <"$log"
+  local rc=$1 log=$2 line sanitizer=0 todo=0 crash=0 summary=0
+  while IFS= read -r line; do
+    [[ $line =~ ^==[0-9]+==ERROR:\ [A-Za-z]+Sanitizer || $line == *": runtime error: "* ]] && sanitizer=1
+    [[ $line == *"TODO: "* ]] && todo=1
+    [[ $line =~ ^(\[rank\ [0-9]+\]\ )?crash:\  ]] && crash=1 # lab 10's ranks name themselves
+    [[ $line =~ ^[0-9][0-9]_[a-z0-9_]+\ on\ [^\ ]+:\ PASS\ \( ]] && summary=1
+  done <"$log"
+  # A pass is the check's own: its last line says so (check_finish). A lab.c
+  # that ends the program early (exit(0) in a constructor) exits 0 too.
+  if ((rc == 0 && !summary)); then
+    echo "error 0"
+    return
   fi
   # AddressSanitizer, LeakSanitizer and UBSan end the program with 1, as a
   # failed claim would: what they found comes first.
-  if ((sanitizer && rc != 77)); then
+  if ((sanitizer && rc != 0 && rc != 77)); then
     echo sanitizer
     return
   fi
@@ -182,6 +187,8 @@ next_step_line() {
       echo "it crashed on $device, in ${where:-a place the report could not name}${thread:+ ($thread)}" \
         "(below; ./lab check $LAB_NN --asan finds every bad access)" ;;
     timeout) echo "on $device it ran for 10 minutes without finishing (an endless loop?)" ;;
+    "error 0") echo "on $device the check ended before its last line, which says whether every claim holds" \
+      "(exit status 0, no summary): does your lab.c end the program itself (exit)?" ;;
     *) # the first line that says something of the stop: not a blank one, nor a claim that held
       line=$(grep -m1 -v -E '^[[:space:]]*$|^  ok  ' "$log" | cut -c1-300 || true)
       echo "on $device the check stopped with ${outcome/error /exit status }${line:+: $line}" ;;

@@ -92,6 +92,16 @@ where (innermost first; your lab.c and kernel files are the place to look):
 EOF
 expect_line "a crash with no frame in the student's files" "$(verdict_of 04_matmul crash "$work/library.log")" \
   "in tensor_numel at common/core/src/tensor.c:80"
+# A run that exits 0 without the check's last line is no pass: a lab.c can
+# end the program before any claim (exit(0) in a constructor of its own).
+printf '  ok    one\n' >"$work/early.log"
+outcome=$(check_outcome 0 "$work/early.log")
+[[ $outcome == "error 0" ]] || fail "a run that ended with 0 before its summary read as \"$outcome\""
+expect_line "a run that ended early" "$(verdict_of 01_devices "$outcome" "$work/early.log")" \
+  "on cpu the check ended before its last line" "does your lab.c end the program itself (exit)?"
+printf '  ok    one\n01_devices on sim:0: PASS (1 claim holds)\n' >"$work/whole.log"
+[[ $(check_outcome 0 "$work/whole.log") == pass ]] || fail "a run with its summary read as \"$(check_outcome 0 "$work/whole.log")\""
+
 # A crash of one of lab 10's ranks: every line of its report starts with
 # "[rank N] " (crash.c), and the other rank's claims come first.
 cat >"$work/rank.log" <<'EOF'
