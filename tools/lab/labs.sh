@@ -327,6 +327,9 @@ cmd_progress() {
         status="$written of $total steps written"
         [[ -z $KERNELS_VERDICT || $KERNELS_VERDICT == clean ]] || verdict=$KERNELS_VERDICT
         next=${verdict#not yet — }
+        # progress shows no log: "(below)" would point at nothing
+        next=${next// (below)/}
+        next=${next//(below; /(}
       fi
       while read -r log; do
         [[ -n $log ]] && mv -f "$log" "${log%.$$}"
