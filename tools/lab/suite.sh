@@ -126,8 +126,10 @@ cmd_bench() {
     benches+=("$b")
   done
   if ((${#benches[@]} == 0)); then
-    if [[ -n $filter ]]; then say "no bench matches '$filter' in build/$PRESET/bench/."
-    else say "no benches yet: build/$PRESET/bench/ has no bench_* programs."; fi
+    # A name that matches nothing is a typo, not a run: say so with status 2.
+    [[ -z $filter ]] || usage_error "bench: no bench matches '$filter' (the benches: $(cd "build/$PRESET/bench" &&
+      ls bench_* 2>/dev/null | paste -sd' ' -))"
+    say "no benches yet: build/$PRESET/bench/ has no bench_* programs."
     return 0
   fi
   for b in "${benches[@]}"; do
@@ -179,6 +181,7 @@ cmd_plots() {
     return
   fi
   (($# <= 1)) || usage_error "plots takes at most one DIR"
+  [[ ${1:-} != -* ]] || usage_error "plots: unknown option '$1' (./lab plots [DIR], ./lab plots --reference [DIR])"
   local out labs=() lab nn exe launcher targets=() todo=() failed=0 made=0
   if (($# == 1)); then out=$(abspath_from_caller "$1"); else out=$ROOT/plots; fi
   mapfile -t labs < <(labs_present)
