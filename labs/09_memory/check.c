@@ -86,7 +86,7 @@ static void check_bandwidth_formula(void)
         { 4e9, 0.0, 2.0, 2.0, "4e9 bytes read, none written, in 2 s" },
         { 0.0, 3.35e12, 1.0, 3350.0, "3.35e12 bytes written in 1 s" },
     };
-    char figures[512] = "4 cases from 2 to 3350 GB/s; times of 0 and -1 s and -1 bytes refused";
+    char figures[512] = "4 cases from 2 to 3350 GB/s; times of 0 and -1 s, -1 bytes read, -1 written refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double gbs = NAN;
@@ -99,7 +99,7 @@ static void check_bandwidth_formula(void)
     }
     static const struct {
         double read, written, seconds;
-    } bad[] = { { 1e9, 1e9, 0.0 }, { 1e9, 1e9, -1.0 }, { -1.0, 1e9, 1.0 } };
+    } bad[] = { { 1e9, 1e9, 0.0 }, { 1e9, 1e9, -1.0 }, { -1.0, 1e9, 1.0 }, { 1e9, -1.0, 1.0 } };
     for (size_t i = 0; right && i < sizeof bad / sizeof bad[0]; ++i) {
         double gbs = 0.0;
         const status s = CHECK_YOURS(lab_bandwidth_gbs(bad[i].read, bad[i].written, bad[i].seconds, &gbs));
@@ -679,8 +679,8 @@ static void check_cost_formula(void)
                   { LAB_SUM, 1000, 1000.0, 4004.0, "sum, n = 1000" },
                   { LAB_PRODUCT, 2048, 17179869184.0, 50331648.0, "product, n = 2048" },
                   { LAB_PRODUCT, 3, 54.0, 108.0, "product, n = 3" } };
-    char figures[512] =
-        "copy 0 and 8n, scale n and 8n, sum n and 4n + 4, product 2n^3 and 12n^2; n = 0 refused";
+    char figures[512] = "copy 0 and 8n, scale n and 8n, sum n and 4n + 4, product 2n^3 and 12n^2; n = 0 "
+                        "and kernels 4 and -1 (none of the four) refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double flop = NAN, bytes = NAN;
@@ -690,12 +690,26 @@ static void check_cost_formula(void)
             snprintf(figures, sizeof figures, "%s: got %.12g FLOP and %.12g bytes, want %.12g and %.12g%s",
                      cases[i].what, flop, bytes, cases[i].flop, cases[i].bytes, check_failure_text(s));
     }
-    if (right) {
+    /* What lab.h refuses: a size of 0, and a kernel that is none of the four
+     * (an enum holds any int: a value past LAB_PRODUCT, or below LAB_COPY). */
+    static const struct {
+        int kernel;
+        int64_t n;
+        const char *what;
+    } refused[] = { { LAB_PRODUCT, 0, "product, n = 0" },
+                    { LAB_PRODUCT + 1, 1000, "kernel 4 (none of the four), n = 1000" },
+                    { -1, 1000, "kernel -1, n = 1000" } };
+    for (size_t i = 0; right && i < sizeof refused / sizeof refused[0]; ++i) {
         double flop = 0.0, bytes = 0.0;
-        const status s = CHECK_YOURS(lab_kernel_cost(LAB_PRODUCT, 0, &flop, &bytes));
+        const status s =
+            CHECK_YOURS(lab_kernel_cost((lab_kernel)refused[i].kernel, refused[i].n, &flop, &bytes));
         right = s == STATUS_BAD_ARGUMENT;
-        if (!right)
-            snprintf(figures, sizeof figures, "product, n = 0: returned %s, want STATUS_BAD_ARGUMENT",
+        if (!right && s == STATUS_OK)
+            snprintf(figures, sizeof figures,
+                     "%s: answered %.12g FLOP and %.12g bytes; lab.h says refuse it (STATUS_BAD_ARGUMENT)",
+                     refused[i].what, flop, bytes);
+        else if (!right)
+            snprintf(figures, sizeof figures, "%s: returned %s, want STATUS_BAD_ARGUMENT", refused[i].what,
                      status_name(s));
     }
     check_that(right, "a kernel's FLOP and least bytes follow from its size", "%s", figures);
@@ -708,7 +722,7 @@ static void check_intensity_formula(void)
     } cases[] = { { 17179869184.0, 50331648.0, 341.333333333333333 },
                   { 1000.0, 8000.0, 0.125 },
                   { 0.0, 8000.0, 0.0 } };
-    char figures[256] = "2 n^3 / 12 n^2 at n = 2048: 341.3; 0.125; 0; 0 bytes refused";
+    char figures[256] = "2 n^3 / 12 n^2 at n = 2048: 341.3; 0.125; 0; 0 bytes and -2 FLOP refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double intensity = NAN;
@@ -718,13 +732,21 @@ static void check_intensity_formula(void)
             snprintf(figures, sizeof figures, "%.12g FLOP over %.12g bytes: got %.9g, want %.9g%s",
                      cases[i].flop, cases[i].bytes, intensity, cases[i].want, check_failure_text(s));
     }
-    if (right) {
+    static const struct {
+        double flop, bytes;
+    } refused[] = { { 1.0, 0.0 }, { -2.0, 8.0 } };
+    for (size_t i = 0; right && i < sizeof refused / sizeof refused[0]; ++i) {
         double intensity = 0.0;
-        const status s = CHECK_YOURS(lab_arithmetic_intensity(1.0, 0.0, &intensity));
+        const status s = CHECK_YOURS(lab_arithmetic_intensity(refused[i].flop, refused[i].bytes, &intensity));
         right = s == STATUS_BAD_ARGUMENT;
-        if (!right)
-            snprintf(figures, sizeof figures, "1 FLOP over 0 bytes: returned %s, want STATUS_BAD_ARGUMENT",
-                     status_name(s));
+        if (!right && s == STATUS_OK)
+            snprintf(
+                figures, sizeof figures,
+                "%g FLOP over %g bytes: answered %.9g FLOP/B; lab.h says refuse it (STATUS_BAD_ARGUMENT)",
+                refused[i].flop, refused[i].bytes, intensity);
+        else if (!right)
+            snprintf(figures, sizeof figures, "%g FLOP over %g bytes: returned %s, want STATUS_BAD_ARGUMENT",
+                     refused[i].flop, refused[i].bytes, status_name(s));
     }
     check_that(right, "arithmetic intensity is FLOP per byte", "%s", figures);
 }
@@ -813,7 +835,7 @@ static void check_wavefronts_formula(void)
      * fitted to 32, 16 and 34 (multiples of 16: 16, other even lengths: 2)
      * gets them wrong, where counting the busiest bank does not. */
     char figures[512] = "rows of 32 floats: 32 passes; 33: 1; 16 and 48: 16; 34: 2; 1, 17: 1; 64, 96: 32; 8, "
-                        "24, 40: 8; 12: 4; rows of 0 floats refused";
+                        "24, 40: 8; 12: 4; rows of 0, -32 and -1 floats refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         int wavefronts = -1;
@@ -827,13 +849,20 @@ static void check_wavefronts_formula(void)
                 cases[i].row_floats, wavefronts, cases[i].want, cases[i].row_floats, cases[i].want,
                 check_failure_text(s));
     }
-    if (right) {
+    /* Every length below 1 is refused. -32 first: t x -32 mod 32 is 0 for
+     * every thread, so a count that lets it through stays inside its 32 banks
+     * and fails this claim by its answer; -1's banks are negative. */
+    static const int refused[] = { 0, -32, -1 };
+    for (size_t i = 0; right && i < sizeof refused / sizeof refused[0]; ++i) {
         int wavefronts = 0;
-        const status s = CHECK_YOURS(lab_column_read_wavefronts(0, &wavefronts));
+        const status s = CHECK_YOURS(lab_column_read_wavefronts(refused[i], &wavefronts));
         right = s == STATUS_BAD_ARGUMENT;
         if (!right)
-            snprintf(figures, sizeof figures, "rows of 0 floats: returned %s, want STATUS_BAD_ARGUMENT",
-                     status_name(s));
+            snprintf(
+                figures, sizeof figures,
+                "rows of %d floats: returned %s, want STATUS_BAD_ARGUMENT (lab.h: a row holds at least 1 "
+                "float)",
+                refused[i], status_name(s));
     }
     check_that(right, "a warp's read of a tile's column takes as many passes as its busiest bank has floats",
                "%s", figures);
