@@ -20,7 +20,8 @@
  *   - ./lab check 09 --kernels (the check built for the kernel tools): steps
  *     1-3's and 5's kernels at odd sizes under the kernel sanitizer, and the
  *     profiler's counts: 4 sectors per load request for the copy, 32 for the
- *     strided copy at stride 32, 16x fewer global loads tiled than naive; the
+ *     strided copy at stride 32, 16x fewer global loads tiled than naive in
+ *     2 barriers a tile, a tree sum whose warps split only below stride 32; the
  *     transpose's loads and stores 4 sectors per request (the naive one's
  *     stores 32), its tile read and written without bank conflicts.
  * Every claim but a real GPU's speed is an exact value, an exact count or a
@@ -60,6 +61,11 @@ static int64_t slack(int64_t floats) { return exact_arrays ? 0 : floats; }
 #define STRIDE_32_SLOWDOWN 4.0
 #define TILED_SPEEDUP 2.0
 #define TILED_N 4096
+/* The kernels check's tree sum, in whole blocks, and the divergent branches
+ * a block of it may take: the solution's takes 6 (warp 0 splits at the
+ * strides 16 to 1 and at thread 0's atomic), neighbours first about 48. */
+#define TREE_N 65536
+#define TREE_DIVERGENT_MOST 16
 
 /* x equals want to 12 digits (exactly, when want is 0). */
 static bool near(double x, double want) { return fabs(x - want) <= 1e-12 * fabs(want); }
@@ -1069,13 +1075,15 @@ static int check_kernels(device d)
         tensor_free(ta), tensor_free(tb), tensor_free(tc);
     }
     free(a), free(b);
-    /* Step 3: each sum at a size that fills no whole block. */
-    static const int64_t sum_sizes[] = { 1, 1000, 100003 };
+    /* Step 3: each sum at a size that fills no whole block, then the
+     * shared-memory tree at TREE_N, whole blocks, for the counts. */
+    static const int64_t sum_sizes[] = { 1, 1000, 100003, TREE_N };
     for (size_t i = 0; i < sizeof sum_sizes / sizeof sum_sizes[0]; ++i) {
         float *x = floats(sum_sizes[i]);
         uniform_values(x, sum_sizes[i], -1.0f, 1.0f, 73 + i);
         for (int kernel = SUM_ATOMIC; kernel <= SUM_WARP; ++kernel)
-            (void)run_sum_case(d, (sum_kernel)kernel, x, sum_sizes[i]);
+            if (sum_sizes[i] != TREE_N || kernel == SUM_BLOCK)
+                (void)run_sum_case(d, (sum_kernel)kernel, x, sum_sizes[i]);
         free(x);
     }
     /* Step 5: the check's shapes, then in [64, 96] through both transposes:
@@ -1127,11 +1135,35 @@ static int check_kernels(device d)
             tiled.global_load_requests > 0 && naive.global_load_requests == 16 * tiled.global_load_requests,
             loads,
             "[47, 64] x [64, 29], %llu warps: %llu requests naive (2 k = 128 a warp), %llu "
-            "tiled (2 k / 16 = 8 a warp): %.4gx; %llu barriers tiled in %u blocks (2 a tile: 8)",
+            "tiled (2 k / 16 = 8 a warp): %.4gx",
             tiled.warps, naive.global_load_requests, tiled.global_load_requests,
             tiled.global_load_requests ? (double)naive.global_load_requests / tiled.global_load_requests
-                                       : 0.0,
-            tiled.barriers, tiled.grid[0] * tiled.grid[1] * tiled.grid[2]);
+                                       : 0.0);
+    /* k = 64 is 4 tiles of 16: a block that walks one more (t <= k) loads
+     * nothing new, since its tests give zeros past k, but waits twice more. */
+    const char *barriers = "your tiled product walks k / 16 tiles, 2 barriers each (k a multiple of 16)";
+    if (tiled.kernel[0]) {
+        const unsigned long long blocks = (unsigned long long)tiled.grid[0] * tiled.grid[1] * tiled.grid[2];
+        check_that(blocks > 0 && tiled.barriers == 2 * (K / 16) * blocks, barriers,
+                   "[47, 64] x [64, 29]: %llu barriers in %llu blocks, %.4g per block (want %d: %d tiles of "
+                   "k, 2 a tile; more means a loop past the last tile)",
+                   tiled.barriers, blocks, blocks ? (double)tiled.barriers / (double)blocks : 0.0,
+                   2 * (K / 16), K / 16);
+    }
+    /* The tree: with the threads below stride adding, the strides 128 to 32
+     * keep whole warps busy or idle; only warp 0 splits, at the strides 16
+     * to 1 and at thread 0's atomic. Threads t % (2 stride) == 0 split every
+     * warp at every stride below 32 (about 48 a block). */
+    const char *tree = "your tree sum keeps whole warps busy or idle: the threads below stride add";
+    if (profiled("sum_block_kernel", tree, &p)) {
+        const unsigned long long blocks = (unsigned long long)p.grid[0] * p.grid[1] * p.grid[2];
+        check_that(blocks == TREE_N / 256 && p.divergent_branches <= TREE_DIVERGENT_MOST * blocks, tree,
+                   "n = %d, %llu blocks of 256: %llu divergent branches, %.4g a block (want at most %d: "
+                   "threads t < stride leave a warp whole until stride is under 32; neighbours first, "
+                   "t %% (2 stride) == 0, split every warp at every stride)",
+                   TREE_N, blocks, p.divergent_branches, blocks ? (double)p.divergent_branches / blocks : 0.0,
+                   TREE_DIVERGENT_MOST);
+    }
     const char *banks = "your tiled product reads and writes its tiles without bank conflicts";
     if (tiled.kernel[0])
         check_that(
