@@ -10,7 +10,8 @@
  *     is that buffer plus the product's result, and both are released;
  *   - the softmax matches float64 with its scale, its rows sum to 1, rows of
  *     huge scores neither overflow nor give NaN (at scale 1 and 1/8), the
- *     causal mask zeroes the future, even a future that holds the largest
+ *     causal mask zeroes the future (square, wider and taller: a row past the
+ *     last column keeps them all), even a future that holds the largest
  *     scores;
  *   - attention matches float64, with and without the mask; its peak memory
  *     is one n x n matrix, released afterwards; it runs on its operands'
@@ -19,6 +20,10 @@
  *     partial tiles, with and without the mask, on scores of +-1e4; it is one
  *     launch, and its memory (the operands) doubles from n = 256 to 512 where
  *     the two products' nearly quadruples;
+ *   - ./lab check 07 --kernels: the kernels under the kernel sanitizer, and
+ *     the profiler's counts: im2col's stores 4 sectors per request or fewer,
+ *     the one pass's tiles without bank conflicts, and fewer loads with the
+ *     mask than without;
  *   - each layer is the launches it should be, queued without waiting;
  *   - when a call inside a layer fails (each allocation, view, product and
  *     launch in turn, by the calls' wrappers below), the layer returns the
@@ -428,12 +433,27 @@ static void check_softmax(device d)
                         : "inf or NaN in the result (is the largest value the largest scaled one?)",
                e.error, e.sum_error, check_failure_text(h.s != STATUS_OK ? h.s : e.s));
 
-    const softmax_result c = run_softmax(d, square, SQUARE, SQUARE, 0.25f, true);
-    check_that(c.future_zero && c.error <= SOFTMAX_TOLERANCE && c.sum_error <= 1e-5,
-               "the causal mask zeroes the future: p[i, j] = 0 for j > i, each row still a softmax",
-               "[%d, %d], scale 0.25: the future %s; largest relative error %.2g, largest |sum - 1| %.2g%s",
-               SQUARE, SQUARE, c.future_zero ? "is exactly 0" : "is not all 0", c.error, c.sum_error,
-               check_failure_text(c.s));
+    /* Square, wider than tall (the last row keeps columns 0 to 36 of 53) and
+     * taller than wide (rows 37 to 52 keep all 37 columns, no more: a row
+     * that counted i + 1 columns would run into the next row). The same
+     * values for the two rectangles, read as [37, 53] and as [53, 37]. */
+    static const struct {
+        int rows, cols;
+    } masked[] = { { SQUARE, SQUARE }, { ROWS, COLS }, { COLS, ROWS } };
+    char figures[512] = "";
+    bool masks = true;
+    for (size_t i = 0; masks && i < sizeof masked / sizeof masked[0]; ++i) {
+        const int rows = masked[i].rows, cols = masked[i].cols;
+        const softmax_result c = run_softmax(d, rows == SQUARE ? square : plain, rows, cols, 0.25f, true);
+        masks = c.future_zero && c.error <= SOFTMAX_TOLERANCE && c.sum_error <= 1e-5;
+        check_append(figures, sizeof figures,
+                     "%s[%d, %d]: the future %s, largest relative error %.2g, largest "
+                     "|sum - 1| %.2g%s",
+                     i ? "; " : "", rows, cols, c.future_zero ? "exactly 0" : "not all 0", c.error,
+                     c.sum_error, check_failure_text(c.s));
+    }
+    check_that(masks, "the causal mask zeroes the future: p[i, j] = 0 for j > i, each row still a softmax",
+               "scale 0.25, row i keeping columns 0 to min(i, cols - 1): %s", figures);
 
     /* What a language model's scores can hold: the masked future with the
      * row's largest scores, here 1000 against a past in [-8, 8) at scale 1/8.
@@ -1006,14 +1026,53 @@ static void check_causal_tiles(const kernel_profile *full, const kernel_profile 
                full->global_load_sectors, full->global_load_requests);
 }
 
+/* im2col's stores: a warp of 32 neighbouring pixels of one channel writes 32
+ * neighbouring floats of each row of the buffer, 128 bytes, 4 sectors (fewer
+ * where the compiler makes the store of a padding zero an instruction of its
+ * own: the warp's store then splits in two requests). A warp numbered
+ * channel first writes one float into each of 32 rows: 32 sectors, 8 times
+ * the traffic, for the same values. */
+enum { IM2COL_C = 32 };
+static void check_im2col_coalesced(const kernel_profile *p)
+{
+    check_that(p->global_store_requests > 0 && p->global_store_sectors <= 4 * p->global_store_requests,
+               "your im2col writes coalesced: at most 4 sectors per store request",
+               "x [1, %d, 8, 8], 3 x 3, pad 1, %llu warps: stores %llu sectors in %llu requests, %.4g per "
+               "request (want 4 or fewer: a warp's 32 threads, neighbouring pixels (n, oh, ow) of one "
+               "channel, write 32 "
+               "neighbouring floats of a row); loads %.4g per request",
+               IM2COL_C, p->warps, p->global_store_sectors, p->global_store_requests,
+               p->global_store_requests ? (double)p->global_store_sectors / (double)p->global_store_requests
+                                        : 0.0,
+               kernel_profile_sectors_per_load(p));
+}
+
+/* The one pass's tiles: a warp copies neighbouring columns of a key into
+ * neighbouring floats (32 banks), and reads one float of eight keys at once,
+ * FLASH_STRIDE = 65 floats apart: eight banks. Keys 64 floats apart share a
+ * bank (8-way conflicts on every read); a copy that walks keys, not columns,
+ * writes floats FLASH_STRIDE apart (4-way). */
+static void check_flash_banks(const kernel_profile *p)
+{
+    check_that(p->shared_load_requests > 0 && p->shared_load_bank_conflicts == 0 &&
+                   p->shared_store_bank_conflicts == 0,
+               "your one pass reads and writes its tiles without bank conflicts",
+               "n 37, d 8: %llu shared load requests, %llu wavefronts, %llu bank conflicts; %llu store "
+               "requests, %llu wavefronts, %llu conflicts (want 0: key j at j * FLASH_STRIDE puts the eight "
+               "keys a warp reads in eight banks, and a warp copies neighbouring columns of a key)",
+               p->shared_load_requests, p->shared_load_wavefronts, p->shared_load_bank_conflicts,
+               p->shared_store_requests, p->shared_store_wavefronts, p->shared_store_bank_conflicts);
+}
+
 /* ./lab check 07 --kernels: this check built for the kernel tools runs these
  * claims alone. Your four kernels through the layers that launch them, on the
- * convolutions' odd shapes, a causal and a full softmax of 37 rows and
- * attention in one pass of 37 rows, causal and not (none fills its last
- * block or tile), watched access by access: an index before or past x, w, y,
- * the im2col buffer, the scores, q, k, v, out or a shared tile names its
- * line, thread and element, and a race on a shared tile its two accesses
- * (labkit/check_kernels.h). */
+ * convolutions' odd shapes, a causal and a full softmax of [37, 53] and of
+ * [53, 37] and attention in one pass of 37 rows, causal and not (none fills
+ * its last block or tile), watched access by access: an index before or past
+ * x, w, y, the im2col buffer, the scores, q, k, v, out or a shared tile names
+ * its line, thread and element, and a race on a shared tile its two accesses
+ * (labkit/check_kernels.h). The profiler counts what im2col and the one pass
+ * ask of memory (labkit/kernel_profile.h), as Nsight Compute would. */
 static int check_kernels(device d)
 {
     const int skip = check_kernels_skip(d);
@@ -1044,17 +1103,37 @@ static int check_kernels(device d)
         if (s != STATUS_OK || device_synchronize(d) != STATUS_OK) failed = failed ? failed : "lab_im2col";
         tensor_free(x), tensor_free(w), tensor_free(y), tensor_free(cols);
     }
-    /* the one pass's global loads, without and with the mask (no counts on a real GPU) */
+    /* The counts (none on a real GPU): im2col's requests, and the one pass's
+     * global loads without and with the mask and its shared-memory traffic. */
+    kernel_profile im2col = { .kernel = "" };
     kernel_profile flash[2] = { { .kernel = "" }, { .kernel = "" } };
     const bool counted = d.kind != DEVICE_CUDA;
     if (counted) CHECK(kernel_profile_start());
-    for (int causal = 0; causal <= 1; ++causal) {
-        tensor *scores;
-        CHECK(tensor_uniform(&scores, d, shape2(37, 53), -4.0f, 4.0f, 91 + (uint64_t)causal));
-        s = CHECK_YOURS(lab_softmax_rows(scores, 0.125f, causal));
+    {
+        /* x [1, 32, 8, 8], a 3 x 3 filter, pad 1: 32 channels, so that a warp
+         * spread over channels asks for 32 sectors; whole warps, each of 32
+         * pixels of one channel, whose 32 columns start a multiple of 32. */
+        tensor *x, *cols;
+        CHECK(tensor_uniform(&x, d, shape4(1, IM2COL_C, 8, 8), -1.0f, 1.0f, 89));
+        CHECK(tensor_zeros(&cols, d, shape2(IM2COL_C * 9, 64)));
+        s = CHECK_YOURS(lab_im2col(x, 3, 3, 1, cols));
         if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
-            failed = failed ? failed : "lab_softmax_rows";
-        tensor_free(scores);
+            failed = failed ? failed : "lab_im2col";
+        else if (counted && kernel_profile_last("im2col_kernel", &im2col) != STATUS_OK)
+            im2col.kernel[0] = '\0';
+        tensor_free(x), tensor_free(cols);
+    }
+    for (int causal = 0; causal <= 1; ++causal) {
+        /* [37, 53], then [53, 37]: causal rows past the last column keep all 37 */
+        for (int tall = 0; tall <= 1; ++tall) {
+            tensor *scores;
+            CHECK(tensor_uniform(&scores, d, tall ? shape2(53, 37) : shape2(37, 53), -4.0f, 4.0f,
+                                 91 + (uint64_t)causal));
+            s = CHECK_YOURS(lab_softmax_rows(scores, 0.125f, causal));
+            if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
+                failed = failed ? failed : "lab_softmax_rows";
+            tensor_free(scores);
+        }
         tensor *q, *k, *v, *out; /* 37 rows: a last tile of 5 keys, 27 threads past n */
         CHECK(tensor_uniform(&q, d, shape2(37, 8), -2.0f, 2.0f, 93 + (uint64_t)causal));
         CHECK(tensor_uniform(&k, d, shape2(37, 8), -2.0f, 2.0f, 95 + (uint64_t)causal));
@@ -1070,7 +1149,9 @@ static int check_kernels(device d)
     kernel_profile_stop();
     if (failed && kernel_sanitizer_count() == 0)
         check_that(false, "your layers run on the device", "%s: %s", failed, last_error());
+    if (im2col.kernel[0]) check_im2col_coalesced(&im2col);
     if (flash[0].kernel[0] && flash[1].kernel[0]) check_causal_tiles(&flash[0], &flash[1]);
+    if (flash[0].kernel[0]) check_flash_banks(&flash[0]);
     check_kernels_clean("your four kernels' threads", d);
     return check_finish("07_layers");
 }

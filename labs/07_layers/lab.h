@@ -64,8 +64,9 @@ status lab_conv_im2col(const tensor *x, const tensor *w, int64_t pad, tensor *y)
 /* In place: every row of scores [rows, cols] becomes softmax(scale x row), by
  * your softmax_rows_kernel, one thread per row. Stable: no row overflows or
  * gives NaN, however large its scores. With causal, row i keeps only its
- * columns j <= i (the past and itself), and its other columns become exactly
- * 0. One launch, queued; returns without waiting. */
+ * columns j <= i (the past and itself): columns 0 to min(i, cols - 1), all of
+ * them in a row i >= cols of a matrix with more rows than columns; its other
+ * columns become exactly 0. One launch, queued; returns without waiting. */
 status lab_softmax_rows(tensor *scores, float scale, bool causal);
 
 /* ==== Step 6: self-attention (README, "Step 6") =========================== */
