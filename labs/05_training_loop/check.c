@@ -8,6 +8,7 @@
  *      to the rounding, learning (loss and accuracy), and the reads and waits
  *      of an epoch in each logging style, counted (on a GPU, nothing in a step
  *      may wait);
+ *   1, 3 and 4: each call they make refused in turn, each failure returned;
  *   5. the captured step: the eager step's losses, one host launch per step;
  *      a step that fails inside the capture, and a capture refused, leave no
  *      device capturing and no graph; a network on another device (sim:1
@@ -498,15 +499,16 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
     }
 }
 
-/* ==== Every failure passed on (steps 1 and 4) ====================================== */
+/* ==== Every failure passed on (steps 1, 3 and 4) =================================== */
 
 /* lab.cmake links this check with -Wl,--wrap for the operations steps 1 and 4
  * call, directly or through the given mlp_forward, mlp_backward and
- * mlp_sgd_step: each comes here first. While a step is tried with a failure,
- * the refuse_at-th of them fails, as a full device or a refused launch would,
- * and the step must return that failure: one lost along the way (a status
- * overwritten by the next call's, or never looked at) lets a training loop go
- * on from a step that did not happen. */
+ * mlp_sgd_step, and for the queued copies of step 3: each comes here first.
+ * While a step is tried with a failure, the refuse_at-th of them fails, as a
+ * full device, a refused launch or a full copy queue would, and the step must
+ * return that failure: one lost along the way (a status overwritten by the
+ * next call's, or never looked at) lets a training loop go on from a step that
+ * did not happen, or train on the batch before. */
 
 static status refusal(const char *name)
 {
@@ -538,16 +540,25 @@ WRAPPED(op_axpy, (float alpha, const tensor *x, tensor *y), (alpha, x, y))
 WRAPPED(op_sgd_momentum,
         (tensor *const *p, const tensor *const *g, tensor *const *v, int count, float lr, float momentum),
         (p, g, v, count, lr, momentum))
+WRAPPED(tensor_copy_from_host_async, (tensor * t, const float *src, int64_t count), (t, src, count))
+WRAPPED(tensor_copy_from_host_async_i32, (tensor * t, const int32_t *src, int64_t count), (t, src, count))
 
-#define FAILURES_RETURNED "every failure inside steps 1 and 4 is returned, none lost"
+#define FAILURES_RETURNED "every failure inside steps 1, 3 and 4 is returned, none lost"
 
-typedef enum tried_step { TRIED_BACKWARD, TRIED_TRAIN_STEP } tried_step;
+typedef enum tried_step { TRIED_BACKWARD, TRIED_UPLOAD, TRIED_TRAIN_STEP, TRIED_STEPS } tried_step;
 
-static status call_step(tried_step which, tiny *t, tensor *log)
+/* A batch for step 3, in pinned staging buffers as the epoch loop's. */
+typedef struct staged {
+    float *images;
+    int32_t *labels;
+} staged;
+
+static status call_step(tried_step which, tiny *t, tensor *log, const staged *batch)
 {
     layer *hidden = &t->net.layers[1]; /* a ReLU layer with an input gradient to pass on */
     if (which == TRIED_BACKWARD)
         return lab_layer_backward(hidden, t->b.out[0], t->b.out[1], t->b.grad[1], t->b.grad[0]);
+    if (which == TRIED_UPLOAD) return lab_upload_batch(&t->b, batch->images, batch->labels);
     return lab_train_step(&t->net, &t->b, LR, MOMENTUM, log);
 }
 
@@ -560,19 +571,26 @@ static int refuse_each_call(device d, tried_step which, int *lost, const char **
     tiny_create(&t, d);
     CHECK(tensor_zeros(&log, d, shape1(1)));
     CHECK(mlp_forward(&t.net, &t.b)); /* step 1 needs the forward's outputs */
+    staged batch = { host_alloc(sizeof(float) * G_BATCH * G_INPUTS, 1),
+                     host_alloc(sizeof(int32_t) * G_BATCH, 1) };
+    if (!batch.images || !batch.labels)
+        CHECK(fail(STATUS_OUT_OF_MEMORY, "check: no host memory for a batch"));
+    for (int i = 0; i < G_BATCH * G_INPUTS; ++i) batch.images[i] = (float)t.x[i];
+    memcpy(batch.labels, tiny_labels, sizeof tiny_labels);
     check_refuse_call(0);
-    *whole = CHECK_YOURS(call_step(which, &t, log));
+    *whole = CHECK_YOURS(call_step(which, &t, log, &batch));
     check_refuse_call(-1); /* counting, refusing nothing */
-    CHECK_YOURS(call_step(which, &t, log));
+    CHECK_YOURS(call_step(which, &t, log, &batch));
     const int calls = check_calls_counted();
     *lost = 0;
     for (int at = 1; at <= calls && *lost == 0 && *whole == STATUS_OK; ++at) {
         check_refuse_call(at);
-        const status s = CHECK_YOURS(call_step(which, &t, log));
+        const status s = CHECK_YOURS(call_step(which, &t, log, &batch));
         if (s == STATUS_OK && check_refused_call()) *lost = at, *lost_name = check_refused_call();
     }
     check_refuse_call(0);
-    CHECK(device_synchronize(d));
+    CHECK(device_synchronize(d)); /* the queued copies have read the staging buffers */
+    host_free(batch.images, 1), host_free(batch.labels, 1);
     tensor_free(log);
     tiny_free(&t);
     return *whole == STATUS_OK ? calls : 0;
@@ -581,13 +599,16 @@ static int refuse_each_call(device d, tried_step which, int *lost, const char **
 static void check_failures_returned(device d)
 {
     if (check_leaves_out(FAILURES_RETURNED, NULL)) return;
-    const char *names[2] = { "lab_layer_backward", "lab_train_step" }, *lost_name[2] = { "", "" };
-    int calls[2], lost[2];
-    status whole[2];
-    for (int w = 0; w < 2; ++w)
+    const char *names[TRIED_STEPS] = { "lab_layer_backward", "lab_upload_batch", "lab_train_step" };
+    const char *lost_name[TRIED_STEPS] = { "", "", "" };
+    int calls[TRIED_STEPS], lost[TRIED_STEPS];
+    status whole[TRIED_STEPS];
+    bool all = true;
+    for (int w = 0; w < TRIED_STEPS; ++w)
         calls[w] = refuse_each_call(d, (tried_step)w, &lost[w], &lost_name[w], &whole[w]);
-    char figures[512] = "";
-    for (int w = 0; w < 2; ++w) {
+    char figures[768] = "";
+    for (int w = 0; w < TRIED_STEPS; ++w) {
+        all = all && whole[w] == STATUS_OK && !lost[w] && calls[w] > 0;
         if (whole[w] != STATUS_OK)
             check_append(figures, sizeof figures, "%s%s failed with nothing refused%s", w ? "; " : "",
                          names[w], check_failure_text(whole[w]));
@@ -600,9 +621,7 @@ static void check_failures_returned(device d)
                          "%s%s: each of its %d calls refused in turn, each failure returned", w ? "; " : "",
                          names[w], calls[w]);
     }
-    check_that(whole[0] == STATUS_OK && whole[1] == STATUS_OK && !lost[0] && !lost[1] && calls[0] > 0 &&
-                   calls[1] > 0,
-               FAILURES_RETURNED, "%s", figures);
+    check_that(all, FAILURES_RETURNED, "%s", figures);
 }
 
 static void check_learning(device d, const training *run)

@@ -5,7 +5,10 @@
  * on the device; then the same step captured once and replayed as one launch;
  * then the trained parameters saved to a file and loaded back. On a GPU every
  * step returns before the device has done it, and nothing in it may wait for
- * the device. */
+ * the device. When a call of the library fails inside one of these functions,
+ * the function returns that failure (the first, if more fail): none
+ * overwritten by a later call's status, none ignored (the check makes each
+ * call fail in turn, as a full device or a full disk would). */
 #ifndef LAB05_LAB_H
 #define LAB05_LAB_H
 
@@ -33,7 +36,8 @@ status lab_accumulate_loss(const tensor *step_loss, tensor *loss_sum);
 /* Copies a batch from the host into the device tensors every step reuses:
  * images [b->rows, n0] into b->x, labels [b->rows] into b->labels. Queued: it
  * returns at once, and `images` and `labels` (pinned staging buffers) stay
- * untouched until the device has read them (the caller sees to that). */
+ * untouched until the device has read them (the caller sees to that). Either
+ * copy may be refused (a full copy queue): that failure is returned. */
 status lab_upload_batch(mlp_batch *b, const float *images, const int32_t *labels);
 
 /* ==== Step 4: The loop body (README, "Step 4") ============================= */
