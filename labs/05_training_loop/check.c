@@ -10,9 +10,10 @@
  *      may wait);
  *   1, 3 and 4: each call they make refused in turn, each failure returned;
  *   5. the captured step: the eager step's losses, one host launch per step;
- *      a step that fails inside the capture, and a capture refused, leave no
- *      device capturing and no graph; a network on another device (sim:1
- *      beside sim:0) is captured there;
+ *      a step that fails inside the capture, a capture refused, and each call
+ *      of lab_capture_step refused in turn, return the failure and leave no
+ *      device capturing and no graph (*out NULL, whatever it held); a network
+ *      on another device (sim:1 beside sim:0) is captured there;
  *   6. saved and loaded: one copy per tensor each way, the names and shapes of
  *      the file, bit-identical logits on the same device, the same accuracy on
  *      the cpu, the tensors found by name in any order, and files of other
@@ -28,6 +29,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -751,6 +753,19 @@ static bool device_usable(device d)
     return usable;
 }
 
+/* What *out holds before each capture that must fail: no graph the library
+ * made, so that an *out your function never set shows (lab.h: on failure *out
+ * is NULL). Never freed, never launched. */
+static max_align_t not_a_graph;
+#define UNTOUCHED ((graph *)&not_a_graph)
+
+static const char *out_text(const graph *g)
+{
+    return g == UNTOUCHED ? "NOT NULL (left as the caller had it: set *out to NULL on failure)"
+           : g            ? "NOT NULL"
+                          : "NULL";
+}
+
 #define CAPTURE_FAILS \
     "a step that fails inside the capture: its failure returned, the capture ended, no graph left"
 #define CAPTURE_REFUSED \
@@ -770,7 +785,7 @@ static void check_capture_failures(device d)
     double *before = parameters(&t.net, &n);
     const size_t bytes = bytes_in_use(d);
     const uint64_t graphs = graphs_alive(d);
-    graph *g = NULL;
+    graph *g = UNTOUCHED;
     status s = CHECK_YOURS(lab_capture_step(&t.net, &t.b, LR, MOMENTUM, wrong_log, &g));
     char stray[128];
     const int left = end_stray_captures(stray, sizeof stray);
@@ -778,7 +793,7 @@ static void check_capture_failures(device d)
     const bool unchanged = memcmp(before, after, (size_t)n * sizeof *before) == 0, usable = device_usable(d);
     /* A graph handed back with a failure may be one your code freed already:
      * freeing it again here would crash in this check, not in your code. */
-    if (s == STATUS_OK) graph_free(g);
+    if (s == STATUS_OK && g != UNTOUCHED) graph_free(g);
     const size_t bytes_after = bytes_in_use(d);
     const uint64_t graphs_after = graphs_alive(d);
     check_that(
@@ -788,7 +803,7 @@ static void check_capture_failures(device d)
         "a log of 2 elements, so the step's addition to it is refused: %s returned%s; %s; *out %s; the "
         "network %s; %s %s; %zu bytes in use before, %zu after; graphs alive %llu before, %llu after%s",
         status_name(s), s == STATUS_OK ? " (the step's failure expected)" : "",
-        left ? "the device was LEFT CAPTURING" : "no device left capturing", g ? "NOT NULL" : "NULL",
+        left ? "the device was LEFT CAPTURING" : "no device left capturing", out_text(g),
         unchanged ? "unchanged (nothing ran)" : "CHANGED", device_name(d),
         usable ? "usable afterwards" : "NOT USABLE afterwards", bytes, bytes_after,
         (unsigned long long)graphs, (unsigned long long)graphs_after,
@@ -797,7 +812,7 @@ static void check_capture_failures(device d)
 
     /* Someone else's capture is going on d: graph_begin_capture refuses. */
     CHECK(graph_begin_capture(d));
-    g = NULL;
+    g = UNTOUCHED;
     s = CHECK_YOURS(lab_capture_step(&t.net, &t.b, LR, MOMENTUM, log, &g));
     const bool still = graph_capturing(d);
     graph *outer = NULL;
@@ -808,11 +823,84 @@ static void check_capture_failures(device d)
         s != STATUS_OK && !g && still && recorded == 0, CAPTURE_REFUSED,
         "lab_capture_step returned %s; *out %s; the other capture %s, %lld operations recorded into it "
         "(0 expected)",
-        status_name(s), g ? "NOT NULL" : "NULL", still ? "still going" : "ENDED", (long long)recorded);
+        status_name(s), out_text(g), still ? "still going" : "ENDED", (long long)recorded);
     graph_free(outer);
-    if (g && g != outer) graph_free(g);
+    if (g && g != outer && g != UNTOUCHED) graph_free(g);
     free(before), free(after);
     tensor_free(wrong_log), tensor_free(log);
+    tiny_free(&t);
+}
+
+/* lab.cmake wraps the capture's beginning and end as it wraps the step's
+ * operations. A refused end is what a backend that cannot build the graph
+ * does (graph.h): the capture ends all the same, and *out is NULL. */
+WRAPPED(graph_begin_capture, (device d), (d))
+status __real_graph_end_capture(device d, graph **out);
+status __wrap_graph_end_capture(device d, graph **out);
+status __wrap_graph_end_capture(device d, graph **out)
+{
+    if (!out || !check_refuse("graph_end_capture")) return __real_graph_end_capture(d, out);
+    graph *g = NULL;
+    __real_graph_end_capture(d, &g);
+    graph_free(g);
+    *out = NULL;
+    return refusal("graph_end_capture");
+}
+
+#define CAPTURE_CALLS "every failure inside step 5 is returned: the capture ended, *out NULL, no graph left"
+
+/* lab_capture_step with each of its calls refused in turn: the capture's
+ * beginning, each operation of the recorded step, the capture's end. A
+ * failure lost (an end whose status nobody read hands the caller a NULL
+ * graph with STATUS_OK), an *out never set, a capture left going or a graph
+ * left alive shows here. */
+static void check_capture_calls_refused(device d)
+{
+    if (check_leaves_out(CAPTURE_CALLS, NULL)) return;
+    tiny t;
+    tensor *log;
+    tiny_create(&t, d);
+    CHECK(tensor_zeros(&log, d, shape1(1)));
+    const uint64_t graphs = graphs_alive(d);
+    char stray[128], figures[512] = "";
+    graph *g = NULL;
+    check_refuse_call(-1); /* counting, refusing nothing */
+    const status whole = CHECK_YOURS(lab_capture_step(&t.net, &t.b, LR, MOMENTUM, log, &g));
+    const int calls = check_calls_counted();
+    check_refuse_call(0);
+    end_stray_captures(stray, sizeof stray);
+    if (whole == STATUS_OK) graph_free(g);
+    bool all = whole == STATUS_OK && calls > 0;
+    if (!all)
+        check_append(figures, sizeof figures, "lab_capture_step failed with nothing refused%s",
+                     check_failure_text(whole));
+    for (int at = 1; all && at <= calls; ++at) {
+        g = UNTOUCHED;
+        check_refuse_call(at);
+        const status s = CHECK_YOURS(lab_capture_step(&t.net, &t.b, LR, MOMENTUM, log, &g));
+        const char *refused = check_refused_call();
+        check_refuse_call(0);
+        const int left = end_stray_captures(stray, sizeof stray);
+        if (s == STATUS_OK && g != UNTOUCHED) graph_free(g);
+        const uint64_t alive = graphs_alive(d);
+        if (refused && (s == STATUS_OK || g || left || alive != graphs)) {
+            all = false;
+            check_append(figures, sizeof figures,
+                         "call %d of its %d (%s) refused: lab_capture_step returned %s; *out %s; %s; graphs "
+                         "alive %llu before, %llu after",
+                         at, calls, refused,
+                         s == STATUS_OK ? "STATUS_OK (the failure was lost)" : status_name(s), out_text(g),
+                         left ? "a device LEFT CAPTURING" : "no device left capturing",
+                         (unsigned long long)graphs, (unsigned long long)alive);
+        }
+    }
+    if (all)
+        check_append(figures, sizeof figures,
+                     "each of its %d calls refused in turn: each failure returned, *out NULL, no capture "
+                     "left going, no graph left",
+                     calls);
+    check_that(all, CAPTURE_CALLS, "%s", figures);
+    tensor_free(log);
     tiny_free(&t);
 }
 
@@ -1155,6 +1243,7 @@ int main(int argc, char **argv)
     check_captured(d, &head);
     dataset_free(&head);
     check_capture_failures(d);
+    check_capture_calls_refused(d);
     check_capture_device(d);
 
     char dir[] = "/tmp/check05-XXXXXX";

@@ -53,7 +53,9 @@ status lab_train_step(mlp *net, mlp_batch *b, float lr, float momentum, tensor *
 /* Records lab_train_step on b as a graph (*out) that graph_launch replays:
  * every later step is one launch. Recording runs nothing: the network is the
  * same afterwards. Whatever happens, the device is no longer capturing when
- * this returns (on failure *out is NULL). */
+ * this returns. The capture's beginning, the step or the capture's end may
+ * fail: that failure is returned (the step's, when the step and the end both
+ * fail), no graph is left alive, and *out is NULL, whatever it held before. */
 status lab_capture_step(mlp *net, mlp_batch *b, float lr, float momentum, tensor *loss_sum, graph **out);
 
 /* ==== Step 6: Parameters saved and loaded (README, "Step 6") =============== */
