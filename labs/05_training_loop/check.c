@@ -17,7 +17,8 @@
  *   6. saved and loaded: one copy per tensor each way, the names and shapes of
  *      the file, bit-identical logits on the same device, the same accuracy on
  *      the cpu, the tensors found by name in any order, and files of other
- *      networks, shapes or dtypes refused without touching this one; every
+ *      networks, shapes or dtypes refused without touching this one; each call
+ *      of the file functions refused in turn, each failure returned; every
  *      load closes its file and leaves no tensor behind.
  * At the end, with every network freed, the bytes in use on the device and on
  * the cpu are those of the start.
@@ -514,8 +515,29 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
 
 static status refusal(const char *name)
 {
-    return fail(STATUS_BACKEND_FAILED, "%s: refused by the check, as a failing device would (call %d)", name,
+    return fail(STATUS_BACKEND_FAILED,
+                "%s: refused by the check, as a failing device or disk would (call %d)", name,
                 check_calls_counted());
+}
+
+/* Appends to a claim's figures what refusing the calls of `name` in turn
+ * showed: how many calls it makes whole, and the first refusal it lost. */
+static void append_refusals(char *figures, size_t size, const char *name, status whole, int calls, int lost,
+                            const char *lost_name)
+{
+    const char *then = figures[0] ? "; " : "";
+    if (whole != STATUS_OK)
+        check_append(figures, size, "%s%s failed with nothing refused%s", then, name,
+                     check_failure_text(whole));
+    else if (lost)
+        check_append(figures, size,
+                     "%s%s returned STATUS_OK when call %d of its %d (%s) failed: its status was lost", then,
+                     name, lost, calls, lost_name);
+    else if (calls == 1)
+        check_append(figures, size, "%s%s: its one call refused, the failure returned", then, name);
+    else
+        check_append(figures, size, "%s%s: each of its %d calls refused in turn, each failure returned", then,
+                     name, calls);
 }
 
 /* __wrap_NAME: refused, or the real NAME. */
@@ -611,17 +633,7 @@ static void check_failures_returned(device d)
     char figures[768] = "";
     for (int w = 0; w < TRIED_STEPS; ++w) {
         all = all && whole[w] == STATUS_OK && !lost[w] && calls[w] > 0;
-        if (whole[w] != STATUS_OK)
-            check_append(figures, sizeof figures, "%s%s failed with nothing refused%s", w ? "; " : "",
-                         names[w], check_failure_text(whole[w]));
-        else if (lost[w])
-            check_append(figures, sizeof figures,
-                         "%s%s returned STATUS_OK when call %d of its %d (%s) failed: its status was lost",
-                         w ? "; " : "", names[w], lost[w], calls[w], lost_name[w]);
-        else
-            check_append(figures, sizeof figures,
-                         "%s%s: each of its %d calls refused in turn, each failure returned", w ? "; " : "",
-                         names[w], calls[w]);
+        append_refusals(figures, sizeof figures, names[w], whole[w], calls[w], lost[w], lost_name[w]);
     }
     check_that(all, FAILURES_RETURNED, "%s", figures);
 }
@@ -1077,6 +1089,59 @@ static bool same_logits(mlp *net, mlp_batch *b, mlp *other, mlp_batch *b2, const
 #define LOAD_LEAVES_NOTHING \
     "lab_load_parameters leaves no tensor behind: the device's bytes in use are back where they were"
 
+/* lab.cmake wraps the file calls of step 6 as it wraps the step's operations:
+ * each can fail as a full disk, a file removed or a read cut short would. A
+ * refused save writes nothing, as safetensors_save's own failures. */
+WRAPPED(safetensors_save,
+        (const char *path, const safetensors_entry *entries, int count, const char *metadata_json),
+        (path, entries, count, metadata_json))
+WRAPPED(safetensors_find, (const safetensors_file *f, const char *name, safetensors_info *out),
+        (f, name, out))
+WRAPPED(safetensors_load_into, (safetensors_file * f, const char *name, tensor *t), (f, name, t))
+status __real_safetensors_open(safetensors_file **out, const char *path);
+status __wrap_safetensors_open(safetensors_file **out, const char *path);
+status __wrap_safetensors_open(safetensors_file **out, const char *path)
+{
+    if (!check_refuse("safetensors_open")) return __real_safetensors_open(out, path);
+    if (out) *out = NULL;
+    return refusal("safetensors_open");
+}
+
+#define FILE_FAILURES "every failure inside step 6 is returned, none lost"
+
+/* lab_save_parameters (saving net to `scratch`) and lab_load_parameters
+ * (loading `path` into net) with each of their calls refused in turn: a save
+ * that reports a file it never wrote, or a load that reports a network it
+ * never read, lets a training run lose its work without a word. The loads go
+ * through load_counted, so that each of these paths also closes its file and
+ * leaves no tensor behind. */
+static void check_file_failures(mlp *net, const char *path, const char *scratch)
+{
+    if (check_leaves_out(FILE_FAILURES, FILES_CLOSED, LOAD_LEAVES_NOTHING, NULL)) return;
+    char figures[512] = "", what[96];
+    bool all = true;
+    for (int load = 0; load < 2; ++load) {
+        check_refuse_call(-1); /* counting, refusing nothing */
+        const status whole = load ? load_counted(net, path, "the saved file")
+                                  : CHECK_YOURS(lab_save_parameters(net, scratch, NULL));
+        const int calls = check_calls_counted();
+        int lost = 0;
+        const char *lost_name = "";
+        for (int at = 1; at <= calls && !lost && whole == STATUS_OK; ++at) {
+            snprintf(what, sizeof what, "the saved file, call %d refused", at);
+            check_refuse_call(at);
+            const status s =
+                load ? load_counted(net, path, what) : CHECK_YOURS(lab_save_parameters(net, scratch, NULL));
+            if (s == STATUS_OK && check_refused_call()) lost = at, lost_name = check_refused_call();
+        }
+        check_refuse_call(0);
+        all = all && whole == STATUS_OK && !lost && calls > 0;
+        append_refusals(figures, sizeof figures, load ? "lab_load_parameters" : "lab_save_parameters", whole,
+                        calls, lost, lost_name);
+    }
+    check_that(all, FILE_FAILURES, "%s", figures);
+}
+
 static void check_saved(device d, training *run, const dataset *test, const char *dir)
 {
     typedef unsigned long long ull;
@@ -1197,6 +1262,7 @@ static void check_saved(device d, training *run, const dataset *test, const char
     save_altered(other, false, true);
     check_refused(&copy.net, other, "a tensor of another dtype is refused, naming the file",
                   "layers.2.bias int32 [10], the rest f32");
+    check_file_failures(&copy.net, path, other);
     check_that(loads.files_left == 0, FILES_CLOSED, "%d loads: %s", loads.loads,
                loads.files_left ? loads.first_file : "every file closed");
     check_that(loads.leaks == 0, LOAD_LEAVES_NOTHING, "%d loads: %s", loads.loads,

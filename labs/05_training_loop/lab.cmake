@@ -15,12 +15,13 @@ set_tests_properties(${LAB_NAME}.unit.inputs PROPERTIES LABELS unit TIMEOUT 120
                      ENVIRONMENT "LABKIT_SIM_GPUS=2;LABKIT_SIM_MEMORY=1G")
 labkit_test_needs(TEST ${LAB_NAME}.unit.inputs LABELS unit TARGETS test${LAB_NN}_inputs)
 
-# The check refuses each call of steps 1, 3, 4 and 5 in turn (check.c, "Every
-# failure passed on", "check_capture_calls_refused"): its program's calls of
-# them go through its wrappers.
+# The check refuses each call of steps 1 and 3 to 6 in turn (check.c, "Every
+# failure passed on", check_capture_calls_refused, check_file_failures): its
+# program's calls of them go through its wrappers.
 foreach(call op_matmul op_relu op_relu_backward op_column_sum op_softmax_cross_entropy
              op_softmax_cross_entropy_backward op_add op_scale op_axpy op_sgd_momentum
              tensor_copy_from_host_async tensor_copy_from_host_async_i32
-             graph_begin_capture graph_end_capture)
+             graph_begin_capture graph_end_capture
+             safetensors_save safetensors_open safetensors_find safetensors_load_into)
   list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=${call})
 endforeach()

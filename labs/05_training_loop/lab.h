@@ -63,13 +63,16 @@ status lab_capture_step(mlp *net, mlp_batch *b, float lr, float momentum, tensor
 /* Saves every layer's weight and bias, from the network's device, to `path`
  * as a safetensors file: layer i's as "layers.<i>.weight" [in, out] and
  * "layers.<i>.bias" [out], nothing else. metadata_json: NULL, or a JSON object
- * of strings stored with them. */
+ * of strings stored with them. A save that fails (a full disk, a path that
+ * cannot be written) returns that failure. */
 status lab_save_parameters(const mlp *net, const char *path, const char *metadata_json);
 
 /* Loads the parameters saved by lab_save_parameters into `net` (on its own
  * device). A file that does not hold exactly this network's tensors, with
  * these names and shapes, is refused with a message naming the file and what
- * differs, and the network is left as it was. */
+ * differs, and the network is left as it was. A file that cannot be opened or
+ * read returns that failure (a read that fails half way, after the decision,
+ * may leave the network partly loaded). Every path closes the file. */
 status lab_load_parameters(mlp *net, const char *path);
 
 #endif
