@@ -17,7 +17,8 @@
  *   6. saved and loaded: one copy per tensor each way, the names and shapes of
  *      the file, bit-identical logits on the same device, the same accuracy on
  *      the cpu, the tensors found by name in any order, and files of other
- *      networks, shapes or dtypes refused without touching this one; each call
+ *      networks, shapes (a dimension fewer too) or dtypes refused without
+ *      touching this one, naming the tensor that differs and how; each call
  *      of the file functions refused in turn, each failure returned; every
  *      load closes its file and leaves no tensor behind.
  * At the end, with every network freed, the bytes in use on the device and on
@@ -27,6 +28,7 @@
  * none depends on how fast the device is, so they hold on the cpu, on a
  * simulated GPU and on a real one, also with other programs on the cores. The
  * given code (the IDX reader, the sizing of a network) is tested by test05_inputs. */
+#include <ctype.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -1031,12 +1033,15 @@ static void save_other(const char *path, const int64_t *sizes, int nsizes)
     mlp_free(&other);
 }
 
-/* Writes to `path` a file of the default network's names, in their order,
- * made on the cpu: each weight [in, out], each bias [out] of f32, but for the
- * last layer's weight, [out, in] when `last_weight_transposed` (PyTorch's
- * nn.Linear layout: the same number of elements), and its bias, int32 when
- * `last_bias_int32`. Values 0.5 (the int32 bias: 0). */
-static void save_altered(const char *path, bool last_weight_transposed, bool last_bias_int32)
+typedef enum alteration { LAST_WEIGHT_TRANSPOSED, LAST_WEIGHT_FLAT, LAST_BIAS_INT32 } alteration;
+
+/* Writes to `path` a file of the names of a 3-layer network of `sizes`, in
+ * their order, made on the cpu: each weight [in, out], each bias [out] of
+ * f32, but for the last layer's weight, [out, in] (LAST_WEIGHT_TRANSPOSED:
+ * PyTorch's nn.Linear layout) or [in x out] (LAST_WEIGHT_FLAT: one dimension),
+ * as many elements either way, or its bias, int32 (LAST_BIAS_INT32). Values
+ * 0.5 (the int32 bias: 0). */
+static void save_altered(const char *path, const int64_t *sizes, alteration change)
 {
     tensor *t[6] = { 0 };
     char names[6][32];
@@ -1044,11 +1049,12 @@ static void save_altered(const char *path, bool last_weight_transposed, bool las
     for (int i = 0; i < 6; ++i) {
         const int l = i / 2;
         const bool bias = i % 2, last = l == 2;
-        const int64_t in = default_sizes[l], out = default_sizes[l + 1];
-        const shape shp = bias                             ? shape1(out)
-                          : last && last_weight_transposed ? shape2(out, in)
-                                                           : shape2(in, out);
-        const bool int32 = bias && last && last_bias_int32;
+        const int64_t in = sizes[l], out = sizes[l + 1];
+        const shape shp = bias                                       ? shape1(out)
+                          : last && change == LAST_WEIGHT_TRANSPOSED ? shape2(out, in)
+                          : last && change == LAST_WEIGHT_FLAT       ? shape1(in * out)
+                                                                     : shape2(in, out);
+        const bool int32 = bias && last && change == LAST_BIAS_INT32;
         CHECK(tensor_empty(&t[i], device_cpu(), int32 ? DTYPE_I32 : DTYPE_F32, shp));
         CHECK(op_fill(t[i], int32 ? 0.0f : 0.5f));
         snprintf(names[i], sizeof names[i], "layers.%d.%s", l, bias ? "bias" : "weight");
@@ -1058,8 +1064,80 @@ static void save_altered(const char *path, bool last_weight_transposed, bool las
     for (int i = 0; i < 6; ++i) tensor_free(t[i]);
 }
 
-/* Loads `path` into net, which must refuse it naming the file and leave the network as it was. */
-static void check_refused(mlp *net, const char *path, const char *claim, const char *what)
+/* What the refusal of a file that differs from the network in one tensor
+ * names besides the file (lab.h): that tensor, and its shape or its dtype
+ * both in the file and in the network. */
+typedef struct difference {
+    const char *name;
+    shape in_file, in_net;
+    dtype file_type, net_type;
+} difference;
+
+/* Whether `message` holds s's sizes one after the other, however written
+ * ("[10, 256]", "(10, 256)", "10x256"), the file's path left out (its digits
+ * are no shape's). */
+static bool names_shape(const char *message, const char *path, shape s)
+{
+    int64_t numbers[64];
+    int count = 0;
+    const size_t skip = strlen(path);
+    for (const char *at = message; *at && count < 64;) {
+        if (skip && strncmp(at, path, skip) == 0) {
+            at += skip;
+        } else if (isdigit((unsigned char)*at)) {
+            char *end;
+            numbers[count++] = strtoll(at, &end, 10);
+            at = end;
+        } else {
+            ++at;
+        }
+    }
+    for (int i = 0; i + s.ndim <= count; ++i) {
+        int d = 0;
+        while (d < s.ndim && numbers[i + d] == s.dims[d]) ++d;
+        if (d == s.ndim) return true;
+    }
+    return false;
+}
+
+/* Whether `message` names the dtype t, as dtype_name does or as NumPy and
+ * PyTorch do. */
+static bool names_dtype(const char *message, dtype t)
+{
+    const char *other = t == DTYPE_I32 ? "int32" : t == DTYPE_F32 ? "float" : NULL;
+    return strstr(message, dtype_name(t)) || (other && strstr(message, other));
+}
+
+/* The refusals of a file that differs in one tensor, and the first whose
+ * message left out what differs. */
+static struct {
+    int refusals, vague;
+    char first_vague[400];
+} told;
+
+static void note_what_differs(const char *message, const char *path, const char *what, const difference *d)
+{
+    char missing[240] = "", a[64], b[64];
+    if (!strstr(message, d->name)) check_append(missing, sizeof missing, "the tensor (%s)", d->name);
+    if (!names_shape(message, path, d->in_file) || !names_shape(message, path, d->in_net))
+        check_append(missing, sizeof missing, "%sits shape in the file and in this network (%s and %s)",
+                     missing[0] ? ", " : "", shape_format(d->in_file, a, sizeof a),
+                     shape_format(d->in_net, b, sizeof b));
+    if (d->file_type != d->net_type &&
+        (!names_dtype(message, d->file_type) || !names_dtype(message, d->net_type)))
+        check_append(missing, sizeof missing, "%sits dtype in the file and in this network (%s and %s)",
+                     missing[0] ? ", " : "", dtype_name(d->file_type), dtype_name(d->net_type));
+    ++told.refusals;
+    if (missing[0] && told.vague++ == 0)
+        snprintf(told.first_vague, sizeof told.first_vague, "%s: the message does not name %s", what,
+                 missing);
+}
+
+/* Loads `path` into net, which must refuse it naming the file and leave the
+ * network as it was; when the file differs in one tensor (`differs`), the
+ * refusal also names what differs. */
+static void check_refused(mlp *net, const char *path, const char *claim, const char *what,
+                          const difference *differs)
 {
     int64_t n = 0;
     double *before = parameters(net, &n);
@@ -1067,6 +1145,7 @@ static void check_refused(mlp *net, const char *path, const char *claim, const c
     double *after = parameters(net, &n);
     check_that(s != STATUS_OK && strstr(loads.message, path), claim, "%s: %s", what,
                s == STATUS_OK ? "loaded without a word" : loads.message);
+    if (s != STATUS_OK && differs) note_what_differs(loads.message, path, what, differs);
     check_that(same_parameters(before, after, n), "a refused file leaves the network as it was",
                "%s: the network's parameters %s", what,
                same_parameters(before, after, n) ? "unchanged" : "CHANGED");
@@ -1086,6 +1165,8 @@ static bool same_logits(mlp *net, mlp_batch *b, mlp *other, mlp_batch *b2, const
 
 #define REORDERED "a file holding the tensors in another order (biases first) loads the same network"
 #define FILES_CLOSED "lab_load_parameters closes the file on every path, loaded or refused"
+#define WHAT_DIFFERS \
+    "a refusal names the tensor that differs, with its shape or dtype in the file and in this network"
 #define LOAD_LEAVES_NOTHING \
     "lab_load_parameters leaves no tensor behind: the device's bytes in use are back where they were"
 
@@ -1252,16 +1333,32 @@ static void check_saved(device d, training *run, const dataset *test, const char
     const int64_t smaller[] = { 784, 256, 128, 10 }, deeper[] = { 784, 256, 256, 10, 10 };
     save_other(other, smaller, 4);
     check_refused(&copy.net, other, "another network's file is refused, naming the file",
-                  "784-256-128-10 into 784-256-256-10 (layer 0 alike)");
+                  "784-256-128-10 into 784-256-256-10 (layer 0 alike)", NULL);
     save_other(other, deeper, 5);
     check_refused(&copy.net, other, "a file with a layer more is refused, naming the file",
-                  "784-256-256-10-10 into 784-256-256-10 (the first three layers alike)");
-    save_altered(other, true, false);
+                  "784-256-256-10-10 into 784-256-256-10 (the first three layers alike)", NULL);
+    save_altered(other, default_sizes, LAST_WEIGHT_TRANSPOSED);
     check_refused(&copy.net, other, "a weight in PyTorch's layout, [out, in], is refused, naming the file",
-                  "layers.2.weight [10, 256] (as nn.Linear holds it: as many elements as [256, 10])");
-    save_altered(other, false, true);
+                  "layers.2.weight [10, 256] (as nn.Linear holds it: as many elements as [256, 10])",
+                  &(difference){ "layers.2.weight", shape2(10, 256), shape2(256, 10), DTYPE_F32, DTYPE_F32 });
+    save_altered(other, default_sizes, LAST_BIAS_INT32);
     check_refused(&copy.net, other, "a tensor of another dtype is refused, naming the file",
-                  "layers.2.bias int32 [10], the rest f32");
+                  "layers.2.bias int32 [10], the rest f32",
+                  &(difference){ "layers.2.bias", shape1(10), shape1(10), DTYPE_I32, DTYPE_F32 });
+    /* A layer of one output, its weight [5, 1] saved flat as [5] (a column
+     * squeezed): as many elements, and its sizes those of the network's
+     * first dimension, so that only the number of dimensions differs. */
+    const int64_t one_output[] = { G_INPUTS, 7, 5, 1 };
+    mlp narrow;
+    CHECK(mlp_create(&narrow, d, one_output, 4, 6));
+    save_altered(other, one_output, LAST_WEIGHT_FLAT);
+    check_refused(&narrow, other, "a weight of another number of dimensions is refused, naming the file",
+                  "layers.2.weight [5] into 12-7-5-1's [5, 1] (as many elements)",
+                  &(difference){ "layers.2.weight", shape1(5), shape2(5, 1), DTYPE_F32, DTYPE_F32 });
+    mlp_free(&narrow);
+    check_that(told.refusals > 0 && told.vague == 0, WHAT_DIFFERS,
+               "%d refusals of a file that differs in one tensor: %s", told.refusals,
+               told.vague ? told.first_vague : "each names the tensor and both shapes or dtypes");
     check_file_failures(&copy.net, path, other);
     check_that(loads.files_left == 0, FILES_CLOSED, "%d loads: %s", loads.loads,
                loads.files_left ? loads.first_file : "every file closed");
