@@ -668,20 +668,26 @@ static void check_reads(device d, const epoch_result *on_device, const epoch_res
                "each copy for the last step that read its set of tensors, each step for its copy)",
                sa, (ull)a->copy_queue_copies, 2 * sa, (ull)a->queue_waits, 2 * sa);
     if (!device_is_gpu(d)) {
-        check_that(a->d2h_copies == 0 && b->d2h_copies == 0, "cpu: no device-to-host copy in either style",
-                   "%llu and %llu d2h copies", (ull)a->d2h_copies, (ull)b->d2h_copies);
+        /* A claim never begins with "<device>:": the driver's headline ends a
+         * claim at its first ": ", so the device goes in the figures. */
+        check_that(a->d2h_copies == 0 && b->d2h_copies == 0,
+                   "no device-to-host copy in either style where no bus is crossed",
+                   "on %s: %llu and %llu d2h copies (on-device log, item every step; 0 expected)",
+                   device_name(d), (ull)a->d2h_copies, (ull)b->d2h_copies);
         check_that(
             a->d2d_copies == 2 * sa + 1 && b->d2d_copies == 3 * sb,
-            "cpu: host reads of the loss, counted as copies within the cpu: one per epoch vs one per step",
-            "on-device log: %llu copies, %llu expected (2 x %llu batch uploads + 1 read); item every step: "
-            "%llu, %llu expected (3 x %llu: 2 uploads and 1 read per step)",
-            (ull)a->d2d_copies, 2 * sa + 1, sa, (ull)b->d2d_copies, 3 * sb, sb);
+            "host reads of the loss, counted as copies within the device: one per epoch vs one per step",
+            "on %s, on-device log: %llu copies, %llu expected (2 x %llu batch uploads + 1 read); item every "
+            "step: %llu, %llu expected (3 x %llu: 2 uploads and 1 read per step)",
+            device_name(d), (ull)a->d2d_copies, 2 * sa + 1, sa, (ull)b->d2d_copies, 3 * sb, sb);
         return;
     }
-    check_that(a->d2h_copies == 1, "on-device log: exactly one blocking device-to-host read per epoch",
-               "%llu d2h copies (%llu bytes) over %llu steps", (ull)a->d2h_copies, (ull)a->d2h_bytes, sa);
-    check_that(b->d2h_copies == sb, "item every step: one blocking device-to-host read per step",
-               "%llu d2h copies over %llu steps", (ull)b->d2h_copies, sb);
+    check_that(a->d2h_copies == 1,
+               "exactly one blocking device-to-host read per epoch with the on-device log",
+               "on %s: %llu d2h copies (%llu bytes) over %llu steps", device_name(d), (ull)a->d2h_copies,
+               (ull)a->d2h_bytes, sa);
+    check_that(b->d2h_copies == sb, "one blocking device-to-host read per step with a read every step",
+               "on %s: %llu d2h copies over %llu steps", device_name(d), (ull)b->d2h_copies, sb);
     /* The host may wait for a staging buffer when it has run ahead of the
      * device (often on a simulated GPU, never on a GPU faster than the host);
      * any other wait is a step that blocks. */
