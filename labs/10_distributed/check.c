@@ -233,6 +233,18 @@ static double max_over_ranks(double value)
     return max;
 }
 
+static const char *plural(long long count) { return count == 1 ? "" : "s"; }
+
+/* A claim about what crosses between ranks: with one rank nothing does (a
+ * ring of one sends nothing, a broadcast from itself changes nothing), so it
+ * says that it is not tried, and ./lab check says "not yet". */
+static bool across_ranks(const char *name)
+{
+    if (world_size > 1) return true;
+    printf("  (1 rank: \"%s\" is not tried: it needs 2 ranks or more, as ./lab check 10 starts)\n", name);
+    return false;
+}
+
 static void begin(const char *claim_name, const char *where)
 {
     current_claim = claim_name;
@@ -291,7 +303,8 @@ static void check_ranks(device d)
     const int wrong = first_rank(!right);
     char figures[400] = "";
     if (wrong < 0)
-        check_append(figures, sizeof figures, "%d ranks, in the world and numbered backwards", world_size);
+        check_append(figures, sizeof figures, "%d rank%s, in the world and numbered backwards", world_size,
+                     plural(world_size));
     else
         check_append(figures, sizeof figures, "rank %d of %d is wrong (its own words on stderr)", wrong,
                      world_size);
@@ -458,20 +471,29 @@ static MPI_Comm backwards_communicator(bool halves)
     return comm;
 }
 
+#define RING_EQUAL \
+    "your ring all-reduce equals MPI_Allreduce within float rounding, the same bits on every rank"
+#define RING_GIVEN "your ring all-reduce sums over the ranks of the communicator it is given"
+#define RING_BYTES "your ring sends 2 (p - 1) / p of the buffer per rank"
+#define RING_BIG "your ring runs on chunks of 1 MiB without a deadlock"
+#define RING_BIG_SUMS "your ring's sums on chunks of 1 MiB equal MPI_Allreduce within float rounding"
+
 static void check_ring(void)
 {
-    const char *equal =
-        "your ring all-reduce equals MPI_Allreduce within float rounding, the same bits on every rank";
-    begin(equal, "in your lab_ring_all_reduce");
+    const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN, RING_BYTES, RING_BIG, RING_BIG_SUMS };
+    if (world_size == 1) {
+        for (size_t i = 0; i < sizeof ring_claims / sizeof ring_claims[0]; ++i) across_ranks(ring_claims[i]);
+        return;
+    }
+    begin(RING_EQUAL, "in your lab_ring_all_reduce");
     const int64_t sizes[] = { 1, 2, 7, 1003 }; /* chunks that every MPI buffers (its eager limit) */
     char figures[400] = "";
-    claim(ring_sizes_hold(MPI_COMM_WORLD, sizes, 4, figures, sizeof figures), equal, "%s", figures);
+    claim(ring_sizes_hold(MPI_COMM_WORLD, sizes, 4, figures, sizeof figures), RING_EQUAL, "%s", figures);
 
     /* Other communicators than the world: a ring that numbers its ranks, or
      * sends and receives, in MPI_COMM_WORLD sums over the wrong ranks there
      * (or adds its own chunks twice), though it is right in the world. */
-    const char *given = "your ring all-reduce sums over the ranks of the communicator it is given";
-    begin(given, "in your lab_ring_all_reduce, in a communicator other than the world");
+    begin(RING_GIVEN, "in your lab_ring_all_reduce, in a communicator other than the world");
     bool ok = true;
     figures[0] = 0;
     for (int c = 0; c < 2 && ok; ++c) {
@@ -483,10 +505,10 @@ static void check_ring(void)
         ok = ring_sizes_hold(comm, sizes + 2, 2, figures, sizeof figures);
         PMPI_Comm_free(&comm);
     }
-    claim(ok, given, "%s", figures);
+    claim(ok, RING_GIVEN, "%s", figures);
 
     /* The bytes: reduce-scatter and all-gather each send p - 1 chunks. */
-    begin("your ring sends 2 (p - 1) / p of the buffer per rank", "in your lab_ring_all_reduce");
+    begin(RING_BYTES, "in your lab_ring_all_reduce");
     const int64_t n = 1003;
     double error;
     bool same;
@@ -496,8 +518,7 @@ static void check_ring(void)
               high = 2LL * (world_size - 1) * ((n + world_size - 1) / world_size) * 4;
     PMPI_Allreduce(&bytes, &total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     const bool right = bytes >= low && bytes <= high && calls == 2LL * (world_size - 1);
-    claim(right && total == 2LL * (world_size - 1) * n * 4,
-          "your ring sends 2 (p - 1) / p of the buffer per rank",
+    claim(right && total == 2LL * (world_size - 1) * n * 4, RING_BYTES,
           "rank 0 sent %lld bytes of a %lld-byte buffer in %lld sends (%.3gx; 2 (p - 1) / p = %.3g, in %d "
           "sends "
           "of one chunk); all ranks %lld bytes, 2 (p - 1) n = %lld",
@@ -509,14 +530,12 @@ static void check_ring(void)
      * (the deadline above ends it, failing the first claim below with where
      * each rank waited). Once every rank has returned there was no deadlock,
      * and the sums are a claim of their own: a wrong sum is not a deadlock. */
-    const char *big = "your ring runs on chunks of 1 MiB without a deadlock";
-    begin(big, "in your lab_ring_all_reduce on 1 MiB chunks");
+    begin(RING_BIG, "in your lab_ring_all_reduce on 1 MiB chunks");
     const int64_t big_n = (int64_t)world_size * 262144 + 1;
     char sums[400] = "";
     const bool summed = ring_sizes_hold(MPI_COMM_WORLD, &big_n, 1, sums, sizeof sums);
-    claim(true, big, "%d x 1 MiB: every rank's call returned", world_size);
-    claim(summed, "your ring's sums on chunks of 1 MiB equal MPI_Allreduce within float rounding", "%s",
-          sums);
+    claim(true, RING_BIG, "%d x 1 MiB: every rank's call returned", world_size);
+    claim(summed, RING_BIG_SUMS, "%s", sums);
 }
 
 /* ---- step 3: training across the ranks -------------------------------------- */
@@ -612,6 +631,7 @@ static void check_broadcast_in(device d, const int64_t *sizes, int nsizes, float
                                int64_t n)
 {
     const char *name = "lab_broadcast_parameters broadcasts over the communicator it is given";
+    if (!across_ranks(name)) return;
     begin(name, "in your lab_broadcast_parameters, in a communicator numbered backwards");
     dist_model m;
     create_model(&m, d, sizes, nsizes, world_rank);
@@ -639,6 +659,78 @@ static void check_broadcast_in(device d, const int64_t *sizes, int nsizes, float
     dist_free(&m);
 }
 
+/* lab_broadcast_parameters in the world: every rank drew its own network,
+ * and must end with rank 0's, which rank 0 keeps (`one` is rank 0's draw). */
+static void check_same_start(dist_model *m, const dist_model *one, float *mine, float *theirs, float *scratch,
+                             int64_t n)
+{
+    const char *same_start = "lab_broadcast_parameters gives every rank rank 0's weights and biases";
+    begin(same_start, "in your lab_broadcast_parameters");
+    KIT(dist_read(&m->net, 0, mine, n));
+    int64_t weights_before, biases_before, weights_after, biases_after;
+    apart_from_rank(&m->net, mine, 0, scratch, &weights_before, &biases_before);
+    /* The check's own premise: every other rank starts apart from rank 0, in weights and in biases. */
+    const bool seeded_apart = first_rank(world_rank > 0 && (weights_before == 0 || biases_before == 0)) < 0;
+    status s = CHECK_YOURS(lab_broadcast_parameters(&m->net, MPI_COMM_WORLD));
+    KIT(dist_read(&m->net, 0, mine, n));
+    KIT(dist_read(&one->net, 0, theirs, n));
+    apart_from_rank(&m->net, mine, 0, scratch, &weights_after, &biases_after);
+    const bool kept = world_rank != 0 || memcmp(mine, theirs, sizeof(float) * (size_t)n) == 0;
+    const bool equal = s == STATUS_OK && weights_after == 0 && biases_after == 0 && kept;
+    const int wrong = first_rank(!equal);
+    const int64_t biases = count_biases(&m->net);
+    char figures[400] = "";
+    check_append(
+        figures, sizeof figures,
+        "every rank drew its own (seed %d + rank: up to %lld of %lld weights and %lld of %lld biases "
+        "differed from rank 0's); ",
+        TRAIN_SEED, (long long)max_over_ranks((double)weights_before), (long long)(n - biases),
+        (long long)max_over_ranks((double)biases_before), (long long)biases);
+    if (wrong < 0)
+        check_append(figures, sizeof figures, "all equal after");
+    else
+        check_append(figures, sizeof figures, "after it, rank %d: %lld weights and %lld biases differ%s%s",
+                     wrong, (long long)max_over_ranks(world_rank == wrong ? (double)weights_after : 0),
+                     (long long)max_over_ranks(world_rank == wrong ? (double)biases_after : 0),
+                     all_agree(kept) ? "" : " (rank 0's own changed)", check_failure_text(s));
+    claim(seeded_apart && equal, same_start, "%s", figures);
+}
+
+/* TRAIN_STEPS steps of training: every rank on its slice, against one
+ * process on the whole batch. */
+static void check_steps(dist_model *m, dist_model *one, const dataset *data, float *mine, float *theirs,
+                        int64_t n)
+{
+    const char *identical = "after 3 steps every rank's parameters are bit-identical",
+               *within = "after 3 steps the parameters are within 1e-5 of one process's on the whole batch";
+    if (world_size == 1) {
+        across_ranks(identical), across_ranks(within);
+        return;
+    }
+    begin(identical, "in dist_step (your lab_average_gradients)");
+    const int64_t pixels = dataset_pixels(data);
+    double largest;
+    status s = STATUS_OK;
+    for (int step = 0; step < TRAIN_STEPS && s == STATUS_OK; ++step) {
+        s = CHECK_YOURS(dist_step(m, data, step * TRAIN_BATCH, TRAIN_BATCH, TRAIN_LR, MPI_COMM_WORLD));
+        KIT(dist_slice_gradients(one, data->images + step * TRAIN_BATCH * pixels,
+                                 data->labels + step * TRAIN_BATCH, TRAIN_BATCH));
+        KIT(mlp_sgd_step(&one->net, TRAIN_LR, 0.0f));
+    }
+    const bool trained = all_agree(s == STATUS_OK);
+    KIT(dist_read(&m->net, 0, mine, n));
+    KIT(dist_read(&one->net, 0, theirs, n));
+    const int64_t bits = differ_from_rank(mine, n, 0, &largest);
+    claim(trained && bits == 0, identical,
+          "%lld of %lld values differ from rank 0's on some rank, by up to %.2g%s",
+          (long long)max_over_ranks((double)bits), (long long)n, max_over_ranks(largest),
+          check_failure_text(s));
+    const double error = max_over_ranks(trained ? largest_difference(mine, theirs, n) : INFINITY);
+    claim(trained && error <= 1e-5, within,
+          "largest difference %.2g over %lld parameters, %d rows a step on %d ranks", error, (long long)n,
+          TRAIN_BATCH, world_size);
+}
+
 static void check_training(device d)
 {
     const int64_t sizes[] = { SYNTHETIC_SIDE * SYNTHETIC_SIDE, 16, DATA_CLASSES };
@@ -655,35 +747,7 @@ static void check_training(device d)
     double largest;
 
     const char *same_start = "lab_broadcast_parameters gives every rank rank 0's weights and biases";
-    begin(same_start, "in your lab_broadcast_parameters");
-    KIT(dist_read(&m.net, 0, mine, n));
-    int64_t weights_before, biases_before, weights_after, biases_after;
-    apart_from_rank(&m.net, mine, 0, scratch, &weights_before, &biases_before);
-    /* The check's own premise: every other rank starts apart from rank 0, in weights and in biases. */
-    const bool seeded_apart = first_rank(world_rank > 0 && (weights_before == 0 || biases_before == 0)) < 0;
-    status s = CHECK_YOURS(lab_broadcast_parameters(&m.net, MPI_COMM_WORLD));
-    KIT(dist_read(&m.net, 0, mine, n));
-    KIT(dist_read(&one.net, 0, theirs, n));
-    apart_from_rank(&m.net, mine, 0, scratch, &weights_after, &biases_after);
-    const bool kept = world_rank != 0 || memcmp(mine, theirs, sizeof(float) * (size_t)n) == 0;
-    const bool equal = s == STATUS_OK && weights_after == 0 && biases_after == 0 && kept;
-    const int wrong = first_rank(!equal);
-    const int64_t biases = count_biases(&m.net);
-    char figures[400] = "";
-    check_append(
-        figures, sizeof figures,
-        "every rank drew its own (seed %d + rank: up to %lld of %lld weights and %lld of %lld biases "
-        "differed from rank 0's); ",
-        TRAIN_SEED, (long long)max_over_ranks((double)weights_before), (long long)(n - biases),
-        (long long)max_over_ranks((double)biases_before), (long long)biases);
-    if (wrong < 0)
-        check_append(figures, sizeof figures, "all equal after");
-    else
-        check_append(figures, sizeof figures, "after it, rank %d: %lld weights and %lld biases differ%s%s",
-                     wrong, (long long)max_over_ranks(world_rank == wrong ? (double)weights_after : 0),
-                     (long long)max_over_ranks(world_rank == wrong ? (double)biases_after : 0),
-                     all_agree(kept) ? "" : " (rank 0's own changed)", check_failure_text(s));
-    claim(seeded_apart && equal, same_start, "%s", figures);
+    if (across_ranks(same_start)) check_same_start(&m, &one, mine, theirs, scratch, n);
     check_broadcast_in(d, sizes, 3, mine, theirs, n);
 
     /* One batch's gradients: each rank on its slice, then averaged. */
@@ -691,7 +755,7 @@ static void check_training(device d)
     begin(averaged, "in your lab_average_gradients");
     const int64_t pixels = dataset_pixels(&data);
     int64_t first = 0, rows = 0;
-    s = CHECK_YOURS(lab_chunk(TRAIN_BATCH, world_size, world_rank, &first, &rows));
+    status s = CHECK_YOURS(lab_chunk(TRAIN_BATCH, world_size, world_rank, &first, &rows));
     if (s != STATUS_OK || first < 0 || rows < 0 || first + rows > TRAIN_BATCH) first = 0, rows = 0;
     KIT(dist_slice_gradients(&m, data.images + first * pixels, data.labels + first, rows));
     device_counters c0, c1;
@@ -706,13 +770,14 @@ static void check_training(device d)
     const double gradient_error =
         max_over_ranks(s == STATUS_OK ? largest_difference(mine, theirs, n) : INFINITY);
     const int64_t gradient_bits = differ_from_rank(mine, n, 0, &largest);
-    claim(s == STATUS_OK && gradient_error <= 1e-5 && gradient_bits == 0 && sums_of_mpi == 0, averaged,
-          "%d rows as %d slices: largest difference %.2g from one process's, %lld values differ between "
-          "ranks; %lld sum%s by MPI_Allreduce or MPI_Reduce on a rank%s%s",
-          TRAIN_BATCH, world_size, gradient_error, (long long)max_over_ranks((double)gradient_bits),
-          sums_of_mpi, sums_of_mpi == 1 ? "" : "s",
-          sums_of_mpi ? " (the sum is your ring's to make: lab_ring_all_reduce, step 2)" : " (want 0)",
-          check_failure_text(s));
+    if (across_ranks(averaged))
+        claim(s == STATUS_OK && gradient_error <= 1e-5 && gradient_bits == 0 && sums_of_mpi == 0, averaged,
+              "%d rows as %d slices: largest difference %.2g from one process's, %lld values differ "
+              "between ranks; %lld sum%s by MPI_Allreduce or MPI_Reduce on a rank%s%s",
+              TRAIN_BATCH, world_size, gradient_error, (long long)max_over_ranks((double)gradient_bits),
+              sums_of_mpi, plural(sums_of_mpi),
+              sums_of_mpi ? " (the sum is your ring's to make: lab_ring_all_reduce, step 2)" : " (want 0)",
+              check_failure_text(s));
     if (device_is_gpu(d)) {
         const int tensors = 2 * m.net.nlayers;
         const uint64_t down = c1.d2h_copies - c0.d2h_copies, up = c1.h2d_copies - c0.h2d_copies;
@@ -722,30 +787,7 @@ static void check_training(device d)
               (unsigned long long)down, (unsigned long long)up, tensors);
     }
 
-    /* TRAIN_STEPS steps of training: every rank on its slice, against one
-     * process on the whole batch. */
-    const char *identical = "after 3 steps every rank's parameters are bit-identical";
-    begin(identical, "in dist_step (your lab_average_gradients)");
-    s = STATUS_OK;
-    for (int step = 0; step < TRAIN_STEPS && s == STATUS_OK; ++step) {
-        s = CHECK_YOURS(dist_step(&m, &data, step * TRAIN_BATCH, TRAIN_BATCH, TRAIN_LR, MPI_COMM_WORLD));
-        KIT(dist_slice_gradients(&one, data.images + step * TRAIN_BATCH * pixels,
-                                 data.labels + step * TRAIN_BATCH, TRAIN_BATCH));
-        KIT(mlp_sgd_step(&one.net, TRAIN_LR, 0.0f));
-    }
-    const bool trained = all_agree(s == STATUS_OK);
-    KIT(dist_read(&m.net, 0, mine, n));
-    KIT(dist_read(&one.net, 0, theirs, n));
-    const int64_t bits = differ_from_rank(mine, n, 0, &largest);
-    claim(trained && bits == 0, identical,
-          "%lld of %lld values differ from rank 0's on some rank, by up to %.2g%s",
-          (long long)max_over_ranks((double)bits), (long long)n, max_over_ranks(largest),
-          check_failure_text(s));
-    const double error = max_over_ranks(trained ? largest_difference(mine, theirs, n) : INFINITY);
-    claim(trained && error <= 1e-5,
-          "after 3 steps the parameters are within 1e-5 of one process's on the whole batch",
-          "largest difference %.2g over %lld parameters, %d rows a step on %d ranks", error, (long long)n,
-          TRAIN_BATCH, world_size);
+    check_steps(&m, &one, &data, mine, theirs, n);
     free(mine), free(theirs), free(scratch);
     dist_free(&m), dist_free(&one);
     dataset_free(&data);
@@ -789,8 +831,8 @@ static void check_nccl(device d, const rank_info *info)
         if (!(e <= error)) error = isnan(e) ? INFINITY : e;
     }
     const double worst = max_over_ranks(s == STATUS_OK ? error : INFINITY);
-    claim(s == STATUS_OK && worst <= 1.0, name, "%d ranks, %lld floats: %.2g of the rounding bound%s",
-          world_size, (long long)n, worst, check_failure_text(s));
+    claim(s == STATUS_OK && worst <= 1.0, name, "%d rank%s, %lld floats: %.2g of the rounding bound%s",
+          world_size, plural(world_size), (long long)n, worst, check_failure_text(s));
     tensor_free(t);
     dist_nccl_free(nccl);
     free(mine), free(sum), free(magnitude);
