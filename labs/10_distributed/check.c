@@ -123,6 +123,25 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
     return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
 }
 
+/* Receives from no rank of their communicator: a negative source (C's
+ * (rank - 1) % p on rank 0 is -1, Open MPI's MPI_ANY_SOURCE, and a ring that
+ * takes whatever comes works by accident; MPICH refuses it) or one past the
+ * end. The first: the receiving rank, the source and the communicator's size. */
+static struct {
+    long long count;
+    int rank, source, size;
+} stray_sources;
+
+static void note_source(int source, MPI_Comm comm)
+{
+    int size = 0;
+    PMPI_Comm_size(comm, &size);
+    if ((source < 0 || source >= size) && stray_sources.count++ == 0) {
+        PMPI_Comm_rank(comm, &stray_sources.rank);
+        stray_sources.source = source, stray_sources.size = size;
+    }
+}
+
 static int type_bytes(MPI_Datatype type)
 {
     int size = 0;
@@ -167,6 +186,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, M
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    note_source(source, comm);
     MPI_Request request;
     MPI_Status statuses[1];
     const int code = PMPI_Irecv(buf, count, type, source, tag, comm, &request);
@@ -183,6 +203,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 {
     bytes_sent += (long long)sendcount * type_bytes(sendtype);
     sends++;
+    note_source(source, comm);
     MPI_Request requests[2];
     MPI_Status statuses[2];
     int code = PMPI_Irecv(recvbuf, recvcount, recvtype, source, recvtag, comm, &requests[0]);
@@ -477,15 +498,18 @@ static MPI_Comm backwards_communicator(bool halves)
 #define RING_BYTES "your ring sends 2 (p - 1) / p of the buffer per rank"
 #define RING_BIG "your ring runs on chunks of 1 MiB without a deadlock"
 #define RING_BIG_SUMS "your ring's sums on chunks of 1 MiB equal MPI_Allreduce within float rounding"
+#define RING_SOURCES "your ring receives only from ranks of its communicator, never from MPI_ANY_SOURCE"
 
 static void check_ring(void)
 {
-    const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN, RING_BYTES, RING_BIG, RING_BIG_SUMS };
+    const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN, RING_SOURCES,
+                                        RING_BYTES, RING_BIG,   RING_BIG_SUMS };
     if (world_size == 1) {
         for (size_t i = 0; i < sizeof ring_claims / sizeof ring_claims[0]; ++i) across_ranks(ring_claims[i]);
         return;
     }
     begin(RING_EQUAL, "in your lab_ring_all_reduce");
+    stray_sources.count = 0;
     const int64_t sizes[] = { 1, 2, 7, 1003 }; /* chunks that every MPI buffers (its eager limit) */
     char figures[400] = "";
     claim(ring_sizes_hold(MPI_COMM_WORLD, sizes, 4, figures, sizeof figures), RING_EQUAL, "%s", figures);
@@ -506,6 +530,22 @@ static void check_ring(void)
         PMPI_Comm_free(&comm);
     }
     claim(ok, RING_GIVEN, "%s", figures);
+
+    /* Every receive above, in the world and in the communicators of
+     * fewer ranks: each from a rank that is there. */
+    const int stray = first_rank(stray_sources.count > 0);
+    long long about[4] = { stray_sources.count, stray_sources.rank, stray_sources.source,
+                           stray_sources.size };
+    if (stray >= 0) PMPI_Bcast(about, 4, MPI_LONG_LONG, stray, MPI_COMM_WORLD);
+    if (stray < 0)
+        claim(true, RING_SOURCES, "every receive named a rank from 0 to p - 1");
+    else
+        claim(false, RING_SOURCES,
+              "world rank %d made %lld receive%s from no rank: as rank %lld of %lld, from source %lld%s; the "
+              "ranks are 0 to %lld (in C, a negative number %% p is negative or 0)",
+              stray, about[0], plural(about[0]), about[1], about[3], about[2],
+              about[2] == MPI_ANY_SOURCE ? ", which is MPI_ANY_SOURCE here: a message from any rank" : "",
+              about[3] - 1);
 
     /* The bytes: reduce-scatter and all-gather each send p - 1 chunks. */
     begin(RING_BYTES, "in your lab_ring_all_reduce");
