@@ -217,6 +217,122 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
     return code;
 }
 
+/* ---- what your calls leave allocated ---------------------------------------- */
+
+/* lab.cmake links this check with -Wl,--wrap=malloc,--wrap=calloc,
+ * --wrap=realloc,--wrap=free: every call of them in this program (yours, the
+ * kit's, not MPI's) comes here first. While the check watches a call of
+ * yours, on this thread alone, each block allocated is noted until it is
+ * freed; one still noted when the call has returned is a leak, which a
+ * training loop repeats every step. (LeakSanitizer cannot say it: the
+ * launcher turns it off, since Open MPI keeps allocations of its own to the
+ * end.) */
+
+#define NOTED_BLOCKS 256
+
+static _Thread_local bool watching; /* on the check's thread, during a call of yours */
+static struct {
+    int blocks; /* noted and not freed yet */
+    void *block[NOTED_BLOCKS];
+    size_t bytes[NOTED_BLOCKS];
+} watch;
+
+void *__real_malloc(size_t bytes);
+void *__real_calloc(size_t count, size_t size);
+void *__real_realloc(void *old, size_t bytes);
+void __real_free(void *p);
+void *__wrap_malloc(size_t bytes);
+void *__wrap_calloc(size_t count, size_t size);
+void *__wrap_realloc(void *old, size_t bytes);
+void __wrap_free(void *p);
+
+static void *noted(void *p, size_t bytes)
+{
+    if (p && watch.blocks < NOTED_BLOCKS) {
+        watch.block[watch.blocks] = p;
+        watch.bytes[watch.blocks++] = bytes;
+    }
+    return p;
+}
+
+static int noted_at(const void *p)
+{
+    for (int i = 0; i < watch.blocks; ++i)
+        if (watch.block[i] == p) return i;
+    return -1;
+}
+
+static void forget(int i)
+{
+    watch.block[i] = watch.block[--watch.blocks];
+    watch.bytes[i] = watch.bytes[watch.blocks];
+}
+
+void *__wrap_malloc(size_t bytes)
+{
+    if (!watching) return __real_malloc(bytes);
+    return noted(__real_malloc(bytes), bytes);
+}
+
+void *__wrap_calloc(size_t count, size_t size)
+{
+    if (!watching) return __real_calloc(count, size);
+    return noted(__real_calloc(count, size), count * size);
+}
+
+void *__wrap_realloc(void *old, size_t bytes)
+{
+    if (!watching) return __real_realloc(old, bytes);
+    const int i = old ? noted_at(old) : -1;
+    void *p = __real_realloc(old, bytes);
+    if (i >= 0 && p) watch.block[i] = p, watch.bytes[i] = bytes;
+    if (i >= 0 && !p && bytes == 0) forget(i);
+    /* A block from before the call, grown, is no new block. */
+    return old ? p : noted(p, bytes);
+}
+
+void __wrap_free(void *p)
+{
+    if (watching && p) {
+        const int i = noted_at(p);
+        if (i >= 0) forget(i);
+    }
+    __real_free(p);
+}
+
+static void watch_start(void)
+{
+    watch.blocks = 0;
+    watching = true;
+}
+
+/* Stops watching; the bytes of the blocks left allocated. */
+static size_t watch_stop(void)
+{
+    watching = false;
+    size_t bytes = 0;
+    for (int i = 0; i < watch.blocks; ++i) bytes += watch.bytes[i];
+    return bytes;
+}
+
+/* The size of this thread's stack (the [stack] line of /proc/self/maps), -1
+ * where there is none to read. It grows as the stack is used and never
+ * shrinks. */
+static long long stack_bytes(void)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return -1;
+    long long bytes = -1;
+    char line[512];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long long low, high;
+        if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &low, &high) == 2)
+            bytes = (long long)(high - low);
+    }
+    fclose(maps);
+    return bytes;
+}
+
 /* ---- claims every rank agrees on -------------------------------------------- */
 
 static bool all_agree(bool mine)
@@ -499,11 +615,15 @@ static MPI_Comm backwards_communicator(bool halves)
 #define RING_BIG "your ring runs on chunks of 1 MiB without a deadlock"
 #define RING_BIG_SUMS "your ring's sums on chunks of 1 MiB equal MPI_Allreduce within float rounding"
 #define RING_SOURCES "your ring receives only from ranks of its communicator, never from MPI_ANY_SOURCE"
+#define RING_FREES "your ring frees all it allocates"
+#define RING_STACK "your ring keeps its chunks off the stack"
+/* The most stack a ring may take: a few frames, and arrays of a fixed size. */
+#define RING_STACK_BYTES (256 * 1024)
 
 static void check_ring(void)
 {
-    const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN, RING_SOURCES,
-                                        RING_BYTES, RING_BIG,   RING_BIG_SUMS };
+    const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN, RING_SOURCES,  RING_FREES,
+                                        RING_BYTES, RING_BIG,   RING_BIG_SUMS, RING_STACK };
     if (world_size == 1) {
         for (size_t i = 0; i < sizeof ring_claims / sizeof ring_claims[0]; ++i) across_ranks(ring_claims[i]);
         return;
@@ -547,6 +667,32 @@ static void check_ring(void)
               about[2] == MPI_ANY_SOURCE ? ", which is MPI_ANY_SOURCE here: a message from any rank" : "",
               about[3] - 1);
 
+    /* A buffer per call, never freed, is a leak every training step. A
+     * call first, so that a buffer kept from call to call is no leak. */
+    begin(RING_FREES, "in your lab_ring_all_reduce");
+    const int64_t small = 1003;
+    float *values = malloc(sizeof(float) * small);
+    if (!values) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    fill(values, small);
+    status s = CHECK_YOURS(lab_ring_all_reduce(values, small, MPI_COMM_WORLD));
+    watch_start();
+    for (int k = 0; k < 3 && s == STATUS_OK; ++k)
+        s = CHECK_YOURS(lab_ring_all_reduce(values, small, MPI_COMM_WORLD));
+    const size_t left = watch_stop();
+    const int left_blocks = watch.blocks;
+    free(values);
+    const int leaky = first_rank(s != STATUS_OK || left_blocks > 0);
+    long long leak[2] = { left_blocks, (long long)left };
+    if (leaky >= 0) PMPI_Bcast(leak, 2, MPI_LONG_LONG, leaky, MPI_COMM_WORLD);
+    if (leaky < 0)
+        claim(true, RING_FREES, "3 calls on %lld floats, after one more: nothing left allocated",
+              (long long)small);
+    else
+        claim(false, RING_FREES,
+              "3 calls on %lld floats, after one more: rank %d was left with %lld block%s of %lld bytes, "
+              "allocated in those calls and never freed (a leak every training step)%s",
+              (long long)small, leaky, leak[0], plural(leak[0]), leak[1], check_failure_text(s));
+
     /* The bytes: reduce-scatter and all-gather each send p - 1 chunks. */
     begin(RING_BYTES, "in your lab_ring_all_reduce");
     const int64_t n = 1003;
@@ -573,9 +719,27 @@ static void check_ring(void)
     begin(RING_BIG, "in your lab_ring_all_reduce on 1 MiB chunks");
     const int64_t big_n = (int64_t)world_size * 262144 + 1;
     char sums[400] = "";
+    const long long stack_before = stack_bytes();
     const bool summed = ring_sizes_hold(MPI_COMM_WORLD, &big_n, 1, sums, sizeof sums);
+    const long long stack_after = stack_bytes();
     claim(true, RING_BIG, "%d x 1 MiB: every rank's call returned", world_size);
     claim(summed, RING_BIG_SUMS, "%s", sums);
+
+    /* A stack usually holds 8 MiB (ulimit -s), and the experiment's chunks
+     * reach 8 MiB (16 MiB on 2 ranks): a chunk there crashes ./lab run 10.
+     * The check's own frames went as deep before, on small chunks, so what
+     * the stack grew by on chunks of 1 MiB is the ring's. */
+    if (!all_agree(stack_before > 0 && stack_after > 0)) {
+        printf("  (this system shows no stack size in /proc/self/maps: \"%s\" is not tried)\n", RING_STACK);
+        return;
+    }
+    const double grew = max_over_ranks((double)(stack_after - stack_before));
+    claim(grew <= RING_STACK_BYTES, RING_STACK,
+          "on chunks of 1 MiB the stack grew by %.0f KiB, the most on a rank (a ring may take %d KiB%s)",
+          grew / 1024, RING_STACK_BYTES / 1024,
+          grew <= RING_STACK_BYTES ? ""
+                                   : ": a chunk in a local array does not fit the stack once chunks reach 8 "
+                                     "MiB, as in ./lab run 10; allocate it");
 }
 
 /* ---- step 3: training across the ranks -------------------------------------- */

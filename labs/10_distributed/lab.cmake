@@ -20,6 +20,13 @@ list(APPEND LAB_SHARED lab_common lab_common_backward)
 list(APPEND LAB_USES 05)
 list(APPEND LAB_LIBRARIES MPI::MPI_C)
 
+# The check notes what each call of the student's allocates and frees
+# (check.c, "what your calls leave allocated"): its program's calls of these
+# go through its wrappers. MPI's own, in its shared library, do not.
+foreach(call malloc calloc realloc free)
+  list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=${call})
+endforeach()
+
 # Every program of the lab runs as LABKIT_RANKS processes (2 when unset),
 # started by FindMPI's mpiexec line: the checks in CTest, ./lab check and
 # ./lab run. `launch` beside the programs is that line.
