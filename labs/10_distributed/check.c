@@ -10,6 +10,7 @@
  * its own MPI_Send, MPI_Recv and MPI_Sendrecv stand in front of the library's
  * (PMPI_*), count the bytes and wait with a deadline. */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -142,6 +143,31 @@ static void note_source(int source, MPI_Comm comm)
     }
 }
 
+/* While the ring is given chunks longer than MPI's int count: any send or
+ * receive ends the run (every rank makes it alike), before a count cast to
+ * int, wrapped, sends or receives garbage. */
+static bool oversized;
+
+static void sent_oversized(const char *call, int count)
+{
+    char text[600];
+    snprintf(text, sizeof text,
+             "  FAIL  %s: rank %d's ring called %s with a count of %d for chunks of more than INT_MAX = %d "
+             "floats: the cast to MPI's int count wrapped; refuse such an n (STATUS_BAD_ARGUMENT) before "
+             "allocating or sending\n",
+             current_claim, world_rank, call, count, INT_MAX);
+    fflush(stdout);
+    if (world_rank == 0) {
+        dprintf(STDOUT_FILENO, "%s", text);
+        sleep(1); /* forwarded before the abort */
+        PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    }
+    sleep(5); /* rank 0 makes the same call, and says it */
+    if (rank_stdout >= 0) dprintf(rank_stdout, "%s", text);
+    sleep(1);
+    PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+}
+
 static int type_bytes(MPI_Datatype type)
 {
     int size = 0;
@@ -175,6 +201,7 @@ static int wait_for(MPI_Request *requests, int n, MPI_Status *statuses, const ch
 
 int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    if (oversized) sent_oversized("MPI_Send", count);
     bytes_sent += (long long)count * type_bytes(type);
     sends++;
     MPI_Request request;
@@ -186,6 +213,7 @@ int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, M
 
 int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    if (oversized) sent_oversized("MPI_Recv", count);
     note_source(source, comm);
     MPI_Request request;
     MPI_Status statuses[1];
@@ -201,6 +229,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                  MPI_Status *status)
 {
+    if (oversized) sent_oversized("MPI_Sendrecv", sendcount);
     bytes_sent += (long long)sendcount * type_bytes(sendtype);
     sends++;
     note_source(source, comm);
@@ -235,6 +264,8 @@ static struct {
     int blocks; /* noted and not freed yet */
     void *block[NOTED_BLOCKS];
     size_t bytes[NOTED_BLOCKS];
+    bool refuse_all; /* every allocation fails, as on a full host */
+    size_t refused;  /* the largest refused */
 } watch;
 
 void *__real_malloc(size_t bytes);
@@ -245,6 +276,14 @@ void *__wrap_malloc(size_t bytes);
 void *__wrap_calloc(size_t count, size_t size);
 void *__wrap_realloc(void *old, size_t bytes);
 void __wrap_free(void *p);
+
+/* An allocation refused (NULL), or made and noted. */
+static bool refused(size_t bytes)
+{
+    if (!watch.refuse_all) return false;
+    if (bytes > watch.refused) watch.refused = bytes;
+    return true;
+}
 
 static void *noted(void *p, size_t bytes)
 {
@@ -271,18 +310,21 @@ static void forget(int i)
 void *__wrap_malloc(size_t bytes)
 {
     if (!watching) return __real_malloc(bytes);
+    if (refused(bytes)) return NULL;
     return noted(__real_malloc(bytes), bytes);
 }
 
 void *__wrap_calloc(size_t count, size_t size)
 {
     if (!watching) return __real_calloc(count, size);
+    if (refused(count * size)) return NULL;
     return noted(__real_calloc(count, size), count * size);
 }
 
 void *__wrap_realloc(void *old, size_t bytes)
 {
     if (!watching) return __real_realloc(old, bytes);
+    if (refused(bytes)) return NULL;
     const int i = old ? noted_at(old) : -1;
     void *p = __real_realloc(old, bytes);
     if (i >= 0 && p) watch.block[i] = p, watch.bytes[i] = bytes;
@@ -303,6 +345,7 @@ void __wrap_free(void *p)
 static void watch_start(void)
 {
     watch.blocks = 0;
+    watch.refuse_all = false, watch.refused = 0;
     watching = true;
 }
 
@@ -617,13 +660,67 @@ static MPI_Comm backwards_communicator(bool halves)
 #define RING_SOURCES "your ring receives only from ranks of its communicator, never from MPI_ANY_SOURCE"
 #define RING_FREES "your ring frees all it allocates"
 #define RING_STACK "your ring keeps its chunks off the stack"
+#define RING_INT "your ring refuses chunks longer than MPI's int count, before it allocates or sends"
 /* The most stack a ring may take: a few frames, and arrays of a fixed size. */
 #define RING_STACK_BYTES (256 * 1024)
 
+/* What the stack grew by, at most on a rank, while the ring ran on chunks
+ * of 1 MiB. A stack usually holds 8 MiB (ulimit -s), and the experiment's
+ * chunks reach 8 MiB (16 MiB on 2 ranks): a chunk there crashes
+ * ./lab run 10. */
+static void check_ring_stack(double grew)
+{
+    claim(grew <= RING_STACK_BYTES, RING_STACK,
+          "on chunks of 1 MiB the stack grew by %.0f KiB, the most on a rank (a ring may take %d KiB%s)",
+          grew / 1024, RING_STACK_BYTES / 1024,
+          grew <= RING_STACK_BYTES ? ""
+                                   : ": a chunk in a local array does not fit the stack once chunks reach 8 "
+                                     "MiB, as in ./lab run 10; allocate it");
+}
+
+/* n = p 2^31 floats: chunks of 2^31, one past INT_MAX, which MPI's int
+ * counts cannot say. lab.h: refused (STATUS_BAD_ARGUMENT) before anything is
+ * allocated or sent. data is 16 floats that a refusal never touches (an
+ * index past them stops at its line); every allocation fails meanwhile, and
+ * a send or receive ends the run with this claim. */
+static void check_ring_int_count(void)
+{
+    begin(RING_INT, "in your lab_ring_all_reduce, given chunks of 2^31 floats");
+    const int64_t n = (int64_t)world_size * ((int64_t)INT_MAX + 1);
+    float *data = host_alloc(16 * sizeof(float), 0);
+    if (!data) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+    fill(data, 16);
+    watch_start();
+    watch.refuse_all = true;
+    oversized = true;
+    const status s = CHECK_YOURS(lab_ring_all_reduce(data, n, MPI_COMM_WORLD));
+    oversized = false;
+    watch_stop();
+    host_free(data, 0);
+    const int wrong = first_rank(s != STATUS_BAD_ARGUMENT);
+    long long asked = (long long)watch.refused;
+    int code = (int)s;
+    if (wrong >= 0) {
+        PMPI_Bcast(&asked, 1, MPI_LONG_LONG, wrong, MPI_COMM_WORLD);
+        PMPI_Bcast(&code, 1, MPI_INT, wrong, MPI_COMM_WORLD);
+    }
+    char figures[400] = "";
+    check_append(figures, sizeof figures,
+                 "n = %lld on %d ranks, chunks of %lld floats (INT_MAX = %d): ", (long long)n, world_size,
+                 (long long)n / world_size, INT_MAX);
+    if (wrong < 0)
+        check_append(figures, sizeof figures, "refused, STATUS_BAD_ARGUMENT");
+    else
+        check_append(figures, sizeof figures, "rank %d's call returned %s, not STATUS_BAD_ARGUMENT%s", wrong,
+                     status_name((status)code),
+                     asked ? " (it asked for memory first, refused here: check n before allocating)" : "");
+    claim(wrong < 0, RING_INT, "%s", figures);
+}
+
 static void check_ring(void)
 {
-    const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN, RING_SOURCES,  RING_FREES,
-                                        RING_BYTES, RING_BIG,   RING_BIG_SUMS, RING_STACK };
+    const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN,    RING_SOURCES, RING_FREES, RING_BYTES,
+                                        RING_BIG,   RING_BIG_SUMS, RING_STACK,   RING_INT };
     if (world_size == 1) {
         for (size_t i = 0; i < sizeof ring_claims / sizeof ring_claims[0]; ++i) across_ranks(ring_claims[i]);
         return;
@@ -729,17 +826,11 @@ static void check_ring(void)
      * reach 8 MiB (16 MiB on 2 ranks): a chunk there crashes ./lab run 10.
      * The check's own frames went as deep before, on small chunks, so what
      * the stack grew by on chunks of 1 MiB is the ring's. */
-    if (!all_agree(stack_before > 0 && stack_after > 0)) {
+    if (!all_agree(stack_before > 0 && stack_after > 0))
         printf("  (this system shows no stack size in /proc/self/maps: \"%s\" is not tried)\n", RING_STACK);
-        return;
-    }
-    const double grew = max_over_ranks((double)(stack_after - stack_before));
-    claim(grew <= RING_STACK_BYTES, RING_STACK,
-          "on chunks of 1 MiB the stack grew by %.0f KiB, the most on a rank (a ring may take %d KiB%s)",
-          grew / 1024, RING_STACK_BYTES / 1024,
-          grew <= RING_STACK_BYTES ? ""
-                                   : ": a chunk in a local array does not fit the stack once chunks reach 8 "
-                                     "MiB, as in ./lab run 10; allocate it");
+    else
+        check_ring_stack(max_over_ranks((double)(stack_after - stack_before)));
+    check_ring_int_count();
 }
 
 /* ---- step 3: training across the ranks -------------------------------------- */

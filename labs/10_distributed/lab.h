@@ -49,7 +49,9 @@ status lab_chunk(int64_t n, int p, int i, int64_t *first, int64_t *count);
  * ranks, the same bits on every rank: a reduce-scatter (p - 1 steps, each rank
  * sending one chunk to its right neighbour and receiving one from its left
  * with MPI_Sendrecv, adding it to its own) then an all-gather (p - 1 steps,
- * each passing on a finished chunk). Each rank sends 2 (p - 1) chunks. */
+ * each passing on a finished chunk). Each rank sends 2 (p - 1) chunks.
+ * Chunks longer than INT_MAX elements, more than MPI's int counts can say,
+ * are refused (STATUS_BAD_ARGUMENT) before anything is allocated or sent. */
 status lab_ring_all_reduce(float *data, int64_t n, MPI_Comm comm);
 
 /* ==== Step 3: data-parallel training across processes (README, "Step 3") == */
