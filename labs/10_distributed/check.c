@@ -266,6 +266,7 @@ static struct {
     size_t bytes[NOTED_BLOCKS];
     bool refuse_all; /* every allocation fails, as on a full host */
     size_t refused;  /* the largest refused */
+    int comms;       /* communicators made, less those freed */
 } watch;
 
 void *__real_malloc(size_t bytes);
@@ -344,7 +345,7 @@ void __wrap_free(void *p)
 
 static void watch_start(void)
 {
-    watch.blocks = 0;
+    watch.blocks = watch.comms = 0;
     watch.refuse_all = false, watch.refused = 0;
     watching = true;
 }
@@ -356,6 +357,50 @@ static size_t watch_stop(void)
     size_t bytes = 0;
     for (int i = 0; i < watch.blocks; ++i) bytes += watch.bytes[i];
     return bytes;
+}
+
+/* Communicators are made and freed through MPI's profiling interface (the
+ * check's own calls are PMPI_'s): each one a call of yours makes and does not
+ * free stays with MPI to the end, as a block of memory would. */
+static void made(int code, const MPI_Comm *made)
+{
+    if (watching && code == MPI_SUCCESS && made && *made != MPI_COMM_NULL) watch.comms++;
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    const int code = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    made(code, newcomm);
+    return code;
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    const int code = PMPI_Comm_split(comm, color, key, newcomm);
+    made(code, newcomm);
+    return code;
+}
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    const int code = PMPI_Comm_dup(comm, newcomm);
+    made(code, newcomm);
+    return code;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    const int code = PMPI_Comm_create(comm, group, newcomm);
+    made(code, newcomm);
+    return code;
+}
+
+int MPI_Comm_free(MPI_Comm *comm)
+{
+    const bool freeing = watching && comm && *comm != MPI_COMM_NULL;
+    const int code = PMPI_Comm_free(comm);
+    if (freeing && code == MPI_SUCCESS) watch.comms--;
+    return code;
 }
 
 /* The size of this thread's stack (the [stack] line of /proc/self/maps), -1
@@ -455,11 +500,15 @@ static void check_ranks(device d)
     rank_info info = { -1, -1, -1, -1 };
     status s = STATUS_OK;
     bool right = true;
+    int calls = 0, comms_left = 0;
     for (int c = 0; c < 2; ++c) {
         if (!all_agree(right)) break; /* lab_ranks may be collective: every rank calls it, or none */
         const MPI_Comm comm = c == 0 ? MPI_COMM_WORLD : backwards;
         info = (rank_info){ -1, -1, -1, -1 };
+        watch_start();
         s = CHECK_YOURS(lab_ranks(comm, &info));
+        watch_stop();
+        calls++, comms_left += watch.comms;
         int rank = 0, size = 0, local_rank = 0, local_size = 0;
         PMPI_Comm_rank(comm, &rank);
         PMPI_Comm_size(comm, &size);
@@ -490,6 +539,19 @@ static void check_ranks(device d)
                      world_size);
     claim(right, "lab_ranks gives every rank its own number, the world's size and its place on its machine",
           "%s", figures);
+
+    /* Hint 2: the communicator of the machine is read, then freed. */
+    const char *freed = "lab_ranks frees the communicator it splits off";
+    const int keeps = first_rank(comms_left != 0);
+    int left = comms_left;
+    if (keeps >= 0) PMPI_Bcast(&left, 1, MPI_INT, keeps, MPI_COMM_WORLD);
+    if (keeps < 0)
+        claim(true, freed, "%d call%s: every communicator made was freed", calls, plural(calls));
+    else
+        claim(false, freed,
+              "%d call%s left rank %d with %d communicator%s made and never freed (each stays with MPI to "
+              "the end: MPI_Comm_free)",
+              calls, plural(calls), keeps, left, plural(left));
 
     begin("each rank picks its device: cpu, its own sim:0, or cuda:(local rank % GPUs here)",
           "in your lab_pick_device");
