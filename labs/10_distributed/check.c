@@ -25,6 +25,9 @@
 
 static int world_rank, world_size;
 static const char *current_claim = "the check starts";
+/* What a deadlock in the claim being checked most likely means. */
+#define SENDS_FIRST "does every rank send before it receives? MPI_Sendrecv does both at once"
+static const char *deadlock_hint = SENDS_FIRST;
 
 /* ---- no hang, ever ---------------------------------------------------------- */
 
@@ -51,8 +54,8 @@ static void stuck(const char *where, double waited)
     if (world_rank == 0) {
         printf(
             "  FAIL  %s: rank 0 waited %.0f s %s, and no rank answered: a deadlock (every rank waiting for "
-            "another: does every rank send before it receives? MPI_Sendrecv does both at once)\n",
-            current_claim, waited, where);
+            "another: %s)\n",
+            current_claim, waited, where, deadlock_hint);
         fflush(stdout);
         sleep(1); /* the launcher forwards it before the abort kills the run (MPICH's drops it otherwise) */
         PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
@@ -473,6 +476,7 @@ static bool across_ranks(const char *name)
 static void begin(const char *claim_name, const char *where)
 {
     current_claim = claim_name;
+    deadlock_hint = SENDS_FIRST;
     snprintf(watchdog_where, sizeof watchdog_where, "%s", where);
 }
 
@@ -1053,6 +1057,39 @@ static void check_same_start(dist_model *m, const dist_model *one, float *mine, 
     claim(seeded_apart && equal, same_start, "%s", figures);
 }
 
+/* train.h: a batch may have fewer rows than there are ranks, and a rank
+ * with none takes part all the same (the others wait for it in the ring).
+ * p - 1 rows, one a rank: the last rank's slice is empty. From equal
+ * networks (rank 0's, broadcast), against one process on those rows. */
+static void check_empty_slice(dist_model *m, dist_model *one, const dataset *data, float *mine, float *theirs,
+                              int64_t n)
+{
+    const char *empty_slice = "lab_average_gradients with a rank's slice empty (fewer rows than ranks) gives "
+                              "every rank the batch's mean gradient";
+    if (!across_ranks(empty_slice)) return;
+    begin(empty_slice, "in your lab_average_gradients, with the last rank's slice empty");
+    deadlock_hint = "did the rank with no rows return, or refuse, without taking part in the ring? It sends "
+                    "and receives all the same, its sum being 0";
+    const int64_t batch = world_size - 1, rows = world_rank < batch ? 1 : 0, first = rows ? world_rank : 0;
+    const int64_t pixels = dataset_pixels(data);
+    KIT(dist_slice_gradients(m, data->images + first * pixels, data->labels + first, rows));
+    const status s = CHECK_YOURS(lab_average_gradients(&m->net, rows, batch, MPI_COMM_WORLD));
+    KIT(dist_read(&m->net, 1, mine, n));
+    KIT(dist_slice_gradients(one, data->images, data->labels, batch));
+    KIT(dist_read(&one->net, 1, theirs, n));
+    const double error = max_over_ranks(s == STATUS_OK ? largest_difference(mine, theirs, n) : INFINITY);
+    double largest;
+    const int64_t bits = differ_from_rank(mine, n, 0, &largest);
+    const int failed = first_rank(s != STATUS_OK);
+    char figures[300] = "";
+    if (failed >= 0) check_append(figures, sizeof figures, "; rank %d's call failed", failed);
+    claim(failed < 0 && error <= 1e-5 && bits == 0, empty_slice,
+          "%lld row%s on %d ranks, rank %d's slice empty: largest difference %.2g from one process's, %lld "
+          "values differ between ranks%s%s",
+          (long long)batch, plural(batch), world_size, world_size - 1, error,
+          (long long)max_over_ranks((double)bits), figures, check_failure_text(s));
+}
+
 /* TRAIN_STEPS steps of training: every rank on its slice, against one
  * process on the whole batch. */
 static void check_steps(dist_model *m, dist_model *one, const dataset *data, float *mine, float *theirs,
@@ -1144,6 +1181,7 @@ static void check_training(device d)
               (unsigned long long)down, (unsigned long long)up, tensors);
     }
 
+    check_empty_slice(&m, &one, &data, mine, theirs, n);
     check_steps(&m, &one, &data, mine, theirs, n);
     free(mine), free(theirs), free(scratch);
     dist_free(&m), dist_free(&one);
