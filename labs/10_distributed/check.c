@@ -251,22 +251,26 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 
 /* ---- what your calls leave allocated ---------------------------------------- */
 
-/* lab.cmake links this check with -Wl,--wrap=malloc,--wrap=calloc,
- * --wrap=realloc,--wrap=free: every call of them in this program (yours, the
- * kit's, not MPI's) comes here first. While the check watches a call of
+/* lab.cmake links this check with -Wl,--wrap for malloc, calloc, realloc,
+ * free and step 3's copies (tensor_to_host, tensor_copy_from_host,
+ * tensor_copy_from_host_async): every call of them in this program (yours,
+ * the kit's, not MPI's) comes here first. While the check watches a call of
  * yours, on this thread alone, each block allocated is noted until it is
  * freed; one still noted when the call has returned is a leak, which a
  * training loop repeats every step. (LeakSanitizer cannot say it: the
  * launcher turns it off, since Open MPI keeps allocations of its own to the
- * end.) */
+ * end.) check_refuse_call(at) makes the at-th allocation or copy fail, as a
+ * full host or a failing device would. */
 
 #define NOTED_BLOCKS 256
 
 static _Thread_local bool watching; /* on the check's thread, during a call of yours */
 static struct {
-    int blocks; /* noted and not freed yet */
+    const char *call; /* yours, watched */
+    int blocks;       /* noted and not freed yet */
     void *block[NOTED_BLOCKS];
     size_t bytes[NOTED_BLOCKS];
+    int in_kit;      /* inside a kit call of yours: what it allocates is the kit's */
     bool refuse_all; /* every allocation fails, as on a full host */
     size_t refused;  /* the largest refused */
     int comms;       /* communicators made, less those freed */
@@ -281,9 +285,11 @@ void *__wrap_calloc(size_t count, size_t size);
 void *__wrap_realloc(void *old, size_t bytes);
 void __wrap_free(void *p);
 
-/* An allocation refused (NULL), or made and noted. */
-static bool refused(size_t bytes)
+/* Whether this allocation fails: every one does while refuse_all, and the
+ * at-th watched call does after check_refuse_call(at). */
+static bool refused(const char *name, size_t bytes)
 {
+    if (check_refuse(name)) return true;
     if (!watch.refuse_all) return false;
     if (bytes > watch.refused) watch.refused = bytes;
     return true;
@@ -311,24 +317,26 @@ static void forget(int i)
     watch.bytes[i] = watch.bytes[watch.blocks];
 }
 
+static bool yours(void) { return watching && watch.in_kit == 0; }
+
 void *__wrap_malloc(size_t bytes)
 {
-    if (!watching) return __real_malloc(bytes);
-    if (refused(bytes)) return NULL;
+    if (!yours()) return __real_malloc(bytes);
+    if (refused("malloc", bytes)) return NULL;
     return noted(__real_malloc(bytes), bytes);
 }
 
 void *__wrap_calloc(size_t count, size_t size)
 {
-    if (!watching) return __real_calloc(count, size);
-    if (refused(count * size)) return NULL;
+    if (!yours()) return __real_calloc(count, size);
+    if (refused("calloc", count * size)) return NULL;
     return noted(__real_calloc(count, size), count * size);
 }
 
 void *__wrap_realloc(void *old, size_t bytes)
 {
-    if (!watching) return __real_realloc(old, bytes);
-    if (refused(bytes)) return NULL;
+    if (!yours()) return __real_realloc(old, bytes);
+    if (refused("realloc", bytes)) return NULL;
     const int i = old ? noted_at(old) : -1;
     void *p = __real_realloc(old, bytes);
     if (i >= 0 && p) watch.block[i] = p, watch.bytes[i] = bytes;
@@ -339,16 +347,62 @@ void *__wrap_realloc(void *old, size_t bytes)
 
 void __wrap_free(void *p)
 {
-    if (watching && p) {
+    if (yours() && p) {
         const int i = noted_at(p);
         if (i >= 0) forget(i);
     }
     __real_free(p);
 }
 
-static void watch_start(void)
+/* The copies of step 3, through their wrappers too: each is counted, and
+ * refused in its turn. */
+status __real_tensor_to_host(const tensor *t, float *dst, int64_t count);
+status __real_tensor_copy_from_host(tensor *t, const float *src, int64_t count);
+status __real_tensor_copy_from_host_async(tensor *t, const float *src, int64_t count);
+status __wrap_tensor_to_host(const tensor *t, float *dst, int64_t count);
+status __wrap_tensor_copy_from_host(tensor *t, const float *src, int64_t count);
+status __wrap_tensor_copy_from_host_async(tensor *t, const float *src, int64_t count);
+
+static status refusal(const char *name)
 {
-    watch.blocks = watch.comms = 0;
+    return fail(STATUS_BACKEND_FAILED, "%s: refused by the check, as a failing device would (call %d)", name,
+                check_calls_counted());
+}
+
+status __wrap_tensor_to_host(const tensor *t, float *dst, int64_t count)
+{
+    if (!yours()) return __real_tensor_to_host(t, dst, count);
+    if (check_refuse("tensor_to_host")) return refusal("tensor_to_host");
+    watch.in_kit++;
+    const status s = __real_tensor_to_host(t, dst, count);
+    watch.in_kit--;
+    return s;
+}
+
+status __wrap_tensor_copy_from_host(tensor *t, const float *src, int64_t count)
+{
+    if (!yours()) return __real_tensor_copy_from_host(t, src, count);
+    if (check_refuse("tensor_copy_from_host")) return refusal("tensor_copy_from_host");
+    watch.in_kit++;
+    const status s = __real_tensor_copy_from_host(t, src, count);
+    watch.in_kit--;
+    return s;
+}
+
+status __wrap_tensor_copy_from_host_async(tensor *t, const float *src, int64_t count)
+{
+    if (!yours()) return __real_tensor_copy_from_host_async(t, src, count);
+    if (check_refuse("tensor_copy_from_host_async")) return refusal("tensor_copy_from_host_async");
+    watch.in_kit++;
+    const status s = __real_tensor_copy_from_host_async(t, src, count);
+    watch.in_kit--;
+    return s;
+}
+
+static void watch_start(const char *call)
+{
+    watch.call = call;
+    watch.blocks = watch.comms = watch.in_kit = 0;
     watch.refuse_all = false, watch.refused = 0;
     watching = true;
 }
@@ -509,7 +563,7 @@ static void check_ranks(device d)
         if (!all_agree(right)) break; /* lab_ranks may be collective: every rank calls it, or none */
         const MPI_Comm comm = c == 0 ? MPI_COMM_WORLD : backwards;
         info = (rank_info){ -1, -1, -1, -1 };
-        watch_start();
+        watch_start("lab_ranks");
         s = CHECK_YOURS(lab_ranks(comm, &info));
         watch_stop();
         calls++, comms_left += watch.comms;
@@ -756,7 +810,7 @@ static void check_ring_int_count(void)
     float *data = host_alloc(16 * sizeof(float), 0);
     if (!data) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
     fill(data, 16);
-    watch_start();
+    watch_start("lab_ring_all_reduce");
     watch.refuse_all = true;
     oversized = true;
     const status s = CHECK_YOURS(lab_ring_all_reduce(data, n, MPI_COMM_WORLD));
@@ -838,7 +892,7 @@ static void check_ring(void)
     if (!values) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
     fill(values, small);
     status s = CHECK_YOURS(lab_ring_all_reduce(values, small, MPI_COMM_WORLD));
-    watch_start();
+    watch_start("lab_ring_all_reduce");
     for (int k = 0; k < 3 && s == STATUS_OK; ++k)
         s = CHECK_YOURS(lab_ring_all_reduce(values, small, MPI_COMM_WORLD));
     const size_t left = watch_stop();
@@ -1000,7 +1054,9 @@ static void check_broadcast_in(device d, const int64_t *sizes, int nsizes, float
     KIT(dist_read(&m.net, 0, expected, n));
     PMPI_Bcast(expected, (int)n, MPI_FLOAT, last, MPI_COMM_WORLD); /* the world's last rank's, before */
     MPI_Comm backwards = backwards_communicator(false);
+    watch_start("lab_broadcast_parameters");
     const status s = CHECK_YOURS(lab_broadcast_parameters(&m.net, backwards));
+    watch_stop();
     PMPI_Comm_free(&backwards);
     KIT(dist_read(&m.net, 0, mine, n));
     int64_t after = 0;
@@ -1032,7 +1088,9 @@ static void check_same_start(dist_model *m, const dist_model *one, float *mine, 
     apart_from_rank(&m->net, mine, 0, scratch, &weights_before, &biases_before);
     /* The check's own premise: every other rank starts apart from rank 0, in weights and in biases. */
     const bool seeded_apart = first_rank(world_rank > 0 && (weights_before == 0 || biases_before == 0)) < 0;
+    watch_start("lab_broadcast_parameters");
     status s = CHECK_YOURS(lab_broadcast_parameters(&m->net, MPI_COMM_WORLD));
+    watch_stop();
     KIT(dist_read(&m->net, 0, mine, n));
     KIT(dist_read(&one->net, 0, theirs, n));
     apart_from_rank(&m->net, mine, 0, scratch, &weights_after, &biases_after);
@@ -1073,7 +1131,9 @@ static void check_empty_slice(dist_model *m, dist_model *one, const dataset *dat
     const int64_t batch = world_size - 1, rows = world_rank < batch ? 1 : 0, first = rows ? world_rank : 0;
     const int64_t pixels = dataset_pixels(data);
     KIT(dist_slice_gradients(m, data->images + first * pixels, data->labels + first, rows));
+    watch_start("lab_average_gradients");
     const status s = CHECK_YOURS(lab_average_gradients(&m->net, rows, batch, MPI_COMM_WORLD));
+    watch_stop();
     KIT(dist_read(&m->net, 1, mine, n));
     KIT(dist_slice_gradients(one, data->images, data->labels, batch));
     KIT(dist_read(&one->net, 1, theirs, n));
@@ -1125,6 +1185,132 @@ static void check_steps(dist_model *m, dist_model *one, const dataset *data, flo
           TRAIN_BATCH, world_size);
 }
 
+/* ---- step 3 when a call fails ------------------------------------------------ */
+
+#define BROADCAST_FAILS \
+    "lab_broadcast_parameters returns every failure of its calls and frees its host memory"
+#define AVERAGE_FAILS \
+    "lab_average_gradients returns every failure of its calls, its ring's too, and frees its host memory"
+
+/* One of step 3's functions, refused call by call (its allocations, its
+ * ring's, and its copies): how many calls it makes whole, and the first
+ * refusal it lost (STATUS_OK came back) or that left blocks allocated. */
+typedef struct refusals {
+    int calls;       /* with nothing refused */
+    status whole;    /* the whole call's status */
+    int left_whole;  /* blocks it left */
+    int lost, leaky; /* the refused call, 1 for the first; 0 for none */
+    char lost_name[40], leaky_name[40];
+    status leaky_status;
+    int left;
+    size_t left_bytes;
+} refusals;
+
+typedef enum step3 { BROADCAST, AVERAGE } step3;
+
+static status call_step3(step3 which, mlp *net, int64_t rows, int64_t batch, MPI_Comm comm)
+{
+    if (which == BROADCAST) return lab_broadcast_parameters(net, comm);
+    return lab_average_gradients(net, rows, batch, comm);
+}
+
+/* Every rank tries as many refusals as the rank with the most calls (each
+ * its own calls alone), and stops when any rank has found a mistake: the
+ * ranks agree before each. In a communicator of several ranks the k-th call
+ * of every rank is refused alike, so that all skip the same sends. */
+static refusals refuse_each(step3 which, mlp *net, int64_t rows, int64_t batch, MPI_Comm comm)
+{
+    const char *name = which == BROADCAST ? "lab_broadcast_parameters" : "lab_average_gradients";
+    refusals r = { 0 };
+    watch_start(name);
+    check_refuse_call(-1); /* counting, refusing nothing */
+    r.whole = CHECK_YOURS(call_step3(which, net, rows, batch, comm));
+    r.calls = check_calls_counted();
+    check_refuse_call(0);
+    watch_stop();
+    r.left_whole = watch.blocks;
+    int most = 0;
+    PMPI_Allreduce(&r.calls, &most, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    bool more = all_agree(r.whole == STATUS_OK && r.left_whole == 0);
+    for (int at = 1; at <= most && more; ++at) {
+        if (at <= r.calls) {
+            watch_start(name);
+            check_refuse_call(at);
+            const status s = CHECK_YOURS(call_step3(which, net, rows, batch, comm));
+            const char *refused_call = check_refused_call();
+            check_refuse_call(0);
+            const size_t bytes = watch_stop();
+            if (s == STATUS_OK && refused_call) {
+                r.lost = at;
+                snprintf(r.lost_name, sizeof r.lost_name, "%s", refused_call);
+            } else if (watch.blocks > 0) {
+                r.leaky = at, r.leaky_status = s, r.left = watch.blocks, r.left_bytes = bytes;
+                snprintf(r.leaky_name, sizeof r.leaky_name, "%s", refused_call ? refused_call : "none");
+            }
+        }
+        more = all_agree(!r.lost && !r.leaky);
+    }
+    return r;
+}
+
+/* Whether r shows no mistake on any rank; figures: the words of the first
+ * rank that found one. */
+static bool refusals_hold(const char *name, const refusals *r, char *figures, size_t room)
+{
+    const bool ok = r->whole == STATUS_OK && r->left_whole == 0 && !r->lost && !r->leaky;
+    if (r->whole != STATUS_OK)
+        check_append(figures, room, "rank %d: %s failed with nothing refused%s", world_rank, name,
+                     check_failure_text(r->whole));
+    else if (r->left_whole)
+        check_append(figures, room,
+                     "rank %d: with nothing refused, %s left %d block%s allocated, never freed", world_rank,
+                     name, r->left_whole, plural(r->left_whole));
+    else if (r->lost)
+        check_append(
+            figures, room,
+            "rank %d: %s returned STATUS_OK when call %d of its %d (%s) failed: that failure was lost, "
+            "and the training would go on from a step that did not happen",
+            world_rank, name, r->lost, r->calls, r->lost_name);
+    else if (r->leaky)
+        check_append(figures, room,
+                     "rank %d: when call %d of its %d (%s) failed, %s returned %s and left %d block%s of %zu "
+                     "bytes allocated: free what it allocated on every way out",
+                     world_rank, r->leaky, r->calls, r->leaky_name, name, status_name(r->leaky_status),
+                     r->left, plural(r->left), r->left_bytes);
+    else
+        check_append(figures, room,
+                     "each of its %d calls (allocations and copies) refused in turn: every failure returned, "
+                     "nothing left allocated",
+                     r->calls);
+    const int bad = first_rank(!ok);
+    PMPI_Bcast(figures, (int)room, MPI_CHAR, bad < 0 ? 0 : bad, MPI_COMM_WORLD);
+    return bad < 0;
+}
+
+/* The broadcast on a network of its own in a communicator of one rank,
+ * where nothing waits for another rank whatever is refused (a rank 0 that
+ * alone copies down would skip a broadcast the others wait in); the average
+ * in the world, every rank refused alike. */
+static void check_failures(device d, const int64_t *sizes, int nsizes, dist_model *m)
+{
+    begin(BROADCAST_FAILS,
+          "in your lab_broadcast_parameters, with one of its calls failing, each rank alone");
+    dist_model own;
+    create_model(&own, d, sizes, nsizes, world_rank);
+    const refusals broadcast = refuse_each(BROADCAST, &own.net, 0, 0, MPI_COMM_SELF);
+    char figures[600] = "";
+    claim(refusals_hold("lab_broadcast_parameters", &broadcast, figures, sizeof figures), BROADCAST_FAILS,
+          "%s", figures);
+    dist_free(&own);
+
+    begin(AVERAGE_FAILS, "in your lab_average_gradients, with one of its calls failing on every rank");
+    const int64_t rows = TRAIN_BATCH / world_size + (world_rank < TRAIN_BATCH % world_size ? 1 : 0);
+    const refusals average = refuse_each(AVERAGE, &m->net, rows, TRAIN_BATCH, MPI_COMM_WORLD);
+    figures[0] = '\0';
+    claim(refusals_hold("lab_average_gradients", &average, figures, sizeof figures), AVERAGE_FAILS, "%s",
+          figures);
+}
+
 static void check_training(device d)
 {
     const int64_t sizes[] = { SYNTHETIC_SIDE * SYNTHETIC_SIDE, 16, DATA_CLASSES };
@@ -1155,7 +1341,9 @@ static void check_training(device d)
     device_counters c0, c1;
     KIT(counters_read(d, &c0));
     library_sums = 0;
+    watch_start("lab_average_gradients");
     s = CHECK_YOURS(lab_average_gradients(&m.net, rows, TRAIN_BATCH, MPI_COMM_WORLD));
+    watch_stop();
     const long long sums_of_mpi = (long long)max_over_ranks((double)library_sums);
     KIT(counters_read(d, &c1));
     KIT(dist_read(&m.net, 1, mine, n));
@@ -1183,6 +1371,7 @@ static void check_training(device d)
 
     check_empty_slice(&m, &one, &data, mine, theirs, n);
     check_steps(&m, &one, &data, mine, theirs, n);
+    check_failures(d, sizes, 3, &m);
     free(mine), free(theirs), free(scratch);
     dist_free(&m), dist_free(&one);
     dataset_free(&data);

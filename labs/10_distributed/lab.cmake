@@ -20,10 +20,11 @@ list(APPEND LAB_SHARED lab_common lab_common_backward)
 list(APPEND LAB_USES 05)
 list(APPEND LAB_LIBRARIES MPI::MPI_C)
 
-# The check notes what each call of the student's allocates and frees
-# (check.c, "what your calls leave allocated"): its program's calls of these
-# go through its wrappers. MPI's own, in its shared library, do not.
-foreach(call malloc calloc realloc free)
+# The check notes what each call of the student's allocates and frees, and
+# refuses each allocation and copy of step 3 in turn (check.c, "what your
+# calls leave allocated"): its program's calls of these go through its
+# wrappers. MPI's own, in its shared library, do not.
+foreach(call malloc calloc realloc free tensor_to_host tensor_copy_from_host tensor_copy_from_host_async)
   list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=${call})
 endforeach()
 

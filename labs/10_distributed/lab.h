@@ -56,7 +56,9 @@ status lab_ring_all_reduce(float *data, int64_t n, MPI_Comm comm);
 
 /* ==== Step 3: data-parallel training across processes (README, "Step 3") == */
 
-/* Every weight and bias of net (on its own device) made equal to rank 0's. */
+/* Every weight and bias of net (on its own device) made equal to rank 0's.
+ * Here and in lab_average_gradients, a call that fails (a copy, an
+ * allocation) returns its failure, having freed what it allocated. */
 status lab_broadcast_parameters(mlp *net, MPI_Comm comm);
 
 /* Every layer's dW and db holds the gradient of the mean loss over this rank's
