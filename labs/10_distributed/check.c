@@ -14,6 +14,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,6 +265,16 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
 
 #define NOTED_BLOCKS 256
 
+/* A queued upload from host memory, and how often the host had waited for
+ * its device by then (device_counters.syncs: every blocking read, blocking
+ * upload and synchronisation counts one). */
+typedef struct queued_upload {
+    uintptr_t src;
+    size_t bytes;
+    device dev;
+    uint64_t syncs;
+} queued_upload;
+
 static _Thread_local bool watching; /* on the check's thread, during a call of yours */
 static struct {
     const char *call; /* yours, watched */
@@ -274,7 +285,16 @@ static struct {
     bool refuse_all; /* every allocation fails, as on a full host */
     size_t refused;  /* the largest refused */
     int comms;       /* communicators made, less those freed */
+    int uploads;     /* queued uploads from host memory to a GPU */
+    queued_upload upload[NOTED_BLOCKS];
 } watch;
+
+/* The first host buffer freed while an upload from it was still queued, in
+ * any call of step 3 the check watched. */
+static struct {
+    long long count;
+    char what[400];
+} freed_early;
 
 void *__real_malloc(size_t bytes);
 void *__real_calloc(size_t count, size_t size);
@@ -345,11 +365,36 @@ void *__wrap_realloc(void *old, size_t bytes)
     return old ? p : noted(p, bytes);
 }
 
+/* tensor.h: a queued upload reads its source when the device reaches it, so
+ * the source must stay until the host has waited for the device. Whether
+ * the device happens to be there already is a race; whether the host waited
+ * is not: a buffer freed with an upload from it queued, and no wait since,
+ * is the mistake, on a simulated GPU as on a real one. */
+static void freed(uintptr_t start, size_t bytes)
+{
+    for (int k = 0; k < watch.uploads; ++k) {
+        const queued_upload *u = &watch.upload[k];
+        device_counters now;
+        if (u->src < start || u->src >= start + bytes || counters_read(u->dev, &now) != STATUS_OK ||
+            now.syncs != u->syncs)
+            continue;
+        if (freed_early.count++ == 0)
+            snprintf(freed_early.what, sizeof freed_early.what,
+                     "rank %d's %s freed a host buffer of %zu bytes while an upload of %zu bytes from it to "
+                     "%s (tensor_copy_from_host_async) was queued, with no wait for the device since: the "
+                     "device may read freed memory",
+                     world_rank, watch.call, bytes, u->bytes, device_name(u->dev));
+    }
+}
+
 void __wrap_free(void *p)
 {
     if (yours() && p) {
         const int i = noted_at(p);
-        if (i >= 0) forget(i);
+        if (i >= 0) {
+            freed((uintptr_t)p, watch.bytes[i]);
+            forget(i);
+        }
     }
     __real_free(p);
 }
@@ -395,6 +440,12 @@ status __wrap_tensor_copy_from_host_async(tensor *t, const float *src, int64_t c
     if (check_refuse("tensor_copy_from_host_async")) return refusal("tensor_copy_from_host_async");
     watch.in_kit++;
     const status s = __real_tensor_copy_from_host_async(t, src, count);
+    const device d = tensor_device(t);
+    device_counters then;
+    if (s == STATUS_OK && src && device_is_gpu(d) && watch.uploads < NOTED_BLOCKS &&
+        counters_read(d, &then) == STATUS_OK)
+        watch.upload[watch.uploads++] =
+            (queued_upload){ (uintptr_t)src, sizeof(float) * (size_t)count, d, then.syncs };
     watch.in_kit--;
     return s;
 }
@@ -402,7 +453,7 @@ status __wrap_tensor_copy_from_host_async(tensor *t, const float *src, int64_t c
 static void watch_start(const char *call)
 {
     watch.call = call;
-    watch.blocks = watch.comms = watch.in_kit = 0;
+    watch.blocks = watch.comms = watch.uploads = watch.in_kit = 0;
     watch.refuse_all = false, watch.refused = 0;
     watching = true;
 }
@@ -1191,6 +1242,8 @@ static void check_steps(dist_model *m, dist_model *one, const dataset *data, flo
     "lab_broadcast_parameters returns every failure of its calls and frees its host memory"
 #define AVERAGE_FAILS \
     "lab_average_gradients returns every failure of its calls, its ring's too, and frees its host memory"
+#define FREED_EARLY \
+    "lab_broadcast_parameters and lab_average_gradients free no host buffer a queued upload reads"
 
 /* One of step 3's functions, refused call by call (its allocations, its
  * ring's, and its copies): how many calls it makes whole, and the first
@@ -1372,6 +1425,15 @@ static void check_training(device d)
     check_empty_slice(&m, &one, &data, mine, theirs, n);
     check_steps(&m, &one, &data, mine, theirs, n);
     check_failures(d, sizes, 3, &m);
+    /* On the CPU a queued upload is done at once: nothing waits to be read. */
+    if (device_is_gpu(d)) {
+        const int early = first_rank(freed_early.count > 0);
+        if (early >= 0)
+            PMPI_Bcast(freed_early.what, sizeof freed_early.what, MPI_CHAR, early, MPI_COMM_WORLD);
+        claim(early < 0, FREED_EARLY, "%s",
+              early < 0 ? "every host buffer outlived the uploads queued from it, or the host waited first"
+                        : freed_early.what);
+    }
     free(mine), free(theirs), free(scratch);
     dist_free(&m), dist_free(&one);
     dataset_free(&data);
