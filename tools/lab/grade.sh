@@ -707,10 +707,13 @@ cmd_grade() {
   fi
   # The labs: those asked for, else every lab present.
   local labs=() lab devices=()
+  # A lab or device named twice (--labs 01,1 --devices cpu,cpu) counts once:
+  # two jobs of one student's lab would share its work folder and break each
+  # other's build, and every row would be there twice.
   if [[ -n $labs_arg ]]; then
     for lab in ${labs_arg//,/ }; do
       resolve_lab "$lab"
-      labs+=("$LAB")
+      [[ " ${labs[*]} " == *" $LAB "* ]] || labs+=("$LAB")
     done
   else
     mapfile -t labs < <(labs_present)
@@ -718,7 +721,7 @@ cmd_grade() {
   if [[ -n $devices_arg ]]; then
     for n in ${devices_arg//,/ }; do
       [[ $n =~ ^(cpu|sim:[0-7]|cuda:[0-9])$ ]] || grade_usage_error "grade: '$n' is not a device (cpu, sim:0, cuda:0)"
-      devices+=("$n")
+      [[ " ${devices[*]} " == *" $n "* ]] || devices+=("$n")
     done
   else
     devices=(cpu sim:0)

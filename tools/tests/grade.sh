@@ -196,8 +196,9 @@ fi
 # The class and the hostile class graded at once, as two instructors might:
 # neither may reach the other (the hostile's fork bomb fills its slot's
 # process limit and its sweeps kill everything of its slot's uid; a uid
-# shared between the two gradings would fail the class's checks).
-./lab grade "$WORK/class" --labs $NN,04${DLAB:+,$DNN} --devices cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 &
+# shared between the two gradings would fail the class's checks). The class
+# names lab 02 twice (02 and 2) and the cpu twice: each counts once.
+./lab grade "$WORK/class" --labs $NN,04,${NN#0}${DLAB:+,$DNN} --devices cpu,cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 &
 class_grading=$!
 ./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
   >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
@@ -264,6 +265,10 @@ expect out deleter $LAB '^done$'
 expect out forger $LAB "^build-failed: .*defines what the kit defines \\(check_"
 expect out-hostile loop $LAB '^not yet: timeout on cpu'
 expect out-hostile forkbomb $LAB '^not yet: timeout on cpu'
+# Lab 02 and the cpu, named twice, were graded once: a student's lab has one
+# verdict, and no row is there twice (two jobs of one lab shared a work folder).
+dups=$(cut -f1,2 "$WORK/out/verdicts.tsv" | sort | uniq -d; sort "$WORK/out/grades.tsv" | uniq -d)
+[[ -z $dups ]] || fail "a lab or a device named twice was graded twice: $(head -n 2 <<<"$dups" | cut -c1-160)"
 # Graded on the cpu alone, lab 04 has no run under the kernel sanitizer
 # (it watches a simulated GPU): nothing of it in the rows.
 ! grep -q $'\t[^\t]*\\.kernels\t' "$WORK/out/grades.tsv" || fail "a grade on the cpu alone ran the kernel sanitizer's check"
