@@ -210,7 +210,7 @@ grade_build_script() {
   next=""
   for token in "${tokens[@]}"; do
     if [[ $next == o ]]; then
-      link+=("\$S/$target")
+      link+=("\"\$S\"/$target")
       next=""
       continue
     fi
@@ -228,7 +228,7 @@ grade_build_script() {
         code_target[$key]=${BASH_REMATCH[1]}
         link+=("\$objects_$key")
       fi
-      code_objects[$key]+=" $token"
+      code_objects[$key]+=$'\n'$token
       # The kit's skeleton of an earlier lab stands in where one is not handed in.
       if [[ $token == /* ]]; then grade_image_copy "$token" "$img"; else grade_image_copy "$dir/$token" "$img"; fi
       continue
@@ -237,6 +237,7 @@ grade_build_script() {
       [[ $token == /* ]] || token=$dir/$token
       grade_image_copy "$token" "$img"
       kit_objects+=("$token")
+      token=$(printf %q "$token") # the kit's path may hold a space
     fi
     link+=("$token")
   done
@@ -247,17 +248,22 @@ grade_build_script() {
   # which would silence it): its build fails, said so.
   nm -g --defined-only --format=posix "${kit_objects[@]}" 2>/dev/null | awk 'NF >= 3 && $2 ~ /[TDBRVWC]/ { print $1 }' |
     sort -u >"$img/.grade/$nn/$symbols"
+  # Every path of the kit in it is quoted (printf %q): a kit whose path holds
+  # a space built nothing. The lists of objects hold one a line (IFS).
   {
     echo "#!/bin/sh"
     echo "# The build of a submission's $target, in the sandbox: \$S is its folder."
-    echo "S=$ROOT/.submission"
+    echo "S=$(printf %q "$ROOT/.submission")"
+    echo "nl='"
+    echo "'"
+    echo "IFS=\$nl"
     echo "mkdir -p \"\$S/$objdir\" || exit 1"
     echo 'objects=""'
     for key in "${keys[@]}"; do
       local mlab
       m=${key: -2}
       mlab=$(cd labs && echo "$m"_*)
-      echo "objects_$key=\"${code_objects[$key]# }\""
+      echo "objects_$key=\"${code_objects[$key]#$'\n'}\""
       echo "if [ -f \"\$S/labs/$mlab/lab.c\" ]; then"
       echo "  objects_$key=\"\""
       local dirc command i=0
@@ -270,16 +276,16 @@ grade_build_script() {
           if [[ $options == /* ]]; then grade_image_copy "$options" "$img"; else grade_image_copy "$dirc/$options" "$img"; fi
         done < <(grep -oE -e '--options-file [^ ]+' <<<"$command")
         command=$(sed -E -e 's/ -MD / /; s/ -MT [^ ]+ / /; s/ -MF [^ ]+ / /' -e "s| -o [^ ]+| -o \"\$S/$objdir/$key-$i.o\"|" <<<"$command")
-        echo "  cd \"$dirc\" && $command || exit 1"
-        echo "  objects_$key=\"\$objects_$key \$S/$objdir/$key-$i.o\""
-        echo "  objects=\"\$objects \$S/$objdir/$key-$i.o\""
+        echo "  cd $(printf %q "$dirc") && $command || exit 1"
+        echo "  objects_$key=\"\$objects_$key\$nl\$S/$objdir/$key-$i.o\""
+        echo "  objects=\"\$objects\$nl\$S/$objdir/$key-$i.o\""
       done < <(grade_compile_commands "${code_target[$key]}" "$build")
       echo "fi"
     done
-    echo "cd \"$dir\" || exit 1"
+    echo "cd $(printf %q "$dir") || exit 1"
     echo "# Every symbol the submission defines, not weakly, that the kit defines too (a weak"
     echo "# one never wins over the kit's: nvcc's DW.ref.__gxx_personality_v0 is in both)."
-    echo "clash=\$(nm -g --defined-only --format=posix \$objects | awk 'NF >= 3 && \$2 ~ /^[TDBRCGS]\$/ { print \$1 }' | sort -u | comm -12 - \"$ROOT/.grade/$nn/$symbols\" | head -n 5 | tr '\\n' ' ')"
+    echo "clash=\$(nm -g --defined-only --format=posix \$objects | awk 'NF >= 3 && \$2 ~ /^[TDBRCGS]\$/ { print \$1 }' | sort -u | comm -12 - $(printf %q "$ROOT/.grade/$nn/$symbols") | head -n 5 | tr '\\n' ' ')"
     echo "if [ -n \"\$clash\" ]; then"
     echo "  echo \"grade: your code defines what the kit defines (\${clash% }): a submission may not replace the kit's code; rename yours or make it static\""
     echo "  exit 1"

@@ -356,6 +356,24 @@ done
   true
 grep -q "^$LAB on cpu: PASS" "$WORK/forged.out" ||
   fail "the forger's control did not pass when linked without the symbol check: $(tail -n 3 "$WORK/forged.out")"
+# A kit whose path holds a space: its image's build script names each path
+# whole (it said S=/a kit/.submission, and every submission was build-failed).
+# The script is made for the kit seen at "$WORK/a kit" (a link), then run
+# where the image stands at that path, on lab 02's skeleton (as root, outside
+# the sandbox: its S is checked first, so that it never writes to /obj).
+spaced="$WORK/a kit"
+rm -rf "$spaced" "$WORK/spaced-image" && mkdir -p "$WORK/spaced-image/.grade/$NN"
+ln -s "$KIT" "$spaced"
+(ROOT=$spaced && grade_build_script "$WORK/spaced-image" $NN check$NN "build/$PRESET" obj build.sh kit-symbols >/dev/null) ||
+  fail "no build script for a kit whose path holds a space"
+rm "$spaced" && mv "$WORK/spaced-image" "$spaced"
+mkdir -p "$spaced/.submission/labs/$LAB" && cp "$KIT/labs/$LAB/lab.c" "$spaced/.submission/labs/$LAB/"
+s=$(cd "$WORK" && sh -c "$(grep -m1 '^S=' "$spaced/.grade/$NN/build.sh")"$'\nprintf %s "$S"' 2>/dev/null) || true
+if [[ $s != "$spaced/.submission" ]]; then
+  fail "a kit whose path holds a space: its build script sets S to '$s': $(grep -m1 '^S=' "$spaced/.grade/$NN/build.sh")"
+elif ! sh "$spaced/.grade/$NN/build.sh" >"$WORK/spaced.out" 2>&1 || [[ ! -x $spaced/.submission/check$NN ]]; then
+  fail "a kit whose path holds a space: the build script fails: $(tail -n 3 "$WORK/spaced.out")"
+fi
 # Nothing harmed: the kit, the class, and no process of the slots left.
 [[ $(fingerprint) == "$before" ]] || fail "a file of the kit or of the class changed"
 if ps -e -o uid= | awk '$1 >= 2000000000 && $1 < 2000001000' | grep -q .; then
