@@ -24,7 +24,8 @@ grade_usage() {
   cat <<'EOF'
 usage: ./lab grade SUBMISSIONS [--labs 01,04] [--devices cpu,sim:0] [-j N] [--out DIR]
                    [--timeout S] [--build-timeout S] [--memory SIZE] [--processes N]
-  SUBMISSIONS  a folder with one folder or archive (.tar.gz, .tgz, .zip) per student,
+  SUBMISSIONS  a folder with one folder or archive (.tar.gz, .tgz, .tar.bz2, .tar.xz,
+               .tar, .zip) per student,
                holding labs/NN_name/lab.c and the lab's kernel files (README, "Grading a class")
   --labs       the labs to grade (default: every lab a submission has a file for)
   --devices    default: cpu,sim:0, and cuda:0 where there is an NVIDIA GPU
@@ -72,10 +73,30 @@ grade_student_name() {
   local name=${1##*/}
   name=${name%.tar.gz}
   name=${name%.tgz}
+  name=${name%.tar.bz2}
+  name=${name%.tar.xz}
+  name=${name%.tar}
   name=${name%.zip}
   name=${name//[^A-Za-z0-9._-]/_}
   [[ $name == .* ]] && name=_${name#.}
   echo "$name"
+}
+
+# Whether file $1 is an archive a student may hand in (GRADE_ARCHIVES, said).
+GRADE_ARCHIVES=".tar.gz, .tgz, .tar.bz2, .tar.xz, .tar, .zip"
+grade_is_archive() {
+  case $1 in *.tar.gz | *.tgz | *.tar.bz2 | *.tar.xz | *.tar | *.zip) return 0 ;; esac
+  return 1
+}
+
+# Why an archive could not be unpacked: the first line of the unpacker's log $1
+# that says something (not blank, as gzip's first line is; not tar's
+# "Removing leading /", nor unzip's "[archive]").
+grade_unpack_error() {
+  local line
+  line=$(grep -v -m1 -E -e '^[[:space:]]*$' -e 'Removing leading' -e '^\[.*\]$' "$1" || true)
+  line=${line#"${line%%[![:space:]]*}"}
+  printf '%s\n' "${line:-the unpacker said nothing}" | tr '\t' ' ' | cut -c1-200
 }
 
 # Unpacks or copies submission $1 into $2 (its labs/ folder), keeping only
@@ -92,15 +113,18 @@ grade_unpack() {
   mkdir -p "$dest"
   as_unpacker() { (ulimit -f 131072 && exec setpriv --reuid "$unpacker" --regid "$unpacker" --clear-groups -- "$@"); }
   case $src in
-    *.tar.gz | *.tgz)
+    *.tar.gz | *.tgz | *.tar.bz2 | *.tar.xz | *.tar)
+      # Read from a pipe, tar cannot tell the compression itself: said by name.
+      local z=()
+      case $src in *.tar.gz | *.tgz) z=(-z) ;; *.tar.bz2) z=(-j) ;; *.tar.xz) z=(-J) ;; esac
       chown "$unpacker:$unpacker" "$tmp"
-      as_unpacker tar -xzf - -C "$tmp" --no-same-owner --no-same-permissions <"$src" >"$dest.unpack-log" 2>&1 ||
-        echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem" ;;
+      as_unpacker tar "${z[@]}" -xf - -C "$tmp" --no-same-owner --no-same-permissions <"$src" >"$dest.unpack-log" 2>&1 ||
+        echo "the archive could not be unpacked whole: $(grade_unpack_error "$dest.unpack-log")" >"$dest.problem" ;;
     *.zip)
       if command -v unzip >/dev/null; then
         cp "$src" "$tmp/.handin.zip" && chown "$unpacker:$unpacker" "$tmp" "$tmp/.handin.zip"
         as_unpacker unzip -qq -o "$tmp/.handin.zip" -d "$tmp" >"$dest.unpack-log" 2>&1 ||
-          echo "the archive could not be unpacked whole: $(grep -v -m1 "Removing leading" "$dest.unpack-log")" >"$dest.problem"
+          echo "the archive could not be unpacked whole: $(grade_unpack_error "$dest.unpack-log")" >"$dest.problem"
         rm -f "$tmp/.handin.zip"
       else
         echo "a .zip, and unzip is not installed here (apt-get install unzip)" >"$dest.problem"
@@ -543,9 +567,13 @@ grade_rows() {
   nn=${lab%%_*}
   shift 3
   if [[ ! -f $out/submissions/$student/labs/$lab/lab.c ]]; then
+    # What was handed in, and why an archive gave less (grade_unpack's problem).
+    local handed problem=""
+    handed=$({ cd "$out/submissions/$student" && find labs -type f 2>/dev/null; cat "../$student.ignored"; } |
+      head -n 5 | paste -sd' ' - || true)
+    [[ ! -s $out/submissions/$student.problem ]] || problem="$(head -n1 "$out/submissions/$student.problem"); "
     printf '%s\t%s\t-\t%s.missing\tmissing\t%s\t%s\n' "$student" "$lab" "$nn" "labs/$lab/lab.c is missing" \
-      "handed in: $({ cd "$out/submissions/$student" && find labs -type f 2>/dev/null; cat "../$student.ignored"; } |
-        head -n 5 | paste -sd' ' - || true)"
+      "${problem}handed in: ${handed:-nothing}"
     return
   fi
   rc="?"
@@ -774,7 +802,11 @@ cmd_grade() {
   done
   local entry student students=() ignored
   for entry in "$submissions"/*; do
-    [[ -d $entry || $entry == *.tar.gz || $entry == *.tgz || $entry == *.zip ]] || continue
+    # Anything else is said, not skipped silently (a .rar, a .7z).
+    if [[ ! -d $entry ]] && ! grade_is_archive "$entry"; then
+      warn "grade: ${entry##*/} is neither a folder nor an archive ($GRADE_ARCHIVES): not graded"
+      continue
+    fi
     student=$(grade_student_name "$entry")
     if [[ " ${students[*]} " == *" $student "* ]]; then
       warn "grade: two submissions are named $student: only the first is graded"
@@ -787,7 +819,7 @@ cmd_grade() {
     ((ignored == 0)) || say "grade: $student: $ignored other files ignored (only lab.c and your kernels count):" \
       "$(head -n 3 "$out/submissions/$student.ignored" | paste -sd' ' -)$( ((ignored > 3)) && echo ' ...')"
   done
-  ((${#students[@]} > 0)) || die "grade: $submissions holds no submission (a folder, .tar.gz, .tgz or .zip per student)"
+  ((${#students[@]} > 0)) || die "grade: $submissions holds no submission (a folder or an archive per student: $GRADE_ARCHIVES)"
   # The jobs: a student's labs, those asked for or those with a file handed in.
   local work_list=()
   for student in "${students[@]}"; do

@@ -157,6 +157,16 @@ echo 'int main(void) { return 0; }' >"$WORK/class/forger/labs/$LAB/check.c"
 mkdir -p "$WORK/class/linker/labs" && ln -s "$KIT/solutions/$LAB" "$WORK/class/linker/labs/$LAB"
 mkdir -p "$WORK/class/includer/labs/$LAB"
 echo "#include \"$KIT/solutions/$LAB/lab.c\"" >"$WORK/class/includer/labs/$LAB/lab.c"
+# Three of them handed in as the other archives tar reads (told by their names:
+# from a pipe, tar cannot tell), one archive that is none, and a file that is
+# no submission (said, not graded).
+(cd "$WORK/class" && tar cf nofile.tar -C nofile labs && rm -r nofile)
+if command -v bzip2 >/dev/null && command -v xz >/dev/null; then
+  (cd "$WORK/class" && tar cjf nocompile.tar.bz2 -C nocompile labs && tar cJf includer.tar.xz -C includer labs &&
+    rm -r nocompile includer)
+fi
+echo "not gzip" >"$WORK/class/broken.tgz"
+echo "the class's notes" >"$WORK/class/notes.txt"
 
 # The infinite loop and the fork bomb, with short limits.
 before_main hostile loop "    volatile unsigned long n = 0;
@@ -258,6 +268,9 @@ expect out kernels $KLAB '^done$'
 expect out kernels $LAB '^missing: '
 expect out wrong-archive $LAB "FAIL.*$NN\\.$caught"
 expect out nofile $LAB "^missing: handed in: labs/$LAB/notes.txt"
+expect out broken $LAB "^missing: the archive could not be unpacked whole: [^ ;][^;]*; handed in: nothing\$"
+grep -q "grade: notes.txt is neither a folder nor an archive" "$WORK/class.out" ||
+  fail "a file of the class that is no submission (notes.txt) is not said"
 expect out linker $LAB "^missing: handed in: labs/$LAB\$"
 expect out nocompile $LAB '^build-failed: .*lab.c:[0-9]+.*error'
 expect out includer $LAB '^build-failed: .*No such file'
