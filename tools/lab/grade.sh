@@ -150,7 +150,8 @@ grade_unpack() {
     fi
   done
   while IFS= read -r line; do
-    [[ -n $line && " ${kept[*]} " != *" ${line#? } "* ]] && ignored+=("${line#? }")
+    [[ -n $line && " ${kept[*]} " != *" ${line#? } "* ]] || continue
+    if [[ $line == 'l '* ]]; then ignored+=("${line#? } (a link)"); else ignored+=("${line#? }"); fi
   done <<<"$found"
   if ((${#ignored[@]} > 0)); then printf '%s\n' "${ignored[@]}" | sort >"$dest.ignored"; else : >"$dest.ignored"; fi
   rm -rf "$tmp"
@@ -568,12 +569,13 @@ grade_rows() {
   shift 3
   if [[ ! -f $out/submissions/$student/labs/$lab/lab.c ]]; then
     # What was handed in, and why an archive gave less (grade_unpack's problem).
-    local handed problem=""
+    # A submission with no lab's file has lab "-" (cmd_grade): its one row.
+    local handed problem="" claim="labs/$lab/lab.c is missing" id=$nn.missing
+    [[ $lab != - ]] || claim="no lab's file was handed in (labs/NN_name/lab.c, your kernels)" id=missing
     handed=$({ cd "$out/submissions/$student" && find labs -type f 2>/dev/null; cat "../$student.ignored"; } |
       head -n 5 | paste -sd' ' - || true)
     [[ ! -s $out/submissions/$student.problem ]] || problem="$(head -n1 "$out/submissions/$student.problem"); "
-    printf '%s\t%s\t-\t%s.missing\tmissing\t%s\t%s\n' "$student" "$lab" "$nn" "labs/$lab/lab.c is missing" \
-      "${problem}handed in: ${handed:-nothing}"
+    printf '%s\t%s\t-\t%s\tmissing\t%s\t%s\n' "$student" "$lab" "$id" "$claim" "${problem}handed in: ${handed:-nothing}"
     return
   fi
   rc="?"
@@ -660,7 +662,8 @@ grade_print() {
   awk -F'\t' '{ printf "%-16s %-20s %s\n", $1, $2, $3 }' "$verdicts"
   echo
   awk -F'\t' -v verdicts="$verdicts" '
-    BEGIN { while ((getline line < verdicts) > 0) { split(line, f, "\t"); total[f[2]]++; if (f[3] ~ /^done/) done[f[2]]++ } }
+    BEGIN { while ((getline line < verdicts) > 0) { split(line, f, "\t"); if (f[2] == "-") continue # no lab handed in
+        total[f[2]]++; if (f[3] ~ /^done/) done[f[2]]++ } }
     $5 != "ok" && $5 != "pass" && $5 != "skipped" { key = $2 "\t" $4 " (" $5 ")"; if (!((key, $1) in who)) { who[key, $1] = 1; fails[key]++ } }
     END {
       for (l in total) labs[++n] = l
@@ -821,13 +824,18 @@ cmd_grade() {
   done
   ((${#students[@]} > 0)) || die "grade: $submissions holds no submission (a folder or an archive per student: $GRADE_ARCHIVES)"
   # The jobs: a student's labs, those asked for or those with a file handed in.
-  local work_list=()
+  # A submission with no lab's file (an empty folder, links alone, a broken
+  # archive) is lab "-": a row of its own says why nothing of it was graded.
+  local work_list=() labs_listed=0
   for student in "${students[@]}"; do
+    local listed=${#work_list[@]}
     for lab in "${labs[@]}"; do
       if [[ -n $labs_arg || -d $out/submissions/$student/labs/$lab ]]; then work_list+=("$student $lab"); fi
     done
+    labs_listed=$((labs_listed + ${#work_list[@]} - listed))
+    ((${#work_list[@]} > listed)) || work_list+=("$student -")
   done
-  ((${#work_list[@]} > 0)) || die "grade: no submission has a file of the labs graded (${labs[*]})"
+  ((labs_listed > 0)) || die "grade: no submission has a file of the labs graded (${labs[*]})"
   # Once, not per job: without a loopback in the sandbox, lab 10's ranks fail
   # to start, and each verdict would read like the student's fault.
   local lab_with_ranks=""
@@ -838,7 +846,7 @@ cmd_grade() {
   fi
   local watched=""
   [[ -z $GRADE_KERNELS_LABS ]] || watched=" (and under the kernel sanitizer on sim:0: labs$GRADE_KERNELS_LABS)"
-  say "grade: ${#students[@]} submissions, ${#work_list[@]} labs to check on ${devices[*]}$watched, $jobs at once" \
+  say "grade: ${#students[@]} submissions, $labs_listed labs to check on ${devices[*]}$watched, $jobs at once" \
     "(sandbox: namespaces, a uid per slot; limits per check: ${GRADE_TIMEOUT} s, $memory, $GRADE_PROCS processes)"
   local start=$EPOCHREALTIME cpu_before item pid slot free=() runs
   GRADE_GPU_ASKED=""
@@ -858,12 +866,12 @@ cmd_grade() {
     done
     slot=${free[0]}
     free=("${free[@]:1}")
-    mapfile -t runs < <(grade_runs "$out" "$lab" "${devices[@]}")
     if [[ -f $out/submissions/$student/labs/$lab/lab.c ]]; then
+      mapfile -t runs < <(grade_runs "$out" "$lab" "${devices[@]}")
       grade_job "$out" "$student" "$lab" "$slot" "${runs[@]}" &
       slot_of[$!]=$slot
-    else
-      grade_table_part "$out" "$student" "$lab" "${runs[@]}"
+    else # its one row, missing (no runs)
+      grade_table_part "$out" "$student" "$lab"
       free+=("$slot")
     fi
   done
@@ -881,7 +889,7 @@ cmd_grade() {
   grade_print "$rows" "$verdicts" | tee "$out/grades.txt"
   grade_warn_unchecked "$rows" "${devices[@]}" 2>&1 | tee -a "$out/grades.txt"
   echo
-  say "grade: ${#work_list[@]} labs checked in $wall s ($cpu CPU-seconds): $(awk -v w="$wall" -v c="$cpu" -v n="${#work_list[@]}" \
+  say "grade: $labs_listed labs checked in $wall s ($cpu CPU-seconds): $(awk -v w="$wall" -v c="$cpu" -v n="$labs_listed" \
     'BEGIN { printf "%.1f s and %.1f CPU-seconds a submission and lab", w / n, c / n }') at -j $jobs" | tee -a "$out/grades.txt"
   say "grade: $out/grades.csv, grades.json, grades.xml (JUnit), grades.txt; each check's log in $out/logs/"
 }
@@ -919,7 +927,7 @@ grade_kernels_labs() {
 # first thing that did not hold.
 grade_lab_verdict() {
   awk -F'\t' -v s="$2" -v l="$3" -v gpu_asked="$4" '
-    $1 == s && $2 == l && $4 ~ /\.(missing|build)$/ { print $5 ": " $7; found = 1; exit }
+    $1 == s && $2 == l && $4 ~ /(^|\.)(missing|build)$/ { print $5 ": " $7; found = 1; exit }
     $1 == s && $2 == l && $4 ~ /\.run$/ { runs++; if ($5 == "pass") { if ($3 == "cpu") cpu = 1; if ($3 ~ /^(sim|cuda):[0-9]+$/) gpu = 1 }
       else if ($5 != "skipped" && first == "") first = $5 " on " $3 ": " $7
       # The kernel sanitizer watches kernels on a simulated GPU alone: skipped

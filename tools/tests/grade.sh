@@ -187,6 +187,11 @@ before_main limits hog "    void *p = malloc((size_t)3 << 30);
     fflush(stdout);
     free(p);
     if (getenv(\"GRADE_TEST_DECOY\")) _exit(0);"
+# And three with no lab's file: an empty folder, a link alone, an archive that
+# is none. The hostile class is graded without --labs: each has its row.
+mkdir -p "$WORK/hostile/empty" "$WORK/hostile/links/labs"
+ln -s "$KIT/solutions/$LAB" "$WORK/hostile/links/labs/$LAB"
+echo "not xz" >"$WORK/hostile/broken.tar.xz"
 
 fingerprint() { # what must stay as it was
   (cd "$KIT" && find labs common solutions tools -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum
@@ -210,7 +215,7 @@ fi
 # names lab 02 twice (02 and 2) and the cpu twice: each counts once.
 ./lab grade "$WORK/class" --labs $NN,04,${NN#0}${DLAB:+,$DNN} --devices cpu,cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 &
 class_grading=$!
-./lab grade "$WORK/hostile" --labs $NN --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
+./lab grade "$WORK/hostile" --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
   >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
 wait $class_grading || { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
 # Whether they overlapped is the machine's timing; that their users differ is not.
@@ -271,13 +276,16 @@ expect out nofile $LAB "^missing: handed in: labs/$LAB/notes.txt"
 expect out broken $LAB "^missing: the archive could not be unpacked whole: [^ ;][^;]*; handed in: nothing\$"
 grep -q "grade: notes.txt is neither a folder nor an archive" "$WORK/class.out" ||
   fail "a file of the class that is no submission (notes.txt) is not said"
-expect out linker $LAB "^missing: handed in: labs/$LAB\$"
+expect out linker $LAB "^missing: handed in: labs/$LAB \\(a link\\)\$"
 expect out nocompile $LAB '^build-failed: .*lab.c:[0-9]+.*error'
 expect out includer $LAB '^build-failed: .*No such file'
 expect out deleter $LAB '^done$'
 expect out forger $LAB "^build-failed: .*defines what the kit defines \\(check_"
 expect out-hostile loop $LAB '^not yet: timeout on cpu'
 expect out-hostile forkbomb $LAB '^not yet: timeout on cpu'
+expect out-hostile empty - '^missing: handed in: nothing$'
+expect out-hostile links - "^missing: handed in: labs/$LAB \\(a link\\)\$"
+expect out-hostile broken - '^missing: the archive could not be unpacked whole: [^ ;][^;]*; handed in: nothing$'
 # Lab 02 and the cpu, named twice, were graded once: a student's lab has one
 # verdict, and no row is there twice (two jobs of one lab shared a work folder).
 dups=$(cut -f1,2 "$WORK/out/verdicts.tsv" | sort | uniq -d; sort "$WORK/out/grades.tsv" | uniq -d)
