@@ -805,6 +805,12 @@ cmd_grade() {
   done
   local entry student students=() ignored
   for entry in "$submissions"/*; do
+    # A grading's output (this --out inside the folder, or an earlier one's)
+    # is no student: graded, it was one named after it ("grades").
+    if [[ $entry -ef $out || -f $entry/.labkit-grade ]]; then
+      say "grade: ${entry##*/} is the output of a ./lab grade, not a submission: skipped"
+      continue
+    fi
     # Anything else is said, not skipped silently (a .rar, a .7z).
     if [[ ! -d $entry ]] && ! grade_is_archive "$entry"; then
       warn "grade: ${entry##*/} is neither a folder nor an archive ($GRADE_ARCHIVES): not graded"

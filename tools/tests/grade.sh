@@ -192,6 +192,7 @@ before_main limits hog "    void *p = malloc((size_t)3 << 30);
 mkdir -p "$WORK/hostile/empty" "$WORK/hostile/links/labs"
 ln -s "$KIT/solutions/$LAB" "$WORK/hostile/links/labs/$LAB"
 echo "not xz" >"$WORK/hostile/broken.tar.xz"
+# Its grades go into its own folder (--out), which is no student.
 
 fingerprint() { # what must stay as it was
   (cd "$KIT" && find labs common solutions tools -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum
@@ -215,12 +216,12 @@ fi
 # names lab 02 twice (02 and 2) and the cpu twice: each counts once.
 ./lab grade "$WORK/class" --labs $NN,04,${NN#0}${DLAB:+,$DNN} --devices cpu,cpu -j 2 --out "$WORK/out" >"$WORK/class.out" 2>&1 &
 class_grading=$!
-./lab grade "$WORK/hostile" --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/out-hostile" \
+./lab grade "$WORK/hostile" --devices cpu -j 2 --timeout 1 --processes 24 --out "$WORK/hostile/grades" \
   >"$WORK/hostile.out" 2>&1 || { cat "$WORK/hostile.out"; fail "./lab grade of the hostile class stopped"; }
 wait $class_grading || { cat "$WORK/class.out"; fail "./lab grade of the class stopped"; }
 # Whether they overlapped is the machine's timing; that their users differ is not.
 class_uids=$(cat "$WORK"/out/logs/*/*/uid 2>/dev/null | sort -u || true)
-hostile_uids=$(cat "$WORK"/out-hostile/logs/*/*/uid 2>/dev/null | sort -u || true)
+hostile_uids=$(cat "$WORK"/hostile/grades/logs/*/*/uid 2>/dev/null | sort -u || true)
 shared_uids=$(comm -12 <(echo "$class_uids") <(echo "$hostile_uids"))
 if [[ -z $class_uids || -z $hostile_uids ]]; then
   fail "a grading did not say which users its checks ran as (logs/<student>/<lab>/uid)"
@@ -231,6 +232,9 @@ fi
 # is skipped (sim:7: the sandbox simulates two): that is said after the table,
 # where its rows alone read "skipped".
 cp -R "$WORK/class/correct" "$WORK/limits/"
+# An earlier grading's output in the folder is no student either.
+mkdir -p "$WORK/limits/old-grades/kit/labs/$LAB" && touch "$WORK/limits/old-grades/.labkit-grade" &&
+  cp "$KIT/labs/$LAB/lab.c" "$WORK/limits/old-grades/kit/labs/$LAB/"
 ./lab grade "$WORK/limits" --labs $NN --devices cpu,sim:7 -j 2 --memory 1G --out "$WORK/out-limits" \
   >"$WORK/limits.out" 2>&1 || { cat "$WORK/limits.out"; fail "./lab grade of the limits' class stopped"; }
 # Lab 09 graded as ./lab check judges it, where this build has the kernel
@@ -281,11 +285,16 @@ expect out nocompile $LAB '^build-failed: .*lab.c:[0-9]+.*error'
 expect out includer $LAB '^build-failed: .*No such file'
 expect out deleter $LAB '^done$'
 expect out forger $LAB "^build-failed: .*defines what the kit defines \\(check_"
-expect out-hostile loop $LAB '^not yet: timeout on cpu'
-expect out-hostile forkbomb $LAB '^not yet: timeout on cpu'
-expect out-hostile empty - '^missing: handed in: nothing$'
-expect out-hostile links - "^missing: handed in: labs/$LAB \\(a link\\)\$"
-expect out-hostile broken - '^missing: the archive could not be unpacked whole: [^ ;][^;]*; handed in: nothing$'
+expect hostile/grades loop $LAB '^not yet: timeout on cpu'
+expect hostile/grades forkbomb $LAB '^not yet: timeout on cpu'
+expect hostile/grades empty - '^missing: handed in: nothing$'
+expect hostile/grades links - "^missing: handed in: labs/$LAB \\(a link\\)\$"
+expect hostile/grades broken - '^missing: the archive could not be unpacked whole: [^ ;][^;]*; handed in: nothing$'
+# An --out in the folder of submissions, and an earlier grading's output
+# there, are no students.
+for o in hostile/grades:grades out-limits:old-grades; do
+  ! grep -q "^${o#*:}"$'\t' "$WORK/${o%:*}/verdicts.tsv" || fail "the output of a grading in the class (${o#*:}) was graded as a student"
+done
 # Lab 02 and the cpu, named twice, were graded once: a student's lab has one
 # verdict, and no row is there twice (two jobs of one lab shared a work folder).
 dups=$(cut -f1,2 "$WORK/out/verdicts.tsv" | sort | uniq -d; sort "$WORK/out/grades.tsv" | uniq -d)
@@ -328,7 +337,7 @@ grep -q '^reader: No such file or directory' "$WORK/out/logs/deleter/$LAB/cpu.lo
   fail "the deleter read the solution: $(grep '^reader' "$WORK/out/logs/deleter/$LAB/cpu.log")"
 grep -q "^network: $loopback" "$WORK/out/logs/deleter/$LAB/cpu.log" ||
   fail "the sandbox's network is more or less than a loopback of its own: $(grep '^network' "$WORK/out/logs/deleter/$LAB/cpu.log")"
-grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/out-hostile/logs/forkbomb/$LAB/cpu.log" ||
+grep -q '^fork bomb: capped: Resource temporarily unavailable' "$WORK/hostile/grades/logs/forkbomb/$LAB/cpu.log" ||
   fail "the fork bomb was not capped by the process limit"
 # (The control first: a machine that refuses 3 GiB to anyone proves nothing.)
 control=$(GRADE_TEST_DECOY=1 "$WORK/out-limits/work/hog-$LAB/check$NN" --device cpu 2>&1 | grep -m1 '^hog') || true
