@@ -764,6 +764,10 @@ cmd_grade() {
     devices=(cpu sim:0)
     (($(cuda_count "$PRESET") > 0)) && devices+=(cuda:0)
   fi
+  # The command line holds and $out may be replaced: the run before this one
+  # goes now, all of it, so that a run that fails below (the kit does not
+  # build, no submission) leaves no grades of it that read like this run's.
+  rm -rf "$out/kit" "$out/work" "$out/logs" "$out/submissions" "$out"/grades.* "$out/verdicts.tsv"
   # The checks, then for the labs with a kernels claim their checks for the
   # kernel sanitizer (checkNN-kernels: not built by default), whose link
   # commands the image's builds copy: a build knows its labs with a kernels
@@ -795,7 +799,6 @@ cmd_grade() {
   mkdir -p "$out"
   chmod 700 "$out"
   : >"$out/.labkit-grade"
-  rm -rf "$out/kit" "$out/work" "$out/logs" "$out/submissions"
   mkdir -p "$out/sandbox-root" "$out/submissions" "$out/logs" "$out/work"
   grade_make_image "$out/kit" "${labs[@]}"
   # The submissions: one folder or archive each.

@@ -404,6 +404,15 @@ if [[ $s != "$spaced/.submission" ]]; then
 elif ! sh "$spaced/.grade/$NN/build.sh" >"$WORK/spaced.out" 2>&1 || [[ ! -x $spaced/.submission/check$NN ]]; then
   fail "a kit whose path holds a space: the build script fails: $(tail -n 3 "$WORK/spaced.out")"
 fi
+# A re-run into the limits' output that fails (a folder with no submission)
+# leaves nothing of the run before it that would read as its grades.
+mkdir -p "$WORK/none"
+if ./lab grade "$WORK/none" --labs $NN --devices cpu --out "$WORK/out-limits" >"$WORK/none.out" 2>&1 ||
+  ! grep -q 'holds no submission' "$WORK/none.out"; then
+  fail "./lab grade of a folder with no submission: $(tail -n 2 "$WORK/none.out")"
+fi
+left=$(cd "$WORK/out-limits" && ls -d grades.* verdicts.tsv logs/* 2>/dev/null | paste -sd' ' -) || true
+[[ -z $left ]] || fail "a failed re-run left the output of the run before it: $left"
 # Nothing harmed: the kit, the class, and no process of the slots left.
 [[ $(fingerprint) == "$before" ]] || fail "a file of the kit or of the class changed"
 if ps -e -o uid= | awk '$1 >= 2000000000 && $1 < 2000001000' | grep -q .; then
