@@ -35,9 +35,14 @@ usage: ./lab grade SUBMISSIONS [--labs 01,04] [--devices cpu,sim:0] [-j N] [--ou
   --out DIR    where the grades go (default: build/grade): grades.csv, grades.json,
                grades.xml (JUnit), grades.txt, and each check's log under logs/
   --timeout S  seconds per check run (default 300); --build-timeout S: per build (120)
-  --memory     data (heap) per process (default 4G); --processes: per slot (256)
+  --memory     data (heap) per process (default 4G, at least 256M); --processes: per
+               slot (default 256, at least 16)
 EOF
 }
+
+# The least --memory (KiB) and --processes a build runs under: a compiler
+# needs them (lab 04's nvcc builds under 256M and 16 processes).
+GRADE_MIN_KIB=262144 GRADE_MIN_PROCS=16
 
 # A size with K, M or G in KiB, for ulimit -d.
 grade_kib() {
@@ -730,6 +735,12 @@ cmd_grade() {
   done
   ((jobs < GRADE_UID_RANGE)) || grade_usage_error "grade: -j $jobs is too many; at most $((GRADE_UID_RANGE - 1)) checks at once"
   GRADE_KIB=$(grade_kib "$memory") || grade_usage_error "grade: --memory '$memory' is not a size (bytes, or a number with K, M or G: 4G)"
+  # Below these no build runs at all (the compiler's data, its processes): every
+  # submission would read build-failed, and the run end as if it had graded.
+  ((GRADE_KIB >= GRADE_MIN_KIB)) ||
+    grade_usage_error "grade: --memory $memory is too little for any build: at least $((GRADE_MIN_KIB / 1024))M (default 4G)"
+  ((GRADE_PROCS >= GRADE_MIN_PROCS)) ||
+    grade_usage_error "grade: --processes $GRADE_PROCS is too few for any build: at least $GRADE_MIN_PROCS (default 256)"
   submissions=$(abspath_from_caller "$submissions")
   [[ -d $submissions ]] || die "grade: $submissions is not a folder (one folder or archive per student inside)"
   if [[ -n $out ]]; then out=$(abspath_from_caller "$out"); else out=$ROOT/build/grade; fi

@@ -209,6 +209,20 @@ if ./lab grade "$WORK/class" --out "$WORK/precious" >"$WORK/precious.out" 2>&1 |
   ! grep -q 'is not an earlier ./lab grade' "$WORK/precious.out" || [[ $(ls -A "$WORK/precious") != notes ]]; then
   fail "./lab grade --out on a folder of something else: $(cat "$WORK/precious.out")"
 fi
+# What is refused before anything is graded, with why (exit status 2): limits
+# no build runs under (every submission read build-failed, and the run exit 0).
+refused() { # why, then ./lab grade's arguments
+  local why=$1 out=$WORK/refused.out
+  shift
+  if ./lab grade "$WORK/class" --labs $NN --out "$WORK/out-refused" "$@" >"$out" 2>&1; then
+    fail "./lab grade $* was not refused: $(tail -n 1 "$out")"
+  elif ! grep -q "$why" "$out" || [[ -e $WORK/out-refused ]]; then
+    fail "./lab grade $* was not refused as it must be ($why): $(head -n 2 "$out")"
+  fi
+}
+refused 'memory 512 is too little for any build: at least 256M' --memory 512
+refused 'memory 1M is too little for any build' --memory 1M
+refused 'processes 2 is too few for any build: at least 16' --processes 2
 # The class and the hostile class graded at once, as two instructors might:
 # neither may reach the other (the hostile's fork bomb fills its slot's
 # process limit and its sweeps kill everything of its slot's uid; a uid
