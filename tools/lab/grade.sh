@@ -56,6 +56,9 @@ grade_kib() {
   esac
 }
 
+# The line that ends a step's log cut at 256 KiB (grade_sandbox's keep_log).
+GRADE_CUT="grade: the output was cut at 256 KiB"
+
 # The isolation this machine allows: "namespaces" (root, unshare works: the
 # sandbox above), else "none", and ./lab grade then runs no submission.
 grade_isolation() {
@@ -431,11 +434,20 @@ grade_sandbox() {
         --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
     )
   }
+  # A step's output: its first 256 KiB in file $1, the rest read and dropped
+  # (head alone closed the pipe, and a check that wrote more died of SIGPIPE:
+  # error-141), and where it was cut said at the end (grade_rows: the reason).
+  keep_log() {
+    local more
+    head -c 262144 >"$1"
+    more=$(wc -c)
+    ((more == 0)) || printf '\n%s: %d bytes more were dropped\n' "$GRADE_CUT" "$more" >>"$1"
+  }
   # What a step leaves running (a daemon, a fork bomb) ends with it.
   sweep() { chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups -- kill -9 -1 2>/dev/null || true; }
   rc=0
   as_student "$build_timeout" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
-    sh "$ROOT/.grade/$nn/build.sh" 2>&1 | head -c 262144 >"$results/build.log"
+    sh "$ROOT/.grade/$nn/build.sh" 2>&1 | keep_log "$results/build.log"
   rc=${PIPESTATUS[0]}
   echo "$rc" >"$results/build.rc"
   ((rc == 0)) || return 0
@@ -443,7 +455,7 @@ grade_sandbox() {
   # sim:0.kernels), built as its own step: a failure there is that run's.
   if [[ " $* " == *".kernels|"* && -f $img/.grade/$nn/build-kernels.sh ]]; then
     as_student "$build_timeout" env -i PATH=/usr/local/cuda/bin:/usr/bin:/bin HOME=/tmp TMPDIR=/tmp \
-      sh "$ROOT/.grade/$nn/build-kernels.sh" 2>&1 | head -c 262144 >"$results/build-kernels.log"
+      sh "$ROOT/.grade/$nn/build-kernels.sh" 2>&1 | keep_log "$results/build-kernels.log"
     echo "${PIPESTATUS[0]}" >"$results/build-kernels.rc"
   fi
   # The checks write no file: from here on the submission's folder is read-only
@@ -466,7 +478,7 @@ grade_sandbox() {
     [[ -z ${CUDA_VISIBLE_DEVICES:-} ]] || environment+=("CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES")
     [[ -z $settings ]] || IFS=',' read -ra extra <<<"$settings"
     as_student "$timeout" env -i PATH=/usr/bin:/bin HOME=/tmp TMPDIR=/tmp "${environment[@]}" "${extra[@]}" \
-      "${launcher[@]}" "$program" --device "$device" </dev/null 2>&1 | head -c 262144 >"$results/${label/:/}.log"
+      "${launcher[@]}" "$program" --device "$device" </dev/null 2>&1 | keep_log "$results/${label/:/}.log"
     rc=${PIPESTATUS[0]}
     sweep
     echo "$rc" >"$results/${label/:/}.rc"
@@ -616,6 +628,7 @@ grade_rows() {
           grep -A1 -m1 -E '^(\[rank [0-9]+\] )?where' "$log" | tail -n1 | sed -E 's/^(\[rank [0-9]+\] )? *//' || true) ;;
       *) reason=$(grade_reason "$log") ;;
     esac
+    ! grep -q "^$GRADE_CUT" "$log" || reason="${reason:+$reason }[$GRADE_CUT: claims after it are not in the rows]"
     reason=$(printf '%s' "$reason" | tr '\t\n' '  ')
     printf '%s\t%s\t%s\t%s.run\t%s\t%s\t%s\n' "$student" "$lab" "$label" "$nn" "${outcome// /-}" "the check's run" "$reason"
   done

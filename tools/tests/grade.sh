@@ -194,6 +194,11 @@ ln -s "$KIT/solutions/$LAB" "$WORK/hostile/links/labs/$LAB"
 echo "not xz" >"$WORK/hostile/broken.tar.xz"
 # Its grades go into its own folder (--out), which is no student.
 
+# A check that writes 314 KiB before its own lines: its log keeps 256 KiB, and
+# it runs to its end (the cut closed the pipe: SIGPIPE, error-141).
+before_main limits chatty "    for (int i = 0; i < 4800; i++)
+        printf(\"chatter %058d\\n\", i);"
+
 fingerprint() { # what must stay as it was
   (cd "$KIT" && find labs common solutions tools -type f -print0 | sort -z | xargs -0 sha1sum) | sha1sum
   find "$WORK/class" -type f -print0 | sort -z | xargs -0 sha1sum | sha1sum
@@ -271,7 +276,7 @@ else
   echo "note: no kernel tools in this build (or no kernels claim in lab 09): the kernel sanitizer's grade is not tested here"
 fi
 cat "$WORK/class.out" "$WORK/hostile.out" "$WORK/limits.out" ${MLAB:+"$WORK/memory.out"}
-grep -q "grade: sim:7 was never checked (skipped in 2 of 2 runs)" "$WORK/limits.out" ||
+grep -q "grade: sim:7 was never checked (skipped in 3 of 3 runs)" "$WORK/limits.out" ||
   fail "a device never checked (sim:7) is not said after the table"
 
 # The verdict of each: "student<TAB>lab<TAB>verdict" in verdicts.tsv.
@@ -304,6 +309,11 @@ expect hostile/grades forkbomb $LAB '^not yet: timeout on cpu'
 expect hostile/grades empty - '^missing: handed in: nothing$'
 expect hostile/grades links - "^missing: handed in: labs/$LAB \\(a link\\)\$"
 expect hostile/grades broken - '^missing: the archive could not be unpacked whole: [^ ;][^;]*; handed in: nothing$'
+grep -q $'^chatty\t'"$LAB"$'\tcpu\t'"$NN"$'.run\tpass\t.*output was cut at 256 KiB' "$WORK/out-limits/grades.tsv" ||
+  fail "a check that wrote more than 256 KiB did not pass, its reason saying it was cut: $(grep $'^chatty\t.*\tcpu\t' "$WORK/out-limits/grades.tsv" | cut -f 5- | cut -c1-200)"
+(($(wc -c <"$WORK/out-limits/logs/chatty/$LAB/cpu.log") < 262144 + 100)) &&
+  tail -n 1 "$WORK/out-limits/logs/chatty/$LAB/cpu.log" | grep -q '^grade: the output was cut at 256 KiB: ' ||
+  fail "the log of a check that wrote more than 256 KiB is not its first 256 KiB and a note"
 # An --out in the folder of submissions, and an earlier grading's output
 # there, are no students.
 for o in hostile/grades:grades out-limits:old-grades; do
