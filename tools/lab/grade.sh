@@ -28,7 +28,8 @@ usage: ./lab grade SUBMISSIONS [--labs 01,04] [--devices cpu,sim:0] [-j N] [--ou
                .tar, .zip) per student,
                holding labs/NN_name/lab.c and the lab's kernel files (README, "Grading a class")
   --labs       the labs to grade (default: every lab a submission has a file for)
-  --devices    default: cpu,sim:0, and cuda:0 where there is an NVIDIA GPU
+  --devices    default: cpu,sim:0, and cuda:0 where there is an NVIDIA GPU; a list must
+               name the cpu (done needs its run, and a GPU's where one is named)
                (labs 04, 07 and 09, with sim:0: also their check under the kernel
                sanitizer there, the run sim:0.kernels, as ./lab check judges them)
   -j N         checks at once (default: the cores here)
@@ -784,6 +785,11 @@ cmd_grade() {
       [[ $n =~ ^(cpu|sim:[0-7]|cuda:[0-9])$ ]] || grade_usage_error "grade: '$n' is not a device (cpu, sim:0, cuda:0)"
       [[ " ${devices[*]} " == *" $n "* ]] || devices+=("$n")
     done
+    # done needs the cpu's run to pass (and a GPU's, where one is asked, as
+    # ./lab check): without it every student read "not yet".
+    [[ " ${devices[*]} " == *" cpu "* ]] ||
+      grade_usage_error "grade: --devices $devices_arg has no cpu, and done needs the cpu and a GPU to pass: no submission" \
+        "could be done; name the cpu too (--devices cpu,${devices[0]})"
   else
     devices=(cpu sim:0)
     (($(cuda_count "$PRESET") > 0)) && devices+=(cuda:0)

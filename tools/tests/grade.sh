@@ -228,6 +228,9 @@ refused() { # why, then ./lab grade's arguments
 refused 'memory 512 is too little for any build: at least 256M' --memory 512
 refused 'memory 1M is too little for any build' --memory 1M
 refused 'processes 2 is too few for any build: at least 16' --processes 2
+# And devices without the cpu, where done needs it (every student read "not
+# yet: the cpu and a GPU must both pass").
+refused 'devices sim:0 has no cpu, and done needs the cpu and a GPU' --devices sim:0
 # The class and the hostile class graded at once, as two instructors might:
 # neither may reach the other (the hostile's fork bomb fills its slot's
 # process limit and its sweeps kill everything of its slot's uid; a uid
