@@ -168,6 +168,22 @@ grade_unpack() {
 
 # ---- the image: what a submission's build and check may see of the kit --------
 
+# Whether the kit is a git checkout with a commit (its image is then made of
+# the last commit's labs/ and common/).
+grade_git_kit() {
+  [[ $(git rev-parse --show-toplevel 2>/dev/null) == "$ROOT" ]] && git rev-parse -q --verify HEAD >/dev/null
+}
+
+# The labs' files that a student writes, lab.c and the kernels (.cuh, .cu),
+# that differ from the last commit, one a line. The skeleton that stands in
+# for a lab not handed in (an earlier lab a lab links: LAB_USES) is the kit's
+# build of these, the working tree's: one changed there (a solution copied
+# in) would be linked into the students' checks, and read as their work.
+grade_edited_skeletons() {
+  grade_git_kit || return 0
+  git diff --name-only HEAD -- 'labs/*/lab.c' 'labs/*/*.cuh' 'labs/*/*.cu'
+}
+
 # The link command of target $1 in build directory $2, and the directory it runs
 # in, as two lines (Makefiles: link.txt; Ninja: its commands).
 grade_link_command() {
@@ -344,7 +360,7 @@ grade_make_image() {
   # place would otherwise be readable by every submission. What differs is said
   # (the checks, and the skeletons an earlier lab falls back on, are built from it).
   local edited
-  if [[ $(git rev-parse --show-toplevel 2>/dev/null) == "$ROOT" ]] && git rev-parse -q --verify HEAD >/dev/null; then
+  if grade_git_kit; then
     git archive --format=tar HEAD labs common | tar -x -C "$img"
     edited=$(git diff --name-only HEAD -- labs common | paste -sd' ' -)
     [[ -z $edited ]] || warn "grade: these files differ from the last commit, and the checks are built from them" \
@@ -767,6 +783,12 @@ cmd_grade() {
       "namespaces) here; this machine allows neither. Run ./lab grade as root (sudo ./lab grade ..., or in a" \
       "container or virtual machine of its own)."
   fi
+  # The skeletons as committed, or no grade (grade_edited_skeletons).
+  local edited
+  edited=$(grade_edited_skeletons | paste -sd' ' -)
+  [[ -z $edited ]] || die "grade: these files of the labs differ from the last commit: $edited. A lab a student" \
+    "did not hand in stands in as the kit's build of them (lab 08 links lab 05's lab.c), so a lab.c finished in" \
+    "place would be graded as the student's; commit, stash (git stash) or restore them first."
   # The labs: those asked for, else every lab present.
   local labs=() lab devices=()
   # A lab or device named twice (--labs 01,1 --devices cpu,cpu) counts once:

@@ -231,6 +231,26 @@ refused 'processes 2 is too few for any build: at least 16' --processes 2
 # And devices without the cpu, where done needs it (every student read "not
 # yet: the cpu and a GPU must both pass").
 refused 'devices sim:0 has no cpu, and done needs the cpu and a GPU' --devices sim:0
+# A lab.c of the kit that differs from the last commit (a solution copied in,
+# not committed) is refused, named: a lab not handed in stands in as the kit's
+# build of it, and would be linked into the students' checks. Seen through a
+# git directory of its own whose last commit is the kit's with lab 02's lab.c
+# changed: the kit itself stays as it is.
+if [[ $(git rev-parse --show-toplevel 2>/dev/null) == "$KIT" ]] && git rev-parse -q --verify HEAD >/dev/null; then
+  fake=$WORK/fake-git/.git
+  git init -q "${fake%/.git}"
+  echo "$(git rev-parse --path-format=absolute --git-common-dir)/objects" >"$fake/objects/info/alternates"
+  GIT_DIR=$fake git read-tree "$(git rev-parse 'HEAD^{tree}')"
+  GIT_DIR=$fake git update-index --cacheinfo "100644,$(echo 'int edited;' | GIT_DIR=$fake git hash-object -w --stdin),labs/$LAB/lab.c"
+  GIT_DIR=$fake git update-ref HEAD "$(GIT_DIR=$fake GIT_AUTHOR_NAME=kit.grade GIT_AUTHOR_EMAIL=kit.grade@localhost \
+    GIT_COMMITTER_NAME=kit.grade GIT_COMMITTER_EMAIL=kit.grade@localhost git commit-tree -m edited "$(GIT_DIR=$fake git write-tree)")"
+  mkdir -p "$WORK/none"
+  if GIT_DIR=$fake ./lab grade "$WORK/none" --labs $NN --devices cpu --out "$WORK/out-refused" >"$WORK/edited.out" 2>&1 ||
+    ! grep -q "these files of the labs differ from the last commit: labs/$LAB/lab.c\." "$WORK/edited.out" ||
+    [[ -e $WORK/out-refused ]]; then
+    fail "a kit whose labs/$LAB/lab.c differs from the last commit was not refused, naming it: $(head -n 3 "$WORK/edited.out")"
+  fi
+fi
 # The class and the hostile class graded at once, as two instructors might:
 # neither may reach the other (the hostile's fork bomb fills its slot's
 # process limit and its sweeps kill everything of its slot's uid; a uid
