@@ -451,14 +451,19 @@ grade_sandbox() {
         --inh-caps=-all --bounding-set=-all --no-new-privs -- "$@"
     )
   }
-  # A step's output: its first 256 KiB in file $1, the rest read and dropped
-  # (head alone closed the pipe, and a check that wrote more died of SIGPIPE:
-  # error-141), and where it was cut said at the end (grade_rows: the reason).
+  # A step's output: its first 256 KiB in file $1, then, where there was
+  # more, the cut said and the last 8 KiB, which hold the check's last line
+  # (its PASS or FAIL: without it a run is no pass); what lies between is read
+  # and dropped (head alone closed the pipe, and a check that wrote more died
+  # of SIGPIPE: error-141).
   keep_log() {
-    local more
     head -c 262144 >"$1"
-    more=$(wc -c)
-    ((more == 0)) || printf '\n%s: %d bytes more were dropped\n' "$GRADE_CUT" "$more" >>"$1"
+    tail -c 8192 >"$1.end"
+    if [[ -s $1.end ]]; then
+      printf '\n%s; its last 8 KiB follow\n' "$GRADE_CUT" >>"$1"
+      cat "$1.end" >>"$1"
+    fi
+    rm -f "$1.end"
   }
   # What a step leaves running (a daemon, a fork bomb) ends with it.
   sweep() { chroot "$new" setpriv --reuid "$uid" --regid "$uid" --clear-groups -- kill -9 -1 2>/dev/null || true; }
@@ -645,7 +650,7 @@ grade_rows() {
           grep -A1 -m1 -E '^(\[rank [0-9]+\] )?where' "$log" | tail -n1 | sed -E 's/^(\[rank [0-9]+\] )? *//' || true) ;;
       *) reason=$(grade_reason "$log") ;;
     esac
-    ! grep -q "^$GRADE_CUT" "$log" || reason="${reason:+$reason }[$GRADE_CUT: claims after it are not in the rows]"
+    ! grep -q "^$GRADE_CUT" "$log" || reason="${reason:+$reason }[$GRADE_CUT: the claims in the middle of its output are not in the rows]"
     reason=$(printf '%s' "$reason" | tr '\t\n' '  ')
     printf '%s\t%s\t%s\t%s.run\t%s\t%s\t%s\n' "$student" "$lab" "$label" "$nn" "${outcome// /-}" "the check's run" "$reason"
   done

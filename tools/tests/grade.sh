@@ -334,9 +334,11 @@ expect hostile/grades links - "^missing: handed in: labs/$LAB \\(a link\\)\$"
 expect hostile/grades broken - '^missing: the archive could not be unpacked whole: [^ ;][^;]*; handed in: nothing$'
 grep -q $'^chatty\t'"$LAB"$'\tcpu\t'"$NN"$'.run\tpass\t.*output was cut at 256 KiB' "$WORK/out-limits/grades.tsv" ||
   fail "a check that wrote more than 256 KiB did not pass, its reason saying it was cut: $(grep $'^chatty\t.*\tcpu\t' "$WORK/out-limits/grades.tsv" | cut -f 5- | cut -c1-200)"
-(($(wc -c <"$WORK/out-limits/logs/chatty/$LAB/cpu.log") < 262144 + 100)) &&
-  tail -n 1 "$WORK/out-limits/logs/chatty/$LAB/cpu.log" | grep -q '^grade: the output was cut at 256 KiB: ' ||
-  fail "the log of a check that wrote more than 256 KiB is not its first 256 KiB and a note"
+chatty_log=$WORK/out-limits/logs/chatty/$LAB/cpu.log
+(($(wc -c <"$chatty_log") < 262144 + 8192 + 100)) &&
+  grep -q '^grade: the output was cut at 256 KiB; its last 8 KiB follow$' "$chatty_log" &&
+  tail -n 1 "$chatty_log" | grep -q ": PASS (" ||
+  fail "the log of a check that wrote more than 256 KiB is not its first 256 KiB, a note and its last 8 KiB"
 # An --out in the folder of submissions, and an earlier grading's output
 # there, are no students.
 for o in hostile/grades:grades out-limits:old-grades; do
