@@ -18,6 +18,9 @@ target_compile_definitions(test_results PRIVATE
   LAB_PLOT_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/plot_example.gp"
   LABKIT_PLOT_STYLE="${LABKIT_PLOT_STYLE}")
 set_tests_properties(unit.results PROPERTIES ENVIRONMENT "LABKIT_SIM_GPUS=1;LABKIT_SIM_MEMORY=64M")
+# test_check says where a claim on a second GPU is tried: two simulated GPUs
+# and no real one, whatever the machine has.
+set_tests_properties(unit.check PROPERTIES ENVIRONMENT "LABKIT_SIM_GPUS=2;CUDA_VISIBLE_DEVICES=-1")
 
 # Parameters saved to safetensors files and loaded back, on each device (the
 # same tests on cuda:0, label gpu, skipped where there is none); then a file the

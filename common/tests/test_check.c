@@ -164,6 +164,28 @@ cleanup:
     clear_error();
 }
 
+static void print_second_gpu_absent(const void *d)
+{
+    check_second_gpu_absent(*(const device *)d, "a claim on a second GPU");
+}
+
+/* A claim on a second GPU of d's kind, where d is alone of its kind: not
+ * tried (./lab check then says not yet) only where no other kind has two;
+ * with one real GPU beside two simulated ones, the simulated ones' run tries
+ * it, and saying "not tried" there would keep done out of reach for ever. */
+static void test_a_second_gpu_claim_is_untried_only_where_no_kind_has_two(void)
+{
+    static char printed[1024];
+    REQUIRE(device_count(DEVICE_SIM) == 2 && device_count(DEVICE_CUDA) == 0); /* unit.check's environment */
+    const device real = { DEVICE_CUDA, 0 }, simulated = { DEVICE_SIM, 0 };
+    REQUIRE(printed_by(stdout, print_second_gpu_absent, &real, printed, sizeof printed));
+    EXPECT_CONTAINS(printed, "a claim on a second GPU is tried on sim:0 and sim:1");
+    EXPECT_MSG(!strstr(printed, "is not tried"), "a real GPU beside two simulated ones: %s", printed);
+    REQUIRE(printed_by(stdout, print_second_gpu_absent, &simulated, printed, sizeof printed));
+    EXPECT_CONTAINS(printed, "(no second GPU here: a claim on a second GPU is not tried)");
+cleanup:;
+}
+
 /* The at-th call counted is the one refused; 0 stops and keeps what was
  * counted; -1 counts without refusing. */
 static void test_the_at_th_call_is_refused_and_named(void)
@@ -201,6 +223,7 @@ int main(void)
     RUN_TEST(test_a_failed_claim_shows_the_whole_message_and_its_hint);
     RUN_TEST(test_figures_longer_than_the_room_are_marked_cut);
     RUN_TEST(test_a_todo_is_said_by_rank_0_alone);
+    RUN_TEST(test_a_second_gpu_claim_is_untried_only_where_no_kind_has_two);
     RUN_TEST(test_the_at_th_call_is_refused_and_named);
     RUN_TEST(test_a_check_that_left_a_part_out_never_passes);
     unsetenv("LABKIT_CHECK_UNTIL");

@@ -495,8 +495,7 @@ static void check_second_gpu(device d)
     if (!device_exists(other)) {
         /* Said, not left out in silence: with one GPU, a wait on the first GPU
          * passes everything else, and ./lab check must not call that done. */
-        printf(
-            "  (no second GPU here: whether every step waits for the workload's own device is not tried)\n");
+        check_second_gpu_absent(d, "whether every step waits for the workload's own device");
         return;
     }
     probed q = { 0 };

@@ -590,9 +590,7 @@ static void check_attention_device(device d)
     if (!device_equal(other, d)) stays = attention_stays_on(other, figures, sizeof figures) && stays;
     check_that(stays, "attention runs on its operands' device, and on no other", "%s", figures);
     if (d.kind != DEVICE_CPU && device_equal(other, d))
-        printf("  (no second GPU of %s's kind here: attention on the second one, where try_gpu(0) is the "
-               "wrong device, is not tried)\n",
-               device_name(d));
+        check_second_gpu_absent(d, "attention on a second GPU, where try_gpu(0) is the wrong device,");
 }
 
 /* ---- step 7: attention in one pass ------------------------------------------------------ */

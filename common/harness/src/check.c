@@ -190,6 +190,19 @@ bool check_call(status s, const char *expression, const char *claim, const char 
     return false;
 }
 
+void check_second_gpu_absent(device d, const char *what)
+{
+    const device_kind kinds[] = { DEVICE_CUDA, DEVICE_SIM };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; ++i) {
+        if (kinds[i] == d.kind || device_count(kinds[i]) < 2) continue;
+        const device first = { kinds[i], 0 }, second = { kinds[i], 1 };
+        printf("  (one GPU of %s's kind here: %s is tried on %s and %s, in their run of this check)\n",
+               device_name(d), what, device_name(first), device_name(second));
+        return;
+    }
+    printf("  (no second GPU here: %s is not tried)\n", what);
+}
+
 const char *check_failure_text(status s)
 {
     static char text[2200]; /* the whole of last_error's message: its hint too */

@@ -106,6 +106,13 @@ bool check_call(status s, const char *expression, const char *claim, const char 
 #define CHECK_YOURS(call) check_yours((call), #call, __FILE__, __LINE__)
 status check_yours(status s, const char *expression, const char *file, int line);
 
+/* A claim about a second GPU of d's kind, where there is none: the line that
+ * says so. "(no second GPU here: <what> is not tried)", which keeps ./lab
+ * check's verdict at not yet, only where no kind has two GPUs; where another
+ * kind has (one real GPU beside two simulated ones), the claim is tried on
+ * that kind's run of the check, and the line says where. */
+void check_second_gpu_absent(device d, const char *what);
+
 /* "; the call failed (STATUS_X): <message>" for a failure, "" for STATUS_OK: to
  * end a claim's figures. The text lives until the next call. */
 const char *check_failure_text(status s);
