@@ -77,7 +77,8 @@ status lab_linear_to(lab_linear *layer, device d);
 /* The device where the layer lives, read back from its parameters. Fails with
  * STATUS_WRONG_DEVICE if weight and bias live on different ones (a half-moved
  * layer), with a message that says which device holds the weight and which the
- * bias: each device named after the word "weight" or "bias". */
+ * bias: each device's name written after the word, "weight" or "bias", it
+ * belongs to ("weight on cpu, bias on sim:0"). */
 status lab_linear_device(const lab_linear *layer, device *out);
 
 /* y [batch, out] = x [batch, in] W^T + b, on the layer's device (the lessons'

@@ -683,7 +683,8 @@ static void check_flash_matches(device d, bool causal)
      * happen to run in; the kernel sanitizer names it whatever the order. */
     if (!(worst <= ATTENTION_TOLERANCE))
         check_append(figures, sizeof figures,
-                     " (a missing __syncthreads()? ./lab check 07 --kernels names it)");
+                     " (if the values change from run to run, a missing __syncthreads(): "
+                     "./lab check 07 --kernels names it)");
     if (causal)
         check_that(worst <= ATTENTION_TOLERANCE,
                    "attention in one pass keeps the causal mask: row i sees keys j <= i, in every tile",

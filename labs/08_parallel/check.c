@@ -383,15 +383,15 @@ static void check_step1_cores(const loop_operands *o, const team_run *first_runs
     double ratio = 0.0;
     const int extra_tries = retry_extra_cpu(o, runs, &ratio);
     const bool once = ratio <= 1.8;
-    check_that(once,
-               "the threads add no work: together they spend the one-thread loop's CPU time (at most 1.8x)",
-               "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s the first time; %.2fx from each "
-               "one's least of %d tr%s%s",
-               runs[0].team, runs[1].team, runs[2].team, ratio, 1 + extra_tries, extra_tries ? "ies" : "y",
-               once ? ""
-                    : " (threads that each do every row spend that, and so do threads started again inside "
-                      "the loops over the row, which wait, spinning, for each short loop; share out the "
-                      "rows once)");
+    check_that(
+        once, "the threads add no work: together they spend the one-thread loop's CPU time (at most 1.8x)",
+        "1 thread %.3f s of CPU, 2 threads %.3f s, 3 threads %.3f s the first time; the largest ratio, "
+        "each team's least CPU time against one thread's, over %d tr%s: %.2fx%s",
+        runs[0].team, runs[1].team, runs[2].team, 1 + extra_tries, extra_tries ? "ies" : "y", ratio,
+        once ? ""
+             : " (threads that each do every row spend that, and so do threads started again inside "
+               "the loops over the row, which wait, spinning, for each short loop; share out the "
+               "rows once)");
     const double busier = fmax(runs[1].cpu[0], runs[1].cpu[1]);
     double allowed = busier > 0 ? runs[1].team / busier : 0.0;
     const int tries = 1 + (allowed >= 1.6 ? 0 : retry_two_threads(o, &allowed));

@@ -1160,7 +1160,7 @@ static int check_kernels(device d)
         check_that(blocks == TREE_N / 256 && p.divergent_branches <= TREE_DIVERGENT_MOST * blocks, tree,
                    "n = %d, %llu blocks of 256: %llu divergent branches, %.4g a block (want at most %d: "
                    "threads t < stride leave a warp whole until stride is under 32; neighbours first, "
-                   "t %% (2 stride) == 0, split every warp at every stride)",
+                   "t %% (2 stride) == 0, split every warp at every stride below 32)",
                    TREE_N, blocks, p.divergent_branches, blocks ? (double)p.divergent_branches / blocks : 0.0,
                    TREE_DIVERGENT_MOST);
     }
