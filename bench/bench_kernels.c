@@ -22,7 +22,7 @@
 #define LABKIT_TRUSTED_KERNELS 1
 #include "labkit/cuda_emulation.h"
 
-#include "bench_clock.h"
+#include "labkit/timer.h"
 #include "bench_kernels.h"
 
 #include "bench_kernels.cuh"

@@ -7,7 +7,7 @@
 
 #include "labkit/cuda_emulation.h"
 
-#include "bench_clock.h"
+#include "labkit/timer.h"
 #include "bench_kernel_tools.h"
 /* bench_kernels.cuh's kernels, of which only the tiled product is used */
 #pragma GCC diagnostic push

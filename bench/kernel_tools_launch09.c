@@ -6,7 +6,7 @@
 
 #include "labkit/cuda_emulation.h"
 
-#include "bench_clock.h"
+#include "labkit/timer.h"
 #include "bench_kernel_tools.h"
 #include "launch.h"
 

@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "lab.h"
@@ -838,16 +837,9 @@ static double best_seconds(host_matmul matmul, const float *a, const float *b, f
 }
 
 #if defined(__OPTIMIZE__) && !SANITIZED /* the loop-order claim's, below */
-/* This thread's CPU time: a loop on one core is charged only while it runs,
- * where the wall clock also counts the time other programs hold the core. */
-static double thread_cpu_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* The two loop orders' fastest CPU times over `tries` runs each, taken in
+/* The two loop orders' fastest CPU times (thread_cpu_seconds: a loop on one
+ * core is charged only while it runs, where the wall clock also counts the
+ * time other programs hold the core) over `tries` runs each, taken in
  * turns, so that a busy spell of the machine falls on both alike. */
 static void best_cpu_seconds_in_turns(const float *a, const float *b, float *c, int64_t n, int tries,
                                       double *ijk, double *ikj)

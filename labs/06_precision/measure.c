@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "labkit/precision.h"
 
@@ -137,24 +136,16 @@ status time_product(tensor *a, tensor *b, tensor *out, lab_precision p, int reps
     return s;
 }
 
-/* The CPU time this thread has used, in seconds: it stops while the thread
- * waits for a core, so other programs cannot inflate it. */
-static double thread_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 status time_copy(tensor *dst, const tensor *src, int reps, double *seconds, double *bytes)
 {
     if (!dst || !src || !seconds || reps < 1)
         return fail(STATUS_BAD_ARGUMENT, "time_copy: a tensor or seconds is NULL, or reps < 1");
     const device d = tensor_device(dst);
     /* Without a real GPU the copy is a memcpy by this very thread (a simulated
-     * GPU's memory is host memory): its CPU time is the copy's time. */
+     * GPU's memory is host memory): its CPU time, which other programs cannot
+     * inflate, is the copy's time. */
     double (*clock)(void) =
-        d.kind == DEVICE_CUDA || tensor_device(src).kind == DEVICE_CUDA ? wall_seconds : thread_seconds;
+        d.kind == DEVICE_CUDA || tensor_device(src).kind == DEVICE_CUDA ? wall_seconds : thread_cpu_seconds;
     device_counters before, after;
     status s = counters_read(d, &before);
     double fastest = INFINITY;

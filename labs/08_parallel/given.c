@@ -19,17 +19,6 @@ void matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64_t n, 
     CHECK(lab_matmul_ikj(a, b, c, m, n, k));
 }
 
-static double seconds_of(clockid_t clock)
-{
-    struct timespec t;
-    clock_gettime(clock, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-double thread_cpu_seconds(void) { return seconds_of(CLOCK_THREAD_CPUTIME_ID); }
-
-double process_cpu_seconds(void) { return seconds_of(CLOCK_PROCESS_CPUTIME_ID); }
-
 status team_cpu_seconds(int threads, double *cpu, long *tid)
 {
     if (threads < 1 || threads > TEAM_MAX_THREADS || !cpu || !tid)

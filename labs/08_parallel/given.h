@@ -35,12 +35,7 @@ status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64
 
 /* ---- clocks ---------------------------------------------------------------- */
 
-/* Seconds of CPU the calling thread has used (CLOCK_THREAD_CPUTIME_ID): time
- * it actually ran on a core, never the time it waited for one. */
-double thread_cpu_seconds(void);
-
-/* Seconds of CPU the whole process has used, all its threads together. */
-double process_cpu_seconds(void);
+/* thread_cpu_seconds and process_cpu_seconds: labkit/timer.h. */
 
 /* The largest OpenMP team team_cpu_seconds reads. */
 #define TEAM_MAX_THREADS 64

@@ -6,10 +6,10 @@
  * little: the figure is an average over the run, good to a tenth of a core
  * over a few seconds. */
 #include "labkit/load.h"
+#include "labkit/timer.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static bool read_proc_stat(double *busy, double *total)
@@ -26,20 +26,13 @@ static bool read_proc_stat(double *busy, double *total)
     return true;
 }
 
-static double seconds_of(clockid_t clock)
-{
-    struct timespec t;
-    if (clock_gettime(clock, &t) != 0) return 0.0;
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 bool load_now(load_sample *out)
 {
     if (!out) return false;
     memset(out, 0, sizeof *out);
     out->known = read_proc_stat(&out->busy_seconds, &out->total_seconds);
-    out->own_seconds = seconds_of(CLOCK_PROCESS_CPUTIME_ID);
-    out->wall_seconds = seconds_of(CLOCK_MONOTONIC);
+    out->own_seconds = process_cpu_seconds();
+    out->wall_seconds = wall_seconds();
     return out->known;
 }
 

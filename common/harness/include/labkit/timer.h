@@ -15,6 +15,14 @@ extern "C" {
 /* Seconds on a monotonic clock; only differences mean anything. */
 double wall_seconds(void);
 
+/* Seconds of CPU the calling thread has used (CLOCK_THREAD_CPUTIME_ID): time
+ * it actually ran on a core, never the time it waited for one, so other
+ * programs on the machine do not add to it. */
+double thread_cpu_seconds(void);
+
+/* Seconds of CPU the whole process has used, all its threads together. */
+double process_cpu_seconds(void);
+
 /* Median of n values (n >= 1); `values` is reordered. 0 when n is 0. */
 double median_of(double *values, size_t n);
 double min_of(const double *values, size_t n); /* 0 when n is 0 */
