@@ -198,6 +198,10 @@ static void test_the_at_th_call_is_refused_and_named(void)
     EXPECT(!check_refuse("after the stop"));
     EXPECT_EQ_I64(check_calls_counted(), 3);
     EXPECT(check_refused_call() && strcmp(check_refused_call(), "second") == 0);
+    /* What the wrapper returns for it: the call, its number, what would fail it. */
+    EXPECT(check_refusal_status("second", "a failing device") == STATUS_BACKEND_FAILED);
+    EXPECT_CONTAINS(last_error(), "second: refused by the check, as a failing device would (call 3)");
+    clear_error();
     check_refuse_call(-1);
     for (int i = 0; i < 5; ++i) EXPECT(!check_refuse("counted"));
     EXPECT_EQ_I64(check_calls_counted(), 5);

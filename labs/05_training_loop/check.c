@@ -515,12 +515,7 @@ static void train_on(device d, const dataset *train, const dataset *test, train_
  * next call's, or never looked at) lets a training loop go on from a step that
  * did not happen, or train on the batch before. */
 
-static status refusal(const char *name)
-{
-    return fail(STATUS_BACKEND_FAILED,
-                "%s: refused by the check, as a failing device or disk would (call %d)", name,
-                check_calls_counted());
-}
+static status refusal(const char *name) { return check_refusal_status(name, "a failing device or disk"); }
 
 /* Appends to a claim's figures what refusing the calls of `name` in turn
  * showed: how many calls it makes whole, and the first refusal it lost. */

@@ -408,11 +408,7 @@ status __wrap_tensor_to_host(const tensor *t, float *dst, int64_t count);
 status __wrap_tensor_copy_from_host(tensor *t, const float *src, int64_t count);
 status __wrap_tensor_copy_from_host_async(tensor *t, const float *src, int64_t count);
 
-static status refusal(const char *name)
-{
-    return fail(STATUS_BACKEND_FAILED, "%s: refused by the check, as a failing device would (call %d)", name,
-                check_calls_counted());
-}
+static status refusal(const char *name) { return check_refusal_status(name, "a failing device"); }
 
 status __wrap_tensor_to_host(const tensor *t, float *dst, int64_t count)
 {

@@ -232,3 +232,9 @@ bool check_refuse(const char *name)
 int check_calls_counted(void) { return calls_counted; }
 
 const char *check_refused_call(void) { return refused; }
+
+status check_refusal_status(const char *name, const char *what_would)
+{
+    return fail(STATUS_BACKEND_FAILED, "%s: refused by the check, as %s would (call %d)", name, what_would,
+                calls_counted);
+}

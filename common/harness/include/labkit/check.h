@@ -132,6 +132,10 @@ bool check_refuse(const char *name);
 int check_calls_counted(void);
 /* The call refused since check_refuse_call, NULL while none was. */
 const char *check_refused_call(void);
+/* The failure a wrapper returns for its refused call `name`, as `what_would`
+ * ("a failing device") would fail it: STATUS_BACKEND_FAILED, naming the call
+ * and its number. */
+status check_refusal_status(const char *name, const char *what_would);
 
 /* ---- a device that does not know its peak ------------------------------------
  * Every device the kit knows has a peak; a GPU it has no figures for reports
