@@ -174,6 +174,14 @@ static bool near(double got, double want) { return fabs(got - want) <= 1e-12 * f
 
 /* ---- steps 1 to 3: the naive clock, and two ways to make it honest ----------- */
 
+/* A clock t that holds the whole work (the device's time between the probe's
+ * events) and no more than the call (the check's own clock around it): a
+ * time in seconds, taken after the device finished. */
+static bool holds_the_work(double t, double work, double call)
+{
+    return t + SLACK_SECONDS >= work && t <= call + SLACK_SECONDS;
+}
+
 static void check_naive(device d, probed *p)
 {
     device_counters c;
@@ -207,7 +215,7 @@ static void check_naive(device d, probed *p)
             idle ? "done" : "not yet done");
     } else {
         check_that(
-            t + SLACK_SECONDS >= work && t <= call + SLACK_SECONDS,
+            holds_the_work(t, work, call),
             "nothing is asynchronous on the CPU: the unsynchronised clock already contains the whole work",
             "%s: the clock says %.3f ms, the events around the work %.3f ms (needs at least as much; on a "
             "GPU it sees a tiny fraction), the check's clock around lab_time_naive %.3f ms (needs at most "
@@ -224,7 +232,7 @@ static void check_synchronized(probed *p)
     const double call = wall_seconds() - started;
     const double work = probed_seconds(p);
     check_that(
-        t + SLACK_SECONDS >= work && t <= call + SLACK_SECONDS,
+        holds_the_work(t, work, call),
         "synchronising before the clock stops makes it contain the whole work, and no more than the call",
         "%s: the clock says %.3f ms, the device worked %.3f ms between the events around run(), the "
         "check's clock around lab_time_synchronized %.3f ms (needs work <= clock <= call: a time in "
@@ -248,7 +256,7 @@ static void check_read_one(device d, probed *p)
     p->w.expected = expected;
     CHECK(counters_read(d, &c));
     const double work = probed_seconds(p);
-    check_that(value == expected && t + SLACK_SECONDS >= work && t <= call + SLACK_SECONDS,
+    check_that(value == expected && holds_the_work(t, work, call),
                "reading one value waits for the whole loop, as synchronising does",
                "read %.0f (expected %.0f) after %.3f ms; the device worked %.3f ms, the check's clock around "
                "lab_time_read_one %.3f ms (needs work <= clock <= call: a time in seconds)",
