@@ -231,21 +231,19 @@ log_highlights() {
   done <"$1"
 }
 
-# "N claims were not tried here (on <label>: <the first one's words>)" for
-# the runs labelled $@ (their logs in check_verdict's logs), or nothing. The
-# runs on a device only: a lab's other environments (cpu.onegpu) take GPUs
-# away on purpose, and the device runs try what those leave out.
+# "N claims were not tried here (on <label>: <the first one's words>)" from
+# the passed device runs given as "label<TAB>log" pairs, or nothing. The runs
+# on a device only (check_verdict picks them): a lab's other environments
+# (cpu.onegpu) take GPUs away on purpose, and the device runs try what those
+# leave out.
 untried_claims() {
-  local i label count=0 first="" line
-  for label in "$@"; do
-    [[ $label != *.* ]] || continue
-    for i in "${!labels[@]}"; do
-      [[ ${labels[i]} == "$label" ]] || continue
-      while IFS= read -r line; do
-        count=$((count + 1))
-        [[ -n $first ]] || first="on $label: $(sed -E 's/^ *\(?//; s/\)$//' <<<"$line")"
-      done < <(grep -e 'is not tried' "${logs[i]}" 2>/dev/null)
-    done
+  local run label log count=0 first="" line
+  for run in "$@"; do
+    IFS=$'\t' read -r label log <<<"$run"
+    while IFS= read -r line; do
+      count=$((count + 1))
+      [[ -n $first ]] || first="on $label: $(sed -E 's/^ *\(?//; s/\)$//' <<<"$line")"
+    done < <(grep -e 'is not tried' "$log" 2>/dev/null)
   done
   ((count == 0)) || echo "$count claim$( ((count == 1)) || echo s) $( ((count == 1)) && echo was || echo were) not tried here ($first)"
 }
@@ -266,7 +264,7 @@ joined() {
 # where a claim needs two GPUs of one kind and there is one). Otherwise the
 # next step.
 check_verdict() {
-  local labels=() outcomes=() logs=() i cpu=0 gpu=0 passed=() skipped=()
+  local labels=() outcomes=() logs=() i cpu=0 gpu=0 passed=() skipped=() device_runs=()
   mapfile -t labels <<<"$1"
   mapfile -t outcomes <<<"$2"
   mapfile -t logs <<<"$3"
@@ -274,6 +272,7 @@ check_verdict() {
     case ${outcomes[i]} in
       pass)
         passed+=("${labels[i]}")
+        [[ ${labels[i]} == *.* ]] || device_runs+=("${labels[i]}"$'\t'"${logs[i]}")
         [[ ${labels[i]} == cpu ]] && cpu=1
         [[ ${labels[i]} == sim:* || ${labels[i]} == cuda:* ]] && gpu=1 ;;
       skipped) skipped+=("${labels[i]}") ;;
@@ -282,7 +281,7 @@ check_verdict() {
   done
   if ((cpu && gpu)); then
     local untried
-    untried=$(untried_claims "${passed[@]}")
+    untried=$(untried_claims "${device_runs[@]}")
     if [[ -n $untried ]]; then
       echo "not yet — every claim tried holds on $(joined "${passed[@]}"), but $untried;" \
         "unset LABKIT_SIM_GPUS (./lab then gives the checks two simulated GPUs) or set it to 2"
