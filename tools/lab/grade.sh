@@ -645,9 +645,9 @@ grade_rows() {
       fail) reason=$(grep -m1 -E ': FAIL \(' "$log" | sed 's/.*: FAIL/FAIL/' || true)
         [[ -n $reason ]] || reason=$(grade_reason "$log") ;;
       timeout) reason="it ran past the limit of ${GRADE_TIMEOUT} s (an endless loop?); its last lines: $(tail -n 2 "$log" | cut -c1-200 | paste -sd'|' -)" ;;
-      crash) # lab 10's ranks start each line of their report with "[rank N] "
-        reason=$(grep -m1 -E '^(\[rank [0-9]+\] )?crash: ' "$log" || true
-          grep -A1 -m1 -E '^(\[rank [0-9]+\] )?where' "$log" | tail -n1 | sed -E 's/^(\[rank [0-9]+\] )? *//' || true) ;;
+      crash) # lab 10's ranks start each line of their report with "[rank N] " (verdict.sh)
+        reason=$(grep -m1 -E "^($RANK_PREFIX)?crash: " "$log" || true
+          grep -A1 -m1 -E "^($RANK_PREFIX)?where" "$log" | tail -n1 | sed -E "s/^($RANK_PREFIX)? *//" || true) ;;
       *) reason=$(grade_reason "$log") ;;
     esac
     ! grep -q "^$GRADE_CUT" "$log" || reason="${reason:+$reason }[$GRADE_CUT: the claims in the middle of its output are not in the rows]"

@@ -2,6 +2,12 @@
 # says what to do next (sourced by ./lab; the kit's tests source it alone).
 # Uses LAB (NN_name) and LAB_NN, and ROOT to shorten paths.
 
+# What starts each line of a crash report of one of lab 10's ranks,
+# "[rank 3] " (labkit/crash.h): an extended regular expression without
+# backslashes, the same for bash, grep, sed and awk (awk reads -v values'
+# backslashes as escapes).
+RANK_PREFIX='[[]rank [0-9]+[]] '
+
 # Runs check program $1 on device $2 into log $3, with the settings that follow
 # (VAR=value) in its environment; prints the outcome word: pass, todo, fail,
 # sanitizer, crash, skipped, timeout, or "error N".
@@ -24,7 +30,7 @@ check_outcome() {
   while IFS= read -r line; do
     [[ $line =~ ^==[0-9]+==ERROR:\ [A-Za-z]+Sanitizer || $line == *": runtime error: "* ]] && sanitizer=1
     [[ $line == *"TODO: "* ]] && todo=1
-    [[ $line =~ ^(\[rank\ [0-9]+\]\ )?crash:\  ]] && crash=1 # lab 10's ranks name themselves
+    [[ $line =~ ^($RANK_PREFIX)?crash:\  ]] && crash=1
     [[ $line =~ ^[0-9][0-9]_[a-z0-9_]+\ on\ [^\ ]+:\ PASS\ \( ]] && summary=1
   done <"$log"
   # A pass is the check's own: its last line says so (check_finish). A lab.c
@@ -77,8 +83,8 @@ STUDENT_FILE_AWK='
 # a line, innermost first (and maybe a "gpu thread: ..." line); each line of
 # a rank of lab 10 starts with "[rank N] ".
 crash_frame() {
-  awk -v lab="labs/$LAB/" -v root="$ROOT/" "$STUDENT_FILE_AWK"'
-    { sub(/^\[rank [0-9]+\] /, "") }
+  awk -v lab="labs/$LAB/" -v root="$ROOT/" -v rank="^$RANK_PREFIX" "$STUDENT_FILE_AWK"'
+    { sub(rank, "") }
     /^where/ { inside = 1; next }
     inside && /^ *gpu thread:/ { next }
     inside && /^  +[^ ].* at [^ ]+:[0-9]+/ {
@@ -99,7 +105,7 @@ crash_frame() {
 
 # The simulated GPU's thread of a crash in a kernel, when the report names it.
 crash_gpu_thread() {
-  grep -m1 -E '^(\[rank [0-9]+\] )? *gpu thread:' "$1" | sed -E -e 's/^(\[rank [0-9]+\] )? *//' || true
+  grep -m1 -E "^($RANK_PREFIX)? *gpu thread:" "$1" | sed -E -e "s/^($RANK_PREFIX)? *//" || true
 }
 
 # What a sanitizer found, in one line: "AddressSanitizer: heap-buffer-overflow,
@@ -219,7 +225,7 @@ log_highlights() {
   while IFS= read -r line && ((n < 60)); do
     # A rank's crash report: its lines, shown whole, judged without "[rank N] ".
     whole=$line
-    [[ $line =~ ^\[rank\ [0-9]+\]\ (.*)$ ]] && line=${BASH_REMATCH[1]}
+    [[ $line =~ ^$RANK_PREFIX(.*)$ ]] && line=${BASH_REMATCH[1]}
     if [[ $line =~ ^\ \ (ok|FAIL)\  || $line == "        "* || $line == "TODO: "* ||
       $line =~ ^\ *[a-z][a-z0-9_./]*\.c:[0-9]+:\  || $line == "crash: "* || $line == "where "* ||
       $line =~ ^\ \ [A-Za-z_].*\ at\  || $line =~ ^\ *gpu\ thread: || $line == "next: "* ||
