@@ -260,9 +260,9 @@ static void test_a_stack_overflow_is_named(void)
 }
 
 /* A crash on a thread that runs none of the program's code, as inside one of
- * OpenBLAS's threads given a wrong leading dimension: no line of the program
- * to show, so the report points at the call that handed the library its
- * arrays. The thread's start routine is the C library's abort itself. */
+ * OpenBLAS's threads given a wrong leading dimension (or in its kernels, which
+ * keep no frames to follow): no line of the program on the stack. The
+ * thread's start routine is the C library's abort itself. */
 static void abort_on_a_library_thread(void)
 {
     pthread_t thread;
@@ -270,15 +270,38 @@ static void abort_on_a_library_thread(void)
     if (pthread_create(&thread, NULL, library_routine, NULL) == 0) pthread_join(thread, NULL);
 }
 
-static void test_a_crash_inside_a_library_points_at_the_call(void)
+static void test_a_crash_inside_a_library_points_at_the_last_call(void)
 {
     const crash_run run = run_crashing(abort_on_a_library_thread);
     EXPECT_MSG(run.finished && run.signal == SIGABRT, "the child ended after %.1f s, of signal %d",
                run.seconds, run.signal);
-    EXPECT_CONTAINS(run.err, "none of this program's code is on the crashing thread's stack");
+    EXPECT_CONTAINS(run.err, "no frame of this program's code can be found on the crashing thread's stack");
     EXPECT_CONTAINS(run.err, "next: compare each size, stride and pointer of your last call of a library");
     EXPECT_MSG(!strstr(run.err, "could not read this program's debug information"),
                "blamed addr2line for a stack without the program: %s", run.err);
+}
+
+/* The same where a wrapper noted the call into the library, as lab 04's check
+ * does for cblas_sgemm: the report names the line of that call. */
+static __attribute__((noinline)) void noted_library_call(void)
+{
+    crash_note_library_call("the library", __builtin_return_address(0));
+    abort_on_a_library_thread();
+}
+
+static volatile int returned; /* written after the call: a call, not a jump, so its line is named */
+
+static void call_a_library_that_crashes(void)
+{
+    noted_library_call(); /* crash: a noted call */
+    returned = 1;
+}
+
+static void test_a_crash_inside_a_library_names_the_noted_call(void)
+{
+    const crash_run run = run_crashing(call_a_library_that_crashes);
+    expect_report(&run, SIGABRT, "crash: a noted call", "Your last call of the library:");
+    EXPECT_CONTAINS(run.err, "next: compare each size, stride and pointer of that call");
 }
 
 /* Two of lab 10's ranks that crash together print at once into one terminal:
@@ -317,7 +340,8 @@ int main(void)
     RUN_TEST(test_a_corrupted_heap_is_reported_at_once);
     RUN_TEST(test_a_report_does_not_wait_for_stdout);
     RUN_TEST(test_a_stack_overflow_is_named);
-    RUN_TEST(test_a_crash_inside_a_library_points_at_the_call);
+    RUN_TEST(test_a_crash_inside_a_library_points_at_the_last_call);
+    RUN_TEST(test_a_crash_inside_a_library_names_the_noted_call);
     RUN_TEST(test_a_rank_s_report_names_it_on_every_line);
     return harness_finish();
 }

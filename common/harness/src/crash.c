@@ -19,6 +19,7 @@
 #include <link.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -68,6 +69,12 @@ static struct {
     char exe[1024];       /* /proc/self/exe, resolved */
     char addr2line[1024]; /* its absolute path; "" when it is not installed */
 } program;
+
+/* The program's last call of a library that a wrapper noted (crash.h). */
+static struct {
+    _Atomic(const char *) function;
+    _Atomic(const void *) from; /* the call's return address */
+} last_library_call;
 
 /* ---- text without stdio -------------------------------------------------- */
 
@@ -346,14 +353,31 @@ static void lab_number(char nn[2])
     }
 }
 
+/* The noted call's line, for addr2line, as the one address in addresses;
+ * its function's name into *function. Returns how many it wrote (0 or 1). */
+static int noted_call(char addresses[][20], const char **function)
+{
+    const uintptr_t from = (uintptr_t)atomic_load(&last_library_call.from);
+    *function = atomic_load(&last_library_call.function);
+    if (!*function || !in_program(from)) return 0;
+    hex_text(from - program.base - 1, addresses[0]); /* the call, not the instruction after it */
+    return 1;
+}
+
+/* Where the report found lines of the program. */
+typedef enum lines_shown { OWN_LINES, NOTED_CALL, NO_LINES } lines_shown;
+
 /* What to do now: fix the line shown, or, where no line of the program is on
  * the stack, look at what it handed the library that crashed. */
-static void say_next_step(bool own_lines_shown)
+static void say_next_step(lines_shown shown)
 {
-    if (!own_lines_shown) {
-        say("next: compare each size, stride and pointer of your last call of a library (cblas_sgemm: lda, "
-            "ldb "
-            "and ldc are the lengths of the rows of a, b and c as they lie in memory) with what it asks.\n");
+    if (shown != OWN_LINES) {
+        say(shown == NOTED_CALL
+                ? "next: compare each size, stride and pointer of that call"
+                : "next: compare each size, stride and pointer of your last call of a library");
+        say(" (cblas_sgemm: lda, ldb and ldc are the lengths of the rows of a, b and c as they lie in "
+            "memory) "
+            "with what it asks.\n");
         return;
     }
     char nn[3] = "NN";
@@ -378,22 +402,38 @@ static void on_fatal_signal(int number, siginfo_t *info, void *context)
     say("where (innermost first; your lab.c and kernel files are the place to look):\n");
     void *frames[MAX_FRAMES];
     static char addresses[MAX_FRAMES][20];
-    const int n = program_frames(frames, backtrace(frames, MAX_FRAMES), faulting_pc(context), addresses);
-    if (n == 0)
-        say("  (none of this program's code is on the crashing thread's stack: the crash is inside a "
-            "library, "
-            "on a thread of its own (OpenBLAS's, for one), reading or writing arrays your code handed it: "
-            "check "
-            "the sizes, leading dimensions and pointers of your last call of it)\n");
-    else if (!describe_frames(addresses, n))
+    int n = program_frames(frames, backtrace(frames, MAX_FRAMES), faulting_pc(context), addresses);
+    lines_shown shown = n > 0 ? OWN_LINES : NO_LINES;
+    if (n == 0) {
+        say("  (no frame of this program's code can be found on the crashing thread's stack: the crash is "
+            "inside a library (in code that keeps no frames, as OpenBLAS's kernels, or on a thread of its "
+            "own), reading or writing arrays your code handed it");
+        const char *function = NULL;
+        n = noted_call(addresses, &function);
+        if (n > 0)
+            shown = NOTED_CALL, say(". Your last call of "), say(function), say(":)\n");
+        else
+            say(": check the sizes, leading dimensions and pointers of your last call of it)\n");
+    }
+    if (n > 0 && !describe_frames(addresses, n))
         say("  (no location: addr2line, from binutils, could not read this program's debug information)\n");
-    say_next_step(n > 0);
+    say_next_step(shown);
     say_rest();
     signal(number, SIG_DFL); /* die of the same signal: the exit status stays what it was */
     raise(number);
 }
 
 #endif
+
+void crash_note_library_call(const char *function, const void *return_address)
+{
+#if !defined(__SANITIZE_ADDRESS__)
+    atomic_store(&last_library_call.from, return_address);
+    atomic_store(&last_library_call.function, function);
+#else
+    (void)function, (void)return_address;
+#endif
+}
 
 void crash_report_on_fatal_signals(void)
 {

@@ -30,6 +30,14 @@ extern "C" {
  * Does nothing in a build with AddressSanitizer, which reports better. */
 void crash_report_on_fatal_signals(void);
 
+/* Notes that the program calls `function` of a library from `return_address`
+ * (a wrapper's __builtin_return_address(0)). A crash inside a library often
+ * leaves no frame of the program to show: OpenBLAS's kernels keep no
+ * unwinding information, and its threads run none of the program's code. The
+ * report then names the line of the last call noted. `function` must outlive
+ * the program (a string literal). Safe from any thread. */
+void crash_note_library_call(const char *function, const void *return_address);
+
 #ifdef __cplusplus
 }
 #endif
