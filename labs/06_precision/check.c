@@ -9,8 +9,9 @@
  * 2. a BF16 or F16 operand is x rounded, on x's device (on a second device
  *    too), made without crossing the bus, in half the bytes; FP32 and TF32
  *    operands are x itself, with a reference of their own; an x that is not
- *    float32 is refused, out set to NULL; on a GPU a bf16 matrix copies in
- *    about half the time;
+ *    float32 is refused, out set to NULL; a conversion that fails (refused
+ *    through a wrapper) is returned, out NULL, its tensor freed; on a GPU a
+ *    bf16 matrix copies in about half the time;
  * 3. each product stays within the error bound its inputs' bits predict
  *    (the layouts named where not), FP32's errs by a few float32 roundings,
  *    the others at least 100 times more than FP32's (their inputs were
@@ -97,9 +98,15 @@ float __wrap_float_to_tf32(float x)
     return __real_float_to_tf32(x);
 }
 
+/* While set, every tensor_convert fails, as a conversion whose launch the
+ * device refuses would (check_conversion_failures). */
+static bool refuse_conversions;
+
 status __wrap_tensor_convert(const tensor *src, tensor *dst)
 {
     library_called("tensor_convert");
+    if (refuse_conversions)
+        return fail(STATUS_BACKEND_FAILED, "tensor_convert: the conversion failed (the check refused it)");
     return __real_tensor_convert(src, dst);
 }
 
@@ -395,6 +402,43 @@ static void check_operand_refusals(device d)
         bad ? wrong
             : "bf16 and int32 x at every precision: STATUS_BAD_ARGUMENT, out set to NULL, no byte left");
     tensor_free(x), tensor_free(x16), tensor_free(xi), tensor_free(unset);
+}
+
+#define CONVERSION_FAILS \
+    "a conversion that fails: lab_operand returns its failure, out NULL, nothing left behind"
+
+/* tensor_convert refused (a refused launch, a device gone): the BF16 and F16
+ * operands must pass the failure on, free the tensor made for them and leave
+ * out NULL, as lab.h asks of every failure. */
+static void check_conversion_failures(device d)
+{
+    tensor *x = NULL, *unset = NULL;
+    CHECK(tensor_empty(&unset, d, DTYPE_F32, shape1(1)));
+    CHECK(tensor_uniform(&x, d, shape2(8, 8), -1.0f, 1.0f, 4));
+    char figures[320] = "";
+    int bad = 0;
+    const lab_precision rounded[2] = { LAB_BF16, LAB_F16 };
+    for (int i = 0; i < 2; ++i) {
+        const size_t before = memory_in_use(d);
+        tensor *out = unset;
+        refuse_conversions = true;
+        const status s = CHECK_YOURS(lab_operand(x, rounded[i], &out));
+        refuse_conversions = false;
+        CHECK(device_synchronize(d));
+        const size_t after = memory_in_use(d); /* an operand handed back counts as left behind */
+        if (out != unset && out != x) tensor_free(out);
+        const bool right = s != STATUS_OK && !out && after == before;
+        bad += !right;
+        check_append(figures, sizeof figures, "%s%s: %s%s, out %s, %lld bytes left", i ? "; " : "",
+                     precision_name(rounded[i]), status_name(s),
+                     s == STATUS_OK ? " (the conversion's failure was lost)" : "",
+                     out == unset ? "as it was before the call (not set to NULL)"
+                     : out        ? "a tensor"
+                                  : "NULL",
+                     (long long)after - (long long)before);
+    }
+    check_that(bad == 0, CONVERSION_FAILS, "tensor_convert refused: %s", figures);
+    tensor_free(x), tensor_free(unset);
 }
 
 #define COPY_TIME "a BF16 matrix copies to the GPU in about half the time of its FP32 twin"
@@ -969,6 +1013,7 @@ int main(int argc, char **argv)
 
     check_operands(d);
     check_operand_refusals(d);
+    check_conversion_failures(d);
     check_copy_time(d);
 
     check_products_with(d, product_case_run, "your");
