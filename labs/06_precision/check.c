@@ -17,8 +17,9 @@
  *    the others at least 100 times more than FP32's (their inputs were
  *    rounded), and operands of the wrong dtype are refused; on a GPU with
  *    tensor cores the low precisions are several times faster than FP32;
- * 4. the unit roundoff and the relative error are right on exact inputs,
- *    and a bf16 or f16 product errs by about its unit roundoff, whatever k;
+ * 4. the unit roundoff and the relative error are right on exact inputs
+ *    (small values too: only a reference of zeros is refused), and a bf16 or
+ *    f16 product errs by about its unit roundoff, whatever k;
  * 5. the peak that applies is the tensor cores' where they handle the format;
  * 6. a mixed product keeps its float32 operands and leaves nothing behind,
  *    also when it fails half way, returning that failure (out of memory on a
@@ -754,6 +755,17 @@ static void check_relative_error(void)
         check_that(fabs(e - want) <= 1e-9 * want, claim, "%.9g (want %.9g, off by %.2g%%)", e, want,
                    100 * (e / want - 1));
     host_free(got, 0), host_free(ref, 0);
+
+    /* Values of 2^-100: norms of 2^-200, far from 0 in double. Only a ref of
+     * zeros is refused (lab.h); a threshold on the norm refuses the errors of
+     * small gradients, whose ratio of norms is well defined. */
+    claim = "a reference of small values is no reference of zeros: its relative error is given";
+    const float got_small[] = { 0.0f, 0x1p-98f };
+    const double ref_small[] = { 0x3p-100, 0x1p-98 };
+    double e_small = -1;
+    if (CHECK_CALL(relative_error_of(got_small, ref_small, 2, &e_small), claim))
+        check_that(close_to(e_small, 0.6), claim, "(0, 2^-98) vs (3 x 2^-100, 2^-98): %g (want 0.6)",
+                   e_small);
 }
 
 /* A bf16 or f16 product errs by about its unit roundoff whatever k: the
