@@ -12,7 +12,8 @@
  *   5. the captured step: the eager step's losses, one host launch per step;
  *      a step that fails inside the capture, a capture refused, and each call
  *      of lab_capture_step refused in turn, return the failure and leave no
- *      device capturing and no graph (*out NULL, whatever it held); a network
+ *      device capturing and no graph (*out NULL, whatever it held); a step
+ *      and a capture's end that both fail return the step's failure; a network
  *      on another device (sim:1 beside sim:0) is captured there;
  *   6. saved and loaded: one copy per tensor each way, the names and shapes of
  *      the file, bit-identical logits on the same device, the same accuracy on
@@ -785,10 +786,16 @@ static const char *out_text(const graph *g)
     "a step that fails inside the capture: its failure returned, the capture ended, no graph left"
 #define CAPTURE_REFUSED \
     "a device already capturing: lab_capture_step returns the refusal and leaves that capture alone"
+#define BOTH_FAIL "when the step and the capture's end both fail, the step's failure is returned"
+
+/* While set, every graph_end_capture fails (its wrapper, below), whatever
+ * check_refuse_call asks: the end refused on top of a step that fails. */
+static bool refuse_every_end;
 
 /* The paths a correct epoch never takes: a recorded step that fails (the log
  * given has two elements, so the step's last operation, the log's addition,
- * is refused inside the capture), and a capture that cannot begin. */
+ * is refused inside the capture), the same with the capture's end refused
+ * too, and a capture that cannot begin. */
 static void check_capture_failures(device d)
 {
     tiny t;
@@ -825,6 +832,26 @@ static void check_capture_failures(device d)
         graphs_after > graphs ? " (the graph of the failed capture was never freed: graph_free it)" : "");
     if (left) printf("        (left capturing: %s)\n", stray);
 
+    /* The same failing step, and its capture's end refused as well: lab.h
+     * asks for the step's failure, the cause, not the end's that follows. */
+    const status step_failure = s;
+    g = UNTOUCHED;
+    refuse_every_end = true;
+    s = CHECK_YOURS(lab_capture_step(&t.net, &t.b, LR, MOMENTUM, wrong_log, &g));
+    refuse_every_end = false;
+    const int left_both = end_stray_captures(stray, sizeof stray);
+    if (s == STATUS_OK && g != UNTOUCHED) graph_free(g);
+    const uint64_t graphs_both = graphs_alive(d);
+    check_that(s != STATUS_OK && s == step_failure && left_both == 0 && !g && graphs_both == graphs,
+               BOTH_FAIL,
+               "the log of 2 elements again, and graph_end_capture refused: lab_capture_step returned %s "
+               "(the step alone failed with %s)%s; %s; *out %s; graphs alive %llu before, %llu after",
+               status_name(s), status_name(step_failure),
+               s != STATUS_OK && s != step_failure ? ": the end's failure, not the step's" : "",
+               left_both ? "the device was LEFT CAPTURING" : "no device left capturing", out_text(g),
+               (unsigned long long)graphs, (unsigned long long)graphs_both);
+    if (left_both) printf("        (left capturing: %s)\n", stray);
+
     /* Someone else's capture is going on d: graph_begin_capture refuses. */
     CHECK(graph_begin_capture(d));
     g = UNTOUCHED;
@@ -854,7 +881,8 @@ status __real_graph_end_capture(device d, graph **out);
 status __wrap_graph_end_capture(device d, graph **out);
 status __wrap_graph_end_capture(device d, graph **out)
 {
-    if (!out || !check_refuse("graph_end_capture")) return __real_graph_end_capture(d, out);
+    const bool refused = check_refuse("graph_end_capture") || refuse_every_end;
+    if (!out || !refused) return __real_graph_end_capture(d, out);
     graph *g = NULL;
     __real_graph_end_capture(d, &g);
     graph_free(g);
