@@ -18,10 +18,11 @@
  *   6. saved and loaded: one copy per tensor each way, the names and shapes of
  *      the file, bit-identical logits on the same device, the same accuracy on
  *      the cpu, the tensors found by name in any order, and files of other
- *      networks, shapes (a dimension fewer too) or dtypes refused without
- *      touching this one, naming the tensor that differs and how; each call
- *      of the file functions refused in turn, each failure returned; every
- *      load closes its file and leaves no tensor behind.
+ *      networks, names (one misspelled), shapes (a dimension fewer too) or
+ *      dtypes refused without touching this one, naming the tensor that
+ *      differs and how; each call of the file functions refused in turn,
+ *      each failure returned; every load closes its file and leaves no
+ *      tensor behind.
  * At the end, with every network freed, the bytes in use on the device and on
  * the cpu are those of the start.
  *
@@ -1067,14 +1068,21 @@ static void save_other(const char *path, const int64_t *sizes, int nsizes)
     mlp_free(&other);
 }
 
-typedef enum alteration { LAST_WEIGHT_TRANSPOSED, LAST_WEIGHT_FLAT, LAST_BIAS_INT32 } alteration;
+typedef enum alteration {
+    LAST_WEIGHT_TRANSPOSED,
+    LAST_WEIGHT_FLAT,
+    LAST_BIAS_INT32,
+    LAST_WEIGHT_RENAMED
+} alteration;
 
 /* Writes to `path` a file of the names of a 3-layer network of `sizes`, in
  * their order, made on the cpu: each weight [in, out], each bias [out] of
  * f32, but for the last layer's weight, [out, in] (LAST_WEIGHT_TRANSPOSED:
  * PyTorch's nn.Linear layout) or [in x out] (LAST_WEIGHT_FLAT: one dimension),
- * as many elements either way, or its bias, int32 (LAST_BIAS_INT32). Values
- * 0.5 (the int32 bias: 0). */
+ * as many elements either way, or its bias, int32 (LAST_BIAS_INT32), or its
+ * name misspelled, "layers.2.weights" (LAST_WEIGHT_RENAMED: as many tensors,
+ * every shape right, one of the network's missing). Values 0.5 (the int32
+ * bias: 0). */
 static void save_altered(const char *path, const int64_t *sizes, alteration change)
 {
     tensor *t[6] = { 0 };
@@ -1091,7 +1099,10 @@ static void save_altered(const char *path, const int64_t *sizes, alteration chan
         const bool int32 = bias && last && change == LAST_BIAS_INT32;
         CHECK(tensor_empty(&t[i], device_cpu(), int32 ? DTYPE_I32 : DTYPE_F32, shp));
         CHECK(op_fill(t[i], int32 ? 0.0f : 0.5f));
-        snprintf(names[i], sizeof names[i], "layers.%d.%s", l, bias ? "bias" : "weight");
+        snprintf(names[i], sizeof names[i], "layers.%d.%s", l,
+                 bias                                    ? "bias"
+                 : last && change == LAST_WEIGHT_RENAMED ? "weights"
+                                                         : "weight");
         entries[i] = (safetensors_entry){ names[i], t[i] };
     }
     CHECK(safetensors_save(path, entries, 6, NULL));
@@ -1375,6 +1386,10 @@ static void check_saved(device d, training *run, const dataset *test, const char
     check_refused(&copy.net, other, "a weight in PyTorch's layout, [out, in], is refused, naming the file",
                   "layers.2.weight [10, 256] (as nn.Linear holds it: as many elements as [256, 10])",
                   &(difference){ "layers.2.weight", shape2(10, 256), shape2(256, 10), DTYPE_F32, DTYPE_F32 });
+    save_altered(other, default_sizes, LAST_WEIGHT_RENAMED);
+    check_refused(&copy.net, other,
+                  "a file without one of this network's tensors is refused, naming the file",
+                  "layers.2.weight saved as layers.2.weights (6 tensors, every shape right)", NULL);
     save_altered(other, default_sizes, LAST_BIAS_INT32);
     check_refused(&copy.net, other, "a tensor of another dtype is refused, naming the file",
                   "layers.2.bias int32 [10], the rest f32",
