@@ -15,7 +15,8 @@
  * 3. each product stays within the error bound its inputs' bits predict
  *    (the layouts named where not), FP32's errs by a few float32 roundings,
  *    the others at least 100 times more than FP32's (their inputs were
- *    rounded), and operands of the wrong dtype are refused; on a GPU with
+ *    rounded), every precision adds the bias (exactly, on small integers),
+ *    and operands of the wrong dtype are refused; on a GPU with
  *    tensor cores the low precisions are several times faster than FP32;
  * 4. the unit roundoff and the relative error are right on exact inputs
  *    (small values too: only a reference of zeros is refused), and a bf16 or
@@ -630,6 +631,67 @@ static void check_products_with(device d, product_runner run, const char *how)
     }
 }
 
+/* a [M, K] and b [K, N] of small integers and a bias of halves: every input
+ * is exact in bf16, f16 and TF32, and every sum exact in float32, so each
+ * precision's product must give exactly the float64 result, bias included.
+ * The bounds of check_products_with scale with the inputs' bits: at BF16 a
+ * missing bias can hide within them. Operands made by the library's own
+ * conversion, so that only lab_matmul_at is tried. */
+#define BIAS_ADDED "every precision adds the bias to every row: small integers give exact sums"
+
+static void check_bias_every_precision(device d)
+{
+    enum { M = 4, K = 8, N = 5 };
+    float ha[M * K], hb[K * N], hbias[N], got[M * N];
+    for (int i = 0; i < M * K; ++i) ha[i] = (float)((i * 5 + 3) % 7 - 3);
+    for (int i = 0; i < K * N; ++i) hb[i] = (float)((i * 3 + 1) % 9 - 4);
+    for (int j = 0; j < N; ++j) hbias[j] = 100.5f + (float)j;
+    tensor *a = NULL, *b = NULL, *bias = NULL, *out = NULL;
+    CHECK(tensor_from_host(&a, d, shape2(M, K), ha));
+    CHECK(tensor_from_host(&b, d, shape2(K, N), hb));
+    CHECK(tensor_from_host(&bias, d, shape1(N), hbias));
+    CHECK(tensor_empty(&out, d, DTYPE_F32, shape2(M, N)));
+    char figures[320] = "";
+    bool all = true;
+    for (int i = 0; i < LAB_PRECISIONS; ++i) {
+        const lab_precision p = (lab_precision)i;
+        const dtype type = p == LAB_BF16 ? DTYPE_BF16 : p == LAB_F16 ? DTYPE_F16 : DTYPE_F32;
+        tensor *a_p = a, *b_p = b;
+        if (type != DTYPE_F32) {
+            CHECK(tensor_empty(&a_p, d, type, shape2(M, K)));
+            CHECK(tensor_empty(&b_p, d, type, shape2(K, N)));
+            CHECK(__real_tensor_convert(a, a_p));
+            CHECK(__real_tensor_convert(b, b_p));
+        }
+        CHECK(op_fill(out, NAN));
+        const status st = CHECK_YOURS(lab_matmul_at(a_p, false, b_p, false, bias, out, p));
+        if (type != DTYPE_F32) tensor_free(a_p), tensor_free(b_p);
+        int wrong = 0;
+        double first_got = 0, first_want = 0, first_bias = 0;
+        if (st == STATUS_OK) {
+            CHECK(tensor_to_host(out, got, M * N));
+            for (int r = 0; r < M; ++r)
+                for (int c = 0; c < N; ++c) {
+                    double want = hbias[c];
+                    for (int k = 0; k < K; ++k) want += (double)ha[r * K + k] * hb[k * N + c];
+                    if (got[r * N + c] != want && wrong++ == 0)
+                        first_got = got[r * N + c], first_want = want, first_bias = hbias[c];
+                }
+        }
+        all = all && st == STATUS_OK && wrong == 0;
+        check_append(figures, sizeof figures, "%s%s: ", i ? "; " : "", precision_name(p));
+        if (st != STATUS_OK)
+            check_append(figures, sizeof figures, "%s", status_name(st));
+        else if (wrong)
+            check_append(figures, sizeof figures, "%d of %d wrong, e.g. %g for %g%s", wrong, M * N, first_got,
+                         first_want, first_got == first_want - first_bias ? " (the bias left out)" : "");
+        else
+            check_append(figures, sizeof figures, "exact");
+    }
+    check_that(all, BIAS_ADDED, "[%d, %d] x [%d, %d] + a bias of 100.5 to 104.5: %s", M, K, K, N, figures);
+    tensor_free(a), tensor_free(b), tensor_free(bias), tensor_free(out);
+}
+
 static void check_wrong_dtypes_refused(device d)
 {
     const char *claim = "a product whose operands are not of its precision's dtype is refused";
@@ -1029,6 +1091,7 @@ int main(int argc, char **argv)
     check_copy_time(d);
 
     check_products_with(d, product_case_run, "your");
+    check_bias_every_precision(d);
     check_wrong_dtypes_refused(d);
     check_speed(d, &props);
 
