@@ -22,7 +22,8 @@
  *    (small values too: only a reference of zeros is refused), and a bf16 or
  *    f16 product errs by about its unit roundoff, whatever k;
  * 5. the peak that applies is the tensor cores' where they handle the format;
- * 6. a mixed product keeps its float32 operands and leaves nothing behind,
+ * 6. a mixed product keeps its float32 operands, adds the bias at every
+ *    precision (exactly, on small integers) and leaves nothing behind,
  *    also when it fails half way, returning that failure (out of memory on a
  *    full simulated GPU), and an MLP trained with bf16 products learns like
  *    one trained in FP32;
@@ -638,8 +639,11 @@ static void check_products_with(device d, product_runner run, const char *how)
  * missing bias can hide within them. Operands made by the library's own
  * conversion, so that only lab_matmul_at is tried. */
 #define BIAS_ADDED "every precision adds the bias to every row: small integers give exact sums"
+#define MIXED_BIAS_ADDED \
+    "every precision of a mixed product adds the bias to every row: small integers give exact sums"
 
-static void check_bias_every_precision(device d)
+/* mixed: through lab_mixed_product, of the float32 a and b, instead. */
+static void check_bias_every_precision(device d, bool mixed)
 {
     enum { M = 4, K = 8, N = 5 };
     float ha[M * K], hb[K * N], hbias[N], got[M * N];
@@ -657,15 +661,16 @@ static void check_bias_every_precision(device d)
         const lab_precision p = (lab_precision)i;
         const dtype type = p == LAB_BF16 ? DTYPE_BF16 : p == LAB_F16 ? DTYPE_F16 : DTYPE_F32;
         tensor *a_p = a, *b_p = b;
-        if (type != DTYPE_F32) {
+        if (type != DTYPE_F32 && !mixed) {
             CHECK(tensor_empty(&a_p, d, type, shape2(M, K)));
             CHECK(tensor_empty(&b_p, d, type, shape2(K, N)));
             CHECK(__real_tensor_convert(a, a_p));
             CHECK(__real_tensor_convert(b, b_p));
         }
         CHECK(op_fill(out, NAN));
-        const status st = CHECK_YOURS(lab_matmul_at(a_p, false, b_p, false, bias, out, p));
-        if (type != DTYPE_F32) tensor_free(a_p), tensor_free(b_p);
+        const status st = mixed ? CHECK_YOURS(lab_mixed_product(a, false, b, false, bias, out, p))
+                                : CHECK_YOURS(lab_matmul_at(a_p, false, b_p, false, bias, out, p));
+        if (a_p != a) tensor_free(a_p), tensor_free(b_p);
         int wrong = 0;
         double first_got = 0, first_want = 0, first_bias = 0;
         if (st == STATUS_OK) {
@@ -688,7 +693,8 @@ static void check_bias_every_precision(device d)
         else
             check_append(figures, sizeof figures, "exact");
     }
-    check_that(all, BIAS_ADDED, "[%d, %d] x [%d, %d] + a bias of 100.5 to 104.5: %s", M, K, K, N, figures);
+    check_that(all, mixed ? MIXED_BIAS_ADDED : BIAS_ADDED,
+               "[%d, %d] x [%d, %d] + a bias of 100.5 to 104.5: %s", M, K, K, N, figures);
     tensor_free(a), tensor_free(b), tensor_free(bias), tensor_free(out);
 }
 
@@ -1091,7 +1097,7 @@ int main(int argc, char **argv)
     check_copy_time(d);
 
     check_products_with(d, product_case_run, "your");
-    check_bias_every_precision(d);
+    check_bias_every_precision(d, false);
     check_wrong_dtypes_refused(d);
     check_speed(d, &props);
 
@@ -1102,6 +1108,7 @@ int main(int argc, char **argv)
     check_peaks(d, &props);
 
     check_mixed_product(d);
+    check_bias_every_precision(d, true);
     check_mixed_failures(d);
     check_training(d);
 
