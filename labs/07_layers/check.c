@@ -8,11 +8,11 @@
  *   - the im2col buffer holds x's windows exactly, zeros in the padding, and
  *     is C R S x H_out W_out floats per image: the im2col path's peak memory
  *     is that buffer plus the product's result, and both are released;
- *   - the softmax matches float64 with its scale, its rows sum to 1, rows of
- *     huge scores neither overflow nor give NaN (at scale 1 and 1/8), the
- *     causal mask zeroes the future (square, wider and taller: a row past the
- *     last column keeps them all), even a future that holds the largest
- *     scores;
+ *   - the softmax matches float64 with its scale, its rows sum to 1 (also
+ *     past the first block's 256 rows), rows of huge scores neither overflow
+ *     nor give NaN (at scale 1 and 1/8), the causal mask zeroes the future
+ *     (square, wider and taller: a row past the last column keeps them all),
+ *     even a future that holds the largest scores;
  *   - attention matches float64, with and without the mask; its peak memory
  *     is one n x n matrix, released afterwards; it runs on its operands'
  *     device (sim:1 as well as sim:0) and on no other;
@@ -407,6 +407,23 @@ static void check_softmax(device d)
                "the softmax is one launch, queued, in place",
                "on %s: launches %llu, waits %llu, %lld bytes at its peak (want 1, 0, 0)", device_name(d),
                (unsigned long long)r.u.launches, (unsigned long long)r.u.syncs, r.u.peak_bytes);
+
+    /* More rows than one block has threads (LAUNCH_BLOCK), and not a multiple
+     * of it: a row index taken from threadIdx.x alone is right on every
+     * matrix above, and here leaves the rows past the first block untouched. */
+    enum { TALL_ROWS = LAUNCH_BLOCK + 44, TALL_COLS = 5 };
+    float *tall;
+    tensor *c = uniform(device_cpu(), shape2(TALL_ROWS, TALL_COLS), -8.0f, 8.0f, 103, &tall);
+    const softmax_result t = run_softmax(d, tall, TALL_ROWS, TALL_COLS, 0.35f, false);
+    check_that(t.error <= SOFTMAX_TOLERANCE && t.sum_error <= 1e-5,
+               "the softmax covers every row, past the first block of threads",
+               "[%d, %d] scores, more rows than the %d threads of a block: largest relative error %.2g "
+               "(tolerance %g), largest |sum - 1| %.2g%s",
+               TALL_ROWS, TALL_COLS, LAUNCH_BLOCK, t.error, SOFTMAX_TOLERANCE, t.sum_error,
+               t.error <= SOFTMAX_TOLERANCE ? ""
+                                            : " (the rows past the first block's: does each block take rows "
+                                              "of its own?)");
+    tensor_free(c), free(tall);
 
     /* Huge scores: exp(1000) overflows a float (and a double), exp(-1000) is 0. */
     static float big[4 * BIG_COLS];
