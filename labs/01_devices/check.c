@@ -412,6 +412,7 @@ static void check_peaks(void)
      * a test for zeros made before the test for negatives calls unknown. */
     claim = "an unknown factor gives an unknown peak (0); a negative one is refused, even beside a zero";
     double unknown = -1;
+    int silent = 0; /* refusals that left no message (lab.h: a failure comes with fail()'s) */
     calls++;
     if (CHECK_CALL(lab_peak_fp32_gflops(80, 0, 1.53, &unknown), claim)) {
         static const struct {
@@ -423,9 +424,11 @@ static void check_peaks(void)
         for (size_t k = 0; k < sizeof negative / sizeof negative[0]; ++k) {
             double peak = -1;
             calls++;
+            clear_error();
             const status s = CHECK_YOURS(lab_peak_fp32_gflops(negative[k].multiprocessors, negative[k].cores,
                                                               negative[k].clock_ghz, &peak));
             all_refused = all_refused && s == STATUS_BAD_ARGUMENT;
+            if (s != STATUS_OK && last_error()[0] == '\0') silent++;
             check_append(refused, sizeof refused, "; %d x %d x %g GHz: %s", negative[k].multiprocessors,
                          negative[k].cores, negative[k].clock_ghz,
                          s == STATUS_OK ? "accepted" : status_name(s));
@@ -438,9 +441,20 @@ static void check_peaks(void)
     claim = "a clock that is not a number (NaN) is refused like a negative one";
     double peak = -1;
     calls++;
+    clear_error();
     const status s = CHECK_YOURS(lab_peak_fp32_gflops(80, 64, NAN, &peak));
     check_that(s == STATUS_BAD_ARGUMENT, claim, "80 x 64 x NaN GHz: %s%s", status_name(s),
                s == STATUS_OK ? ", a peak of NaN" : "");
+    if (s != STATUS_OK && last_error()[0] == '\0') silent++;
+
+    /* A bare `return STATUS_BAD_ARGUMENT` says nothing: the caller's
+     * last_error() is empty, or an older failure's message. */
+    check_that(silent == 0,
+               "a refusal of a negative or NaN figure says what is wrong (fail(), not a bare status)",
+               "%d of 5 refusals left no message%s", silent,
+               silent ? ": return fail(STATUS_BAD_ARGUMENT, \"...\", ...) with the figures, as lab.h's top "
+                        "comment asks"
+                      : "");
     check_own_answer("lab_peak_fp32_gflops is your own formula, never the library's peak_fp32_gflops",
                      "lab_peak_fp32_gflops", "peak_fp32_gflops", library_calls.peak - borrowed_before, calls);
 }
