@@ -750,7 +750,24 @@ static void check_forward(device d, lab_linear *layer)
     tensor *x = NULL, *y = NULL;
     CHECK(tensor_uniform(&x, d, shape2(BATCH, IN), 0.0f, 1.0f, 5));
     CHECK(tensor_empty(&y, d, DTYPE_F32, shape2(BATCH, OUT)));
+    device_counters counted;
+    CHECK(device_synchronize(d));
+    CHECK(counters_reset(d));
     if (CHECK_CALL(lab_linear_forward(layer, x, y), claim)) {
+        /* On d itself: the product (and its bias) launched there, and, on a
+         * GPU, no tensor read to the host or written from it on the way. A
+         * copy within d (y through a temporary) is no transfer. On the CPU a
+         * loop of the host's own launches nothing. */
+        CHECK(counters_read(d, &counted));
+        const uint64_t transfers = device_is_gpu(d) ? counted.h2d_copies + counted.d2h_copies : 0;
+        check_that(counted.launches >= 1 && transfers == 0,
+                   "net(X) runs on the layer's device: launched there, nothing read back to the host",
+                   "%llu operation%s launched on %s, %llu cop%s between it and the host%s",
+                   (unsigned long long)counted.launches, counted.launches == 1 ? "" : "s", device_name(d),
+                   (unsigned long long)transfers, transfers == 1 ? "y" : "ies",
+                   transfers || !counted.launches
+                       ? ": let the library's product compute y where the layer lives"
+                       : "");
         float xs[BATCH * IN], ws[OUT * IN], ys[BATCH * OUT];
         CHECK(tensor_to_host(x, xs, BATCH * IN));
         CHECK(tensor_to_host(layer->weight, ws, OUT * IN));
