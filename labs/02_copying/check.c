@@ -142,7 +142,9 @@ static void check_refusal(device d, device other, tensor *a, const float *va)
                    (unsigned long long)after_try.copies);
 
         /* A buffer of 16 bytes inside a larger one: the message must be cut to
-         * 15 characters and a NUL, and the bytes after the 16 left alone. */
+         * 15 characters and a NUL, and the bytes after the 16 left alone. The
+         * 15 are the library's first 15: as much of it as fits, not less, and
+         * not nothing (the library's message is longer than 15). */
         enum { SMALL = 16 };
         memset(message, 0xAB, MESSAGE);
         refused = false;
@@ -150,12 +152,16 @@ static void check_refusal(device d, device other, tensor *a, const float *va)
         int past = 0;
         for (int i = SMALL; i < MESSAGE; ++i) past += (unsigned char)message[i] != 0xAB;
         const bool ended = memchr(message, '\0', SMALL) != NULL;
+        const size_t kept = ended ? strlen(message) : 0;
+        const bool fills = ended && strlen(library) >= SMALL && kept == SMALL - 1 &&
+                           strncmp(message, library, SMALL - 1) == 0;
         check_that(
-            s == STATUS_OK && refused && ended && past == 0,
+            s == STATUS_OK && refused && ended && fills && past == 0,
             "a refusal's message is cut to the buffer's size, ending in a NUL, nothing written past it",
-            "message_size %d: returned %s, refused: %s, %s, %d byte%s written past the %d", SMALL,
-            status_name(s), refused ? "yes" : "no", ended ? "a NUL within it" : "no NUL within it", past,
-            past == 1 ? "" : "s", SMALL);
+            "message_size %d: returned %s, refused: %s, %s, %zu character%s of the library's message kept "
+            "(want its first %d: as much as fits), %d byte%s written past the %d",
+            SMALL, status_name(s), refused ? "yes" : "no", ended ? "a NUL within it" : "no NUL within it",
+            kept, kept == 1 ? "" : "s", SMALL - 1, past, past == 1 ? "" : "s", SMALL);
     }
 
     refused = true;

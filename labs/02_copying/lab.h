@@ -18,7 +18,8 @@
 /* Tries out = a + b, where a and b may live on different devices (out lives on
  * a's device). A refusal by the same-device rule is an answer, not a crash:
  * *refused = true, the library's message in message[0..message_size-1] (cut
- * to fit, always ending in a NUL, nothing written past it), and STATUS_OK. A sum that works: *refused = false, message "" and STATUS_OK. Any
+ * to fit: its first message_size - 1 characters, always ending in a NUL,
+ * nothing written past it), and STATUS_OK. A sum that works: *refused = false, message "" and STATUS_OK. Any
  * other failure (shapes that do not match, say) is no refusal: *refused =
  * false, and that failure is returned as it is. */
 status lab_try_add(const tensor *a, const tensor *b, tensor *out, bool *refused, char *message,
