@@ -2,10 +2,11 @@
  *
  *   - lesson 002's layer, sigmoid(W x), gives its numbers: 0.13, 0.96, 0.40;
  *   - every product matches a float64 reference, square and not, with and
- *     without transposes: on the CPU your two loops and your OpenBLAS call, on
+ *     without transposes: on the CPU your two loops (k = 0 too: zeros) and your OpenBLAS call, on
  *     a GPU your naive kernel; everywhere the library's op_matmul;
  *   - GFLOP/s and the fraction of peak are computed right, on exact inputs (a
- *     NaN time, and a peak of 0, unknown, included);
+ *     NaN time, a product of 2 x 4096^3 operations, a peak of 0, unknown, and
+ *     a device that does not exist included);
  *   - on a GPU, your kernel thread by thread (run on the host by the simulated
  *     GPU's launcher, on grids chosen here): each thread writes its own cell
  *     and no other, threads outside c write nothing, and a cell past 2^32
@@ -267,8 +268,26 @@ static long check_loop(const char *concept, host_matmul matmul)
         all = matches(concept, c, ref, m, n) && all;
         host_free(a, 0), host_free(b, 0), host_free(c, 0), free(ref);
     }
-    check_that(all, concept, "[64x64]x[64x64] and [37x53]x[53x29] against float64, |error| <= %g + %g |ref|",
-               ATOL, RTOL);
+    /* k = 0: every dot product is empty, and c is all zeros whatever it held
+     * (NaN here). a and b hold nothing to read. */
+    enum { EM = 3, EN = 5 };
+    float *c = host_floats(EM * EN), nothing[1] = { NAN };
+    const long before = library_products();
+    CHECK(matmul(nothing, nothing, c, EM, EN, 0));
+    calls += library_products() - before;
+    int not_zero = 0;
+    for (int i = 0; i < EM * EN; ++i) not_zero += c[i] != 0.0f;
+    host_free(c, 0);
+    char empty[160] = "";
+    if (not_zero)
+        snprintf(empty, sizeof empty,
+                 "; [3x0]x[0x5]: %d of %d cells of c not 0 (with k = 0 each is an empty sum: set c, do not "
+                 "leave it as it was)",
+                 not_zero, EM * EN);
+    check_that(
+        all && not_zero == 0, concept,
+        "[64x64]x[64x64], [37x53]x[53x29] against float64, |error| <= %g + %g |ref|, and [3x0]x[0x5]%s", ATOL,
+        RTOL, empty);
     return calls;
 }
 

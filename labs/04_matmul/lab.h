@@ -26,13 +26,15 @@ status lab_layer_forward(const tensor *w, const tensor *x, tensor *out);
 /* ==== Step 2: the naive triple loop (README, "Step 2") ==================== */
 
 /* c = a b on the CPU with three nested loops in the order i, j, p: for every
- * cell (i, j) of c, the dot product of row i of a with column j of b. */
+ * cell (i, j) of c, the dot product of row i of a with column j of b. Any
+ * sizes from 0 up: with k = 0 every dot product is empty, and c all zeros. */
 status lab_matmul_ijk(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k);
 
 /* ==== Step 3: loop order (README, "Step 3") =============================== */
 
 /* c = a b on the CPU with the loops in the order i, p, j: the innermost loop
- * walks along a row of b and a row of c, one float after the next. */
+ * walks along a row of b and a row of c, one float after the next. The same
+ * sizes as step 2, k = 0 included. */
 status lab_matmul_ikj(const float *a, const float *b, float *c, int64_t m, int64_t n, int64_t k);
 
 /* ==== Step 4: OpenBLAS (README, "Step 4") ================================= */
