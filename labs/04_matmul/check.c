@@ -342,8 +342,20 @@ static void check_counting(device d)
     double gflops = 0.0;
     CHECK(lab_gflops(100, 200, 300, 0.5, &gflops));
     const double want = 2.0 * 100 * 200 * 300 / 0.5 / 1e9; /* a multiply and an add per term */
-    check_that(fabs(gflops - want) < 1e-12, "GFLOP/s counts 2 m n k operations per product",
-               "[100x300]x[300x200] in 0.5 s: %g GFLOP/s (want %g)", gflops, want);
+    /* A product as large as the lesson's (2 x 4096^3 operations, past 2^31
+     * and 2^32): a count kept in an int wraps there, even if small ones are
+     * right. */
+    double large = 0.0;
+    CHECK(lab_gflops(4096, 4096, 4096, 2.0, &large));
+    const double want_large = 2.0 * 4096 * 4096 * 4096 / 2.0 / 1e9;
+    check_that(fabs(gflops - want) < 1e-12 && fabs(large - want_large) < 1e-9 * want_large,
+               "GFLOP/s counts 2 m n k operations per product",
+               "[100x300]x[300x200] in 0.5 s: %g GFLOP/s (want %g); [4096x4096]x[4096x4096] in 2 s: %g (want "
+               "%g)%s",
+               gflops, want, large, want_large,
+               fabs(large - want_large) < 1e-9 * want_large
+                   ? ""
+                   : ": 2 m n k is past 2^31 here; count it in a type that holds it");
     /* NaN is not positive either (a time never measured, a 0 / 0), and every
      * comparison with it is false: a test for <= 0 lets it through. */
     const double bad_times[] = { 0.0, -0.5, NAN };

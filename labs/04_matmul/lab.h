@@ -49,8 +49,9 @@ status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool tr
 /* ==== Step 5: GFLOP/s and the fraction of peak (README, "Step 5") ========= */
 
 /* The speed of one product c[m, n] = a[m, k] b[k, n] that took `seconds`, in
- * GFLOP/s (10^9 floating-point operations per second). A time that is not
- * positive is a mistake (STATUS_BAD_ARGUMENT). */
+ * GFLOP/s (10^9 floating-point operations per second), for products as large
+ * as the lesson's (billions of operations). A time that is not positive is a
+ * mistake (STATUS_BAD_ARGUMENT). */
 status lab_gflops(int64_t m, int64_t n, int64_t k, double seconds, double *gflops);
 
 /* The share of device d's theoretical FP32 peak (device_get_properties) that
