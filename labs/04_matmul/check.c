@@ -387,6 +387,16 @@ static void check_counting(device d)
     }
     check_that(own, "the fraction of peak divides by the device's own FP32 peak", "%s", figures);
 
+    /* A device that does not exist has no peak: device_get_properties's
+     * refusal is the answer, not a fraction of whatever its output held. */
+    const device missing = { DEVICE_SIM, device_count(DEVICE_SIM) };
+    double nowhere = -1.0;
+    const status no_peak = CHECK_YOURS(lab_fraction_of_peak(100.0, missing, &nowhere));
+    check_that(no_peak != STATUS_OK, "the fraction of peak of a device that does not exist is refused",
+               "100 GFLOP/s on %s, which does not exist here: %s%s", device_name(missing),
+               status_name(no_peak),
+               no_peak == STATUS_OK ? " (want device_get_properties's failure, returned as it is)" : "");
+
     double fraction = -1.0;
     /* lab.h: the fraction is 0 for an unknown peak (0), as a GPU whose
      * architecture the kit does not know reports; no device here is one. */

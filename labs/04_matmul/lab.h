@@ -55,7 +55,9 @@ status lab_matmul_openblas(const float *a, bool trans_a, const float *b, bool tr
 status lab_gflops(int64_t m, int64_t n, int64_t k, double seconds, double *gflops);
 
 /* The share of device d's theoretical FP32 peak (device_get_properties) that
- * `gflops` reaches: 0.5 means half of it. 0 when the peak is unknown. */
+ * `gflops` reaches: 0.5 means half of it. 0 when the peak is unknown. A
+ * device that does not exist has no peak: device_get_properties's failure is
+ * returned as it is. */
 status lab_fraction_of_peak(double gflops, device d, double *fraction);
 
 /* ==== Step 6: one thread per output cell (README, "Step 6") =============== */
