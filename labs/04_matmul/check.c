@@ -1,6 +1,8 @@
 /* check.c: lab 04's claims, on the device given with --device (default: cpu).
  *
- *   - lesson 002's layer, sigmoid(W x), gives its numbers: 0.13, 0.96, 0.40;
+ *   - lesson 002's layer, sigmoid(W x), gives its numbers: 0.13, 0.96, 0.40,
+ *     computed on the device (two operations launched, nothing sent through
+ *     the host);
  *   - every product matches a float64 reference, square and not, with and
  *     without transposes: on the CPU your two loops (k = 0 too: zeros) and your OpenBLAS call, on
  *     a GPU your naive kernel; everywhere the library's op_matmul;
@@ -208,9 +210,26 @@ static void check_layer(device d)
     CHECK(tensor_from_host(&tx, d, shape2(3, 1), x));
     CHECK(tensor_full(&ty, d, shape2(3, 1), NAN));
     const size_t before = bytes_in_use(d);
+    device_counters counted;
+    CHECK(device_synchronize(d));
+    CHECK(counters_reset(d));
     CHECK(lab_layer_forward(tw, tx, ty));
+    CHECK(counters_read(d, &counted));
     CHECK(tensor_to_host(ty, y, 3));
     const size_t after = bytes_in_use(d);
+    /* lab.h: the product and the sigmoid are the library's, run on d: two
+     * operations launched there at least, and on a GPU no tensor read to the
+     * host or written from it on the way (a sigmoid looped on the host does
+     * both, and launches one operation only). */
+    const uint64_t transfers = device_is_gpu(d) ? counted.h2d_copies + counted.d2h_copies : 0;
+    check_that(
+        counted.launches >= 2 && transfers == 0,
+        "the layer runs on the device: op_matmul and op_sigmoid launched there, nothing sent through "
+        "the host",
+        "%s: %llu operation%s launched (want 2: the product and the sigmoid), %llu cop%s between it and the "
+        "host (want 0)",
+        device_name(d), (unsigned long long)counted.launches, counted.launches == 1 ? "" : "s",
+        (unsigned long long)transfers, transfers == 1 ? "y" : "ies");
     bool same = true;
     for (int i = 0; i < 3; ++i) same = same && lround(100.0 * y[i]) == lesson[i];
     check_that(same, "a layer is a matrix product: sigmoid(W x) gives lesson 002's numbers to two decimals",
