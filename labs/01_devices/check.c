@@ -25,7 +25,8 @@
  * 4. what fails on the way is said, not hidden: a simulated GPU filled to the
  *    last bytes makes lab_rand_on and lab_linear_to fail as on a full GPU, and
  *    a layer of -3 inputs cannot be made; each must return the failure, lose
- *    nothing and leave the device usable.
+ *    nothing and leave the device usable; and every refusal of yours comes
+ *    with a message (fail()), not a bare status.
  *
  * Steps 1 to 3 are to be written, not borrowed: lab.cmake links this check
  * with the library's try_gpu, try_all_gpus, fp32_cores_per_multiprocessor and
@@ -98,6 +99,36 @@ static void check_own_answer(const char *claim, const char *yours, const char *t
     check_that(borrowed == 0, claim, "%d call%s of the library's %s in %d call%s of %s%s", borrowed,
                plural((uint64_t)borrowed), theirs, calls, plural((uint64_t)calls), yours,
                borrowed ? ": that function is the answer this step asks you to write (lab.h)" : "");
+}
+
+/* ==== refusals say what is wrong ========================================== */
+
+/* lab.h: a failure comes with a message made by fail(). A bare `return
+ * STATUS_BAD_ARGUMENT` leaves the caller's last_error() empty (the check
+ * clears it before each call it notes), or an older failure's message. */
+static struct {
+    int tried, silent;
+    char where[256];
+} refusals;
+
+/* Notes a call of yours that returned `s`, made just after clear_error(). */
+static void note_refusal(status s, const char *call)
+{
+    if (s == STATUS_OK) return;
+    refusals.tried++;
+    if (last_error()[0] != '\0') return;
+    refusals.silent++;
+    if (!strstr(refusals.where, call))
+        check_append(refusals.where, sizeof refusals.where, "%s%s", refusals.where[0] ? ", " : "", call);
+}
+
+static void check_refusals_said(void)
+{
+    check_that(refusals.silent == 0, "a refusal says what is wrong: a message from fail(), not a bare status",
+               "%d of %d refusals left no message%s%s%s", refusals.silent, refusals.tried,
+               refusals.silent ? " (" : "", refusals.where,
+               refusals.silent ? "): return fail(STATUS_..., \"...\", ...), as lab.h's top comment asks"
+                               : "");
 }
 
 /* ==== memory, on every device ============================================= */
@@ -290,7 +321,9 @@ static void check_try_all_gpus(gpus_seen g, const char *here)
     for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) all[k] = untouched;
     const int room = needed - 1;
     const int borrowed_before_refusal = library_calls.try_all_gpus + library_calls.try_gpu;
+    clear_error();
     const status s = CHECK_YOURS(lab_try_all_gpus(all, room, &n));
+    note_refusal(s, "lab_try_all_gpus (an array too small)");
     borrowed += library_calls.try_all_gpus + library_calls.try_gpu - borrowed_before_refusal;
     int inside = 0, overrun = 0;
     for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) {
@@ -412,7 +445,6 @@ static void check_peaks(void)
      * a test for zeros made before the test for negatives calls unknown. */
     claim = "an unknown factor gives an unknown peak (0); a negative one is refused, even beside a zero";
     double unknown = -1;
-    int silent = 0; /* refusals that left no message (lab.h: a failure comes with fail()'s) */
     calls++;
     if (CHECK_CALL(lab_peak_fp32_gflops(80, 0, 1.53, &unknown), claim)) {
         static const struct {
@@ -428,7 +460,7 @@ static void check_peaks(void)
             const status s = CHECK_YOURS(lab_peak_fp32_gflops(negative[k].multiprocessors, negative[k].cores,
                                                               negative[k].clock_ghz, &peak));
             all_refused = all_refused && s == STATUS_BAD_ARGUMENT;
-            if (s != STATUS_OK && last_error()[0] == '\0') silent++;
+            note_refusal(s, "lab_peak_fp32_gflops (a negative figure)");
             check_append(refused, sizeof refused, "; %d x %d x %g GHz: %s", negative[k].multiprocessors,
                          negative[k].cores, negative[k].clock_ghz,
                          s == STATUS_OK ? "accepted" : status_name(s));
@@ -445,16 +477,7 @@ static void check_peaks(void)
     const status s = CHECK_YOURS(lab_peak_fp32_gflops(80, 64, NAN, &peak));
     check_that(s == STATUS_BAD_ARGUMENT, claim, "80 x 64 x NaN GHz: %s%s", status_name(s),
                s == STATUS_OK ? ", a peak of NaN" : "");
-    if (s != STATUS_OK && last_error()[0] == '\0') silent++;
-
-    /* A bare `return STATUS_BAD_ARGUMENT` says nothing: the caller's
-     * last_error() is empty, or an older failure's message. */
-    check_that(silent == 0,
-               "a refusal of a negative or NaN figure says what is wrong (fail(), not a bare status)",
-               "%d of 5 refusals left no message%s", silent,
-               silent ? ": return fail(STATUS_BAD_ARGUMENT, \"...\", ...) with the figures, as lab.h's top "
-                        "comment asks"
-                      : "");
+    note_refusal(s, "lab_peak_fp32_gflops (a NaN clock)");
     check_own_answer("lab_peak_fp32_gflops is your own formula, never the library's peak_fp32_gflops",
                      "lab_peak_fp32_gflops", "peak_fp32_gflops", library_calls.peak - borrowed_before, calls);
 }
@@ -993,5 +1016,6 @@ int main(int argc, char **argv)
     check_rand_on_full(d);
     check_create_refused();
     check_failed_move(d);
+    check_refusals_said();
     return check_finish("01_devices");
 }
