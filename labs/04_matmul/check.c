@@ -22,8 +22,9 @@
  *     N = 16 is a small fraction of GFLOP/s at N = 1024.
  *   - what lab.h promises to refuse is refused: a time that is not positive,
  *     sizes over cblas_sgemm's int (and INT_MAX, which fits, is not), the
- *     naive GPU product on the CPU; a layer whose product fails says so and
- *     leaves no tensor behind;
+ *     naive GPU product on the CPU, a device that does not exist, each with a
+ *     message (fail(), not a bare status); a layer whose product fails says so
+ *     and leaves no tensor behind;
  *   - the loops and the launch are the student's own work: the check is
  *     linked with the library's products wrapped (lab.cmake), and counts the
  *     calls to cblas_sgemm and op_matmul made inside them.
@@ -188,6 +189,36 @@ typedef struct dims {
 } dims;
 static const dims shapes[] = { { 64, 64, 64 }, { 37, 29, 53 } };
 enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
+
+/* ---- refusals say what is wrong ------------------------------------------------------ */
+
+/* lab.h: a failure comes with a message made by fail(). A bare `return
+ * STATUS_BAD_ARGUMENT` leaves the caller's last_error() empty (the check
+ * clears it before each call it notes), or an older failure's message. */
+static struct {
+    int tried, silent;
+    char where[256];
+} refusals;
+
+/* Notes a call of yours that returned `s`, made just after clear_error(). */
+static void note_refusal(status s, const char *call)
+{
+    if (s == STATUS_OK) return;
+    refusals.tried++;
+    if (last_error()[0] != '\0') return;
+    refusals.silent++;
+    if (!strstr(refusals.where, call))
+        check_append(refusals.where, sizeof refusals.where, "%s%s", refusals.where[0] ? ", " : "", call);
+}
+
+static void check_refusals_said(void)
+{
+    check_that(refusals.silent == 0, "a refusal says what is wrong: a message from fail(), not a bare status",
+               "%d of %d refusals left no message%s%s%s", refusals.silent, refusals.tried,
+               refusals.silent ? " (" : "", refusals.where,
+               refusals.silent ? "): return fail(STATUS_..., \"...\", ...), as lab.h's top comment asks"
+                               : "");
+}
 
 /* ---- step 1: a layer ------------------------------------------------------------------ */
 
@@ -381,7 +412,9 @@ static void check_counting(device d)
     bool refused = true;
     char said[160] = "";
     for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; ++i) {
+        clear_error();
         const status s = lab_gflops(100, 200, 300, bad_times[i], &(double){ 0 });
+        note_refusal(s, "lab_gflops (a time not positive)");
         refused = refused && s == STATUS_BAD_ARGUMENT;
         check_append(said, sizeof said, "%sseconds = %g: %s", i ? ", " : "", bad_times[i], status_name(s));
     }
@@ -410,7 +443,9 @@ static void check_counting(device d)
      * refusal is the answer, not a fraction of whatever its output held. */
     const device missing = { DEVICE_SIM, device_count(DEVICE_SIM) };
     double nowhere = -1.0;
+    clear_error();
     const status no_peak = CHECK_YOURS(lab_fraction_of_peak(100.0, missing, &nowhere));
+    note_refusal(no_peak, "lab_fraction_of_peak (a device that does not exist)");
     check_that(no_peak != STATUS_OK, "the fraction of peak of a device that does not exist is refused",
                "100 GFLOP/s on %s, which does not exist here: %s%s", device_name(missing),
                status_name(no_peak),
@@ -442,7 +477,9 @@ static void check_naive_refuses_cpu(void)
     CHECK(tensor_full(&c, cpu, shape2(2, 3), NAN));
     CHECK(counters_reset(cpu));
     const long before = library_products();
+    clear_error();
     const status s = CHECK_YOURS(lab_matmul_naive_gpu(a, b, c));
+    note_refusal(s, "lab_matmul_naive_gpu (tensors on the CPU)");
     const long products = library_products() - before;
     CHECK(counters_read(cpu, &counted));
     CHECK(tensor_to_host(c, held, 6));
@@ -848,7 +885,9 @@ static void check_openblas_sizes(void)
                           k = which == 2 ? sizes[t] : 1;
             const long before = library_products();
             sgemm_m = sgemm_n = sgemm_k = 0;
+            clear_error();
             const status s = CHECK_YOURS(lab_matmul_openblas(a, false, b, false, c, m, n, k));
+            note_refusal(s, "lab_matmul_openblas (sizes over INT_MAX)");
             const long calls = library_products() - before;
             if (sizes[t] > INT_MAX) {
                 if (s == STATUS_BAD_ARGUMENT && calls == 0) continue;
@@ -1017,6 +1056,7 @@ int main(int argc, char **argv)
         check_step6(d);
         check_launch_overhead(d);
     }
+    check_refusals_said();
     return check_finish("04_matmul");
 }
 
