@@ -209,6 +209,35 @@ static void test_the_at_th_call_is_refused_and_named(void)
     check_refuse_call(0);
 }
 
+static void print_refusals_said(const void *unused)
+{
+    (void)unused;
+    check_refusals_said();
+}
+
+/* A refusal with fail()'s message passes; a bare status is named, once. */
+static void test_a_bare_refusal_is_named(void)
+{
+    static char printed[2048];
+    unsetenv("LABKIT_CHECK_UNTIL");
+    clear_error();
+    check_note_refusal(fail(STATUS_BAD_ARGUMENT, "lab_said: n = -1; n counts rows, 0 or more"), "lab_said");
+    clear_error();
+    check_note_refusal(STATUS_OK, "lab_worked");
+    for (int i = 0; i < 2; ++i) {
+        clear_error();
+        check_note_refusal(STATUS_BAD_ARGUMENT, "lab_bare (n = -1)");
+    }
+    REQUIRE(printed_by(stdout, print_refusals_said, NULL, printed, sizeof printed));
+    EXPECT_CONTAINS(printed, "a refusal says what is wrong");
+    EXPECT_CONTAINS(printed, "2 of 3 refusals left no message (lab_bare (n = -1)): return fail(");
+    const char *first = strstr(printed, "lab_bare");
+    EXPECT_MSG(!strstr(printed, "lab_said") && !strstr(printed, "lab_worked") && first &&
+                   !strstr(first + 1, "lab_bare"),
+               "named other calls, or one twice: %s", printed);
+cleanup:;
+}
+
 /* Run last: the tests before it left parts out. A variable left set in a
  * shell must not turn a check that skipped its costly claims into a pass. */
 static void test_a_check_that_left_a_part_out_never_passes(void)
@@ -229,6 +258,7 @@ int main(void)
     RUN_TEST(test_a_todo_is_said_by_rank_0_alone);
     RUN_TEST(test_a_second_gpu_claim_is_untried_only_where_no_kind_has_two);
     RUN_TEST(test_the_at_th_call_is_refused_and_named);
+    RUN_TEST(test_a_bare_refusal_is_named);
     RUN_TEST(test_a_check_that_left_a_part_out_never_passes);
     unsetenv("LABKIT_CHECK_UNTIL");
     return harness_finish();

@@ -101,36 +101,6 @@ static void check_own_answer(const char *claim, const char *yours, const char *t
                borrowed ? ": that function is the answer this step asks you to write (lab.h)" : "");
 }
 
-/* ==== refusals say what is wrong ========================================== */
-
-/* lab.h: a failure comes with a message made by fail(). A bare `return
- * STATUS_BAD_ARGUMENT` leaves the caller's last_error() empty (the check
- * clears it before each call it notes), or an older failure's message. */
-static struct {
-    int tried, silent;
-    char where[256];
-} refusals;
-
-/* Notes a call of yours that returned `s`, made just after clear_error(). */
-static void note_refusal(status s, const char *call)
-{
-    if (s == STATUS_OK) return;
-    refusals.tried++;
-    if (last_error()[0] != '\0') return;
-    refusals.silent++;
-    if (!strstr(refusals.where, call))
-        check_append(refusals.where, sizeof refusals.where, "%s%s", refusals.where[0] ? ", " : "", call);
-}
-
-static void check_refusals_said(void)
-{
-    check_that(refusals.silent == 0, "a refusal says what is wrong: a message from fail(), not a bare status",
-               "%d of %d refusals left no message%s%s%s", refusals.silent, refusals.tried,
-               refusals.silent ? " (" : "", refusals.where,
-               refusals.silent ? "): return fail(STATUS_..., \"...\", ...), as lab.h's top comment asks"
-                               : "");
-}
-
 /* ==== memory, on every device ============================================= */
 
 /* Bytes in use on every device here, once its queue has drained (a simulated
@@ -323,7 +293,7 @@ static void check_try_all_gpus(gpus_seen g, const char *here)
     const int borrowed_before_refusal = library_calls.try_all_gpus + library_calls.try_gpu;
     clear_error();
     const status s = CHECK_YOURS(lab_try_all_gpus(all, room, &n));
-    note_refusal(s, "lab_try_all_gpus (an array too small)");
+    check_note_refusal(s, "lab_try_all_gpus (an array too small)");
     borrowed += library_calls.try_all_gpus + library_calls.try_gpu - borrowed_before_refusal;
     int inside = 0, overrun = 0;
     for (int k = 0; k < LABKIT_MAX_DEVICES; ++k) {
@@ -460,7 +430,7 @@ static void check_peaks(void)
             const status s = CHECK_YOURS(lab_peak_fp32_gflops(negative[k].multiprocessors, negative[k].cores,
                                                               negative[k].clock_ghz, &peak));
             all_refused = all_refused && s == STATUS_BAD_ARGUMENT;
-            note_refusal(s, "lab_peak_fp32_gflops (a negative figure)");
+            check_note_refusal(s, "lab_peak_fp32_gflops (a negative figure)");
             check_append(refused, sizeof refused, "; %d x %d x %g GHz: %s", negative[k].multiprocessors,
                          negative[k].cores, negative[k].clock_ghz,
                          s == STATUS_OK ? "accepted" : status_name(s));
@@ -477,7 +447,7 @@ static void check_peaks(void)
     const status s = CHECK_YOURS(lab_peak_fp32_gflops(80, 64, NAN, &peak));
     check_that(s == STATUS_BAD_ARGUMENT, claim, "80 x 64 x NaN GHz: %s%s", status_name(s),
                s == STATUS_OK ? ", a peak of NaN" : "");
-    note_refusal(s, "lab_peak_fp32_gflops (a NaN clock)");
+    check_note_refusal(s, "lab_peak_fp32_gflops (a NaN clock)");
     check_own_answer("lab_peak_fp32_gflops is your own formula, never the library's peak_fp32_gflops",
                      "lab_peak_fp32_gflops", "peak_fp32_gflops", library_calls.peak - borrowed_before, calls);
 }

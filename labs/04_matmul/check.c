@@ -190,36 +190,6 @@ typedef struct dims {
 static const dims shapes[] = { { 64, 64, 64 }, { 37, 29, 53 } };
 enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
 
-/* ---- refusals say what is wrong ------------------------------------------------------ */
-
-/* lab.h: a failure comes with a message made by fail(). A bare `return
- * STATUS_BAD_ARGUMENT` leaves the caller's last_error() empty (the check
- * clears it before each call it notes), or an older failure's message. */
-static struct {
-    int tried, silent;
-    char where[256];
-} refusals;
-
-/* Notes a call of yours that returned `s`, made just after clear_error(). */
-static void note_refusal(status s, const char *call)
-{
-    if (s == STATUS_OK) return;
-    refusals.tried++;
-    if (last_error()[0] != '\0') return;
-    refusals.silent++;
-    if (!strstr(refusals.where, call))
-        check_append(refusals.where, sizeof refusals.where, "%s%s", refusals.where[0] ? ", " : "", call);
-}
-
-static void check_refusals_said(void)
-{
-    check_that(refusals.silent == 0, "a refusal says what is wrong: a message from fail(), not a bare status",
-               "%d of %d refusals left no message%s%s%s", refusals.silent, refusals.tried,
-               refusals.silent ? " (" : "", refusals.where,
-               refusals.silent ? "): return fail(STATUS_..., \"...\", ...), as lab.h's top comment asks"
-                               : "");
-}
-
 /* ---- step 1: a layer ------------------------------------------------------------------ */
 
 /* The bytes of device memory in use on d now. */
@@ -414,7 +384,7 @@ static void check_counting(device d)
     for (size_t i = 0; i < sizeof bad_times / sizeof bad_times[0]; ++i) {
         clear_error();
         const status s = lab_gflops(100, 200, 300, bad_times[i], &(double){ 0 });
-        note_refusal(s, "lab_gflops (a time not positive)");
+        check_note_refusal(s, "lab_gflops (a time not positive)");
         refused = refused && s == STATUS_BAD_ARGUMENT;
         check_append(said, sizeof said, "%sseconds = %g: %s", i ? ", " : "", bad_times[i], status_name(s));
     }
@@ -445,7 +415,7 @@ static void check_counting(device d)
     double nowhere = -1.0;
     clear_error();
     const status no_peak = CHECK_YOURS(lab_fraction_of_peak(100.0, missing, &nowhere));
-    note_refusal(no_peak, "lab_fraction_of_peak (a device that does not exist)");
+    check_note_refusal(no_peak, "lab_fraction_of_peak (a device that does not exist)");
     check_that(no_peak != STATUS_OK, "the fraction of peak of a device that does not exist is refused",
                "100 GFLOP/s on %s, which does not exist here: %s%s", device_name(missing),
                status_name(no_peak),
@@ -479,7 +449,7 @@ static void check_naive_refuses_cpu(void)
     const long before = library_products();
     clear_error();
     const status s = CHECK_YOURS(lab_matmul_naive_gpu(a, b, c));
-    note_refusal(s, "lab_matmul_naive_gpu (tensors on the CPU)");
+    check_note_refusal(s, "lab_matmul_naive_gpu (tensors on the CPU)");
     const long products = library_products() - before;
     CHECK(counters_read(cpu, &counted));
     CHECK(tensor_to_host(c, held, 6));
@@ -887,7 +857,7 @@ static void check_openblas_sizes(void)
             sgemm_m = sgemm_n = sgemm_k = 0;
             clear_error();
             const status s = CHECK_YOURS(lab_matmul_openblas(a, false, b, false, c, m, n, k));
-            note_refusal(s, "lab_matmul_openblas (sizes over INT_MAX)");
+            check_note_refusal(s, "lab_matmul_openblas (sizes over INT_MAX)");
             const long calls = library_products() - before;
             if (sizes[t] > INT_MAX) {
                 if (s == STATUS_BAD_ARGUMENT && calls == 0) continue;

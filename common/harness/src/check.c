@@ -233,6 +233,30 @@ int check_calls_counted(void) { return calls_counted; }
 
 const char *check_refused_call(void) { return refused; }
 
+static struct {
+    int tried, silent;
+    char where[256];
+} refusals;
+
+void check_note_refusal(status s, const char *call)
+{
+    if (s == STATUS_OK) return;
+    refusals.tried++;
+    if (last_error()[0] != '\0') return;
+    refusals.silent++;
+    if (call && !strstr(refusals.where, call))
+        check_append(refusals.where, sizeof refusals.where, "%s%s", refusals.where[0] ? ", " : "", call);
+}
+
+void check_refusals_said(void)
+{
+    check_that(refusals.silent == 0, "a refusal says what is wrong: a message from fail(), not a bare status",
+               "%d of %d refusals left no message%s%s%s", refusals.silent, refusals.tried,
+               refusals.silent ? " (" : "", refusals.where,
+               refusals.silent ? "): return fail(STATUS_..., \"...\", ...), as lab.h's top comment asks"
+                               : "");
+}
+
 status check_refusal_status(const char *name, const char *what_would)
 {
     return fail(STATUS_BACKEND_FAILED, "%s: refused by the check, as %s would (call %d)", name, what_would,

@@ -117,6 +117,14 @@ void check_second_gpu_absent(device d, const char *what);
  * end a claim's figures. The text lives until the next call. */
 const char *check_failure_text(status s);
 
+/* ---- refusals that say what is wrong -----------------------------------------
+ * Where lab.h asks for every failure to come with a message (fail()), not a
+ * bare status: the check calls clear_error() before a call of the student's
+ * that must refuse, and notes its status here; check_refusals_said() then
+ * fails its claim, naming the calls that refused without a message. */
+void check_note_refusal(status s, const char *call);
+void check_refusals_said(void);
+
 /* ---- failures made on purpose -----------------------------------------------
  * A check linked with -Wl,--wrap for the calls a student's function makes
  * (lab.cmake's LAB_CHECK_LINK_OPTIONS: labs 05, 07 and 08) sends each call to
