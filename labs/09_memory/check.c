@@ -80,6 +80,17 @@ static float *floats(int64_t n)
 
 /* ---- step 1: bandwidth ---------------------------------------------------------------- */
 
+/* lab.h: every formula refuses a NULL output (STATUS_BAD_ARGUMENT). A call
+ * that writes through it instead stops the check at its line. */
+static void null_refused(bool *right, status s, const char *output, char *figures, size_t size)
+{
+    if (!*right || s == STATUS_BAD_ARGUMENT) return;
+    *right = false;
+    snprintf(figures, size,
+             "a NULL %s returned %s, want STATUS_BAD_ARGUMENT (lab.h: NULL outputs are refused)", output,
+             status_name(s));
+}
+
 static void check_bandwidth_formula(void)
 {
     static const struct {
@@ -92,7 +103,8 @@ static void check_bandwidth_formula(void)
         { 4e9, 0.0, 2.0, 2.0, "4e9 bytes read, none written, in 2 s" },
         { 0.0, 3.35e12, 1.0, 3350.0, "3.35e12 bytes written in 1 s" },
     };
-    char figures[512] = "4 cases from 2 to 3350 GB/s; times of 0 and -1 s, -1 bytes read, -1 written refused";
+    char figures[512] = "4 cases from 2 to 3350 GB/s; times of 0, -1 s and NaN, -1 bytes read, -1 written, a "
+                        "NULL gbs refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double gbs = NAN;
@@ -105,7 +117,11 @@ static void check_bandwidth_formula(void)
     }
     static const struct {
         double read, written, seconds;
-    } bad[] = { { 1e9, 1e9, 0.0 }, { 1e9, 1e9, -1.0 }, { -1.0, 1e9, 1.0 }, { 1e9, -1.0, 1.0 } };
+    } bad[] = {
+        { 1e9, 1e9, 0.0 }, { 1e9, 1e9, -1.0 }, { 1e9, 1e9, NAN }, { -1.0, 1e9, 1.0 }, { 1e9, -1.0, 1.0 }
+    };
+    /* NaN: what a timing that failed gives, neither <= 0 nor > 0: a test
+     * written as seconds <= 0 lets it through, and NaN GB/s with it. */
     for (size_t i = 0; right && i < sizeof bad / sizeof bad[0]; ++i) {
         double gbs = 0.0;
         const status s = CHECK_YOURS(lab_bandwidth_gbs(bad[i].read, bad[i].written, bad[i].seconds, &gbs));
@@ -116,6 +132,9 @@ static void check_bandwidth_formula(void)
                      "STATUS_BAD_ARGUMENT",
                      bad[i].read, bad[i].written, bad[i].seconds, status_name(s));
     }
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_bandwidth_gbs(1e9, 1e9, 1.0, NULL)), "gbs", figures,
+                     sizeof figures);
     check_that(right, "bandwidth is (bytes read + bytes written) / seconds, in GB/s (10^9 bytes a second)",
                "%s", figures);
 }
@@ -366,7 +385,7 @@ static void check_loads_formula(void)
                   { 16, 16, 2 },     { 1, 16, 2 },      { 5, 1, 10 } };
     char figures[512] =
         "k = 2048: 4096 naive, 256 in tiles of 16; k = 53, 37, 16 and 1 in tiles of 16: 8, 6, 2 "
-        "and 2; k = 0 and tile 0 refused";
+        "and 2; k = 0, tile 0 and a NULL loads refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double loads = NAN;
@@ -389,6 +408,9 @@ static void check_loads_formula(void)
             snprintf(figures, sizeof figures, "k = %d, tile %d: returned %s, want STATUS_BAD_ARGUMENT",
                      bad ? 16 : 0, bad ? 0 : 16, status_name(s));
     }
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_loads_per_output(16, 16, NULL)), "loads", figures,
+                     sizeof figures);
     check_that(right, "global loads per output: 2 k naive, 2 ceil(k / T) in tiles of T", "%s", figures);
 }
 
@@ -504,7 +526,8 @@ static void check_bound_formula(void)
         double sum_abs;
     } cases[] = { { 1, 5.0 }, { 2, 1.0 }, { 1001, 500.0 }, { 100003, 0.0 }, { 1 << 20, 3.0 } };
     char figures[512] =
-        "n = 1, 2, 1001, 100003 and 2^20: (n - 1) 2^-24 sum|x|; n = 0 and sum|x| = -1 refused";
+        "n = 1, 2, 1001, 100003 and 2^20: (n - 1) 2^-24 sum|x|; n = 0, sum|x| = -1 and NaN, a NULL bound "
+        "refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double bound = NAN;
@@ -515,14 +538,23 @@ static void check_bound_formula(void)
             snprintf(figures, sizeof figures, "n = %lld, sum|x| = %g: got %.9g, want %.9g%s",
                      (long long)cases[i].n, cases[i].sum_abs, bound, want, check_failure_text(s));
     }
-    for (int bad = 0; right && bad < 2; ++bad) {
+    /* NaN (a NaN among the terms) is not 0 or more: a test written as
+     * sum_abs < 0 lets it through, and a NaN bound with it. */
+    static const struct {
+        int64_t n;
+        double sum_abs;
+    } bad[] = { { 0, 1.0 }, { 10, -1.0 }, { 10, NAN } };
+    for (size_t i = 0; right && i < sizeof bad / sizeof bad[0]; ++i) {
         double bound = 0.0;
-        const status s = CHECK_YOURS(lab_sum_error_bound(bad ? 10 : 0, bad ? -1.0 : 1.0, &bound));
+        const status s = CHECK_YOURS(lab_sum_error_bound(bad[i].n, bad[i].sum_abs, &bound));
         right = s == STATUS_BAD_ARGUMENT;
         if (!right)
-            snprintf(figures, sizeof figures, "n = %d, sum|x| = %g: returned %s, want STATUS_BAD_ARGUMENT",
-                     bad ? 10 : 0, bad ? -1.0 : 1.0, status_name(s));
+            snprintf(figures, sizeof figures, "n = %lld, sum|x| = %g: returned %s, want STATUS_BAD_ARGUMENT",
+                     (long long)bad[i].n, bad[i].sum_abs, status_name(s));
     }
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_sum_error_bound(10, 1.0, NULL)), "bound", figures,
+                     sizeof figures);
     check_that(right, "a float32 sum of n terms is within (n - 1) u sum|x| of the exact sum, u = 2^-24", "%s",
                figures);
 }
@@ -685,8 +717,8 @@ static void check_cost_formula(void)
                   { LAB_SUM, 1000, 1000.0, 4004.0, "sum, n = 1000" },
                   { LAB_PRODUCT, 2048, 17179869184.0, 50331648.0, "product, n = 2048" },
                   { LAB_PRODUCT, 3, 54.0, 108.0, "product, n = 3" } };
-    char figures[512] = "copy 0 and 8n, scale n and 8n, sum n and 4n + 4, product 2n^3 and 12n^2; n = 0 "
-                        "and kernels 4 and -1 (none of the four) refused";
+    char figures[512] = "copy 0 and 8n, scale n and 8n, sum n and 4n + 4, product 2n^3 and 12n^2; n = 0, "
+                        "kernels 4 and -1 (none of the four) and NULL outputs refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double flop = NAN, bytes = NAN;
@@ -718,6 +750,13 @@ static void check_cost_formula(void)
             snprintf(figures, sizeof figures, "%s: returned %s, want STATUS_BAD_ARGUMENT", refused[i].what,
                      status_name(s));
     }
+    double one = 0.0;
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_kernel_cost(LAB_COPY, 1000, NULL, &one)), "flop", figures,
+                     sizeof figures);
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_kernel_cost(LAB_COPY, 1000, &one, NULL)), "bytes", figures,
+                     sizeof figures);
     check_that(right, "a kernel's FLOP and least bytes follow from its size", "%s", figures);
 }
 
@@ -728,7 +767,9 @@ static void check_intensity_formula(void)
     } cases[] = { { 17179869184.0, 50331648.0, 341.333333333333333 },
                   { 1000.0, 8000.0, 0.125 },
                   { 0.0, 8000.0, 0.0 } };
-    char figures[256] = "2 n^3 / 12 n^2 at n = 2048: 341.3; 0.125; 0; 0 bytes and -2 FLOP refused";
+    char figures[256] =
+        "2 n^3 / 12 n^2 at n = 2048: 341.3; 0.125; 0; 0 bytes, -2 FLOP, NaN FLOP, NaN bytes and a NULL "
+        "intensity refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double intensity = NAN;
@@ -740,7 +781,7 @@ static void check_intensity_formula(void)
     }
     static const struct {
         double flop, bytes;
-    } refused[] = { { 1.0, 0.0 }, { -2.0, 8.0 } };
+    } refused[] = { { 1.0, 0.0 }, { -2.0, 8.0 }, { NAN, 8.0 }, { 1.0, NAN } }; /* NaN: neither < 0 nor >= 0 */
     for (size_t i = 0; right && i < sizeof refused / sizeof refused[0]; ++i) {
         double intensity = 0.0;
         const status s = CHECK_YOURS(lab_arithmetic_intensity(refused[i].flop, refused[i].bytes, &intensity));
@@ -754,6 +795,9 @@ static void check_intensity_formula(void)
             snprintf(figures, sizeof figures, "%g FLOP over %g bytes: returned %s, want STATUS_BAD_ARGUMENT",
                      refused[i].flop, refused[i].bytes, status_name(s));
     }
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_arithmetic_intensity(1.0, 8.0, NULL)), "intensity", figures,
+                     sizeof figures);
     check_that(right, "arithmetic intensity is FLOP per byte", "%s", figures);
 }
 
@@ -773,9 +817,13 @@ static void check_roofline_formula(void)
         const char *what;
     } refused[] = { { 1.0, 0.0, 320.0, "a peak of 0 GFLOP/s" },
                     { -1.0, 7680.0, 320.0, "an intensity of -1 FLOP/B" },
-                    { 1.0, 7680.0, 0.0, "a bandwidth of 0 GB/s" } };
+                    { 1.0, 7680.0, 0.0, "a bandwidth of 0 GB/s" },
+                    /* NaN is neither below 0 nor above it, and fmin drops a NaN argument */
+                    { 1.0, NAN, 320.0, "a peak of NaN GFLOP/s" },
+                    { NAN, 7680.0, 320.0, "an intensity of NaN" },
+                    { 1.0, 7680.0, NAN, "a bandwidth of NaN" } };
     char figures[256] = "below the ridge, at it and above it, on sim's card and an H100's; a peak of 0, a "
-                        "negative intensity and a bandwidth of 0 refused";
+                        "negative intensity, a bandwidth of 0, NaN for each and a NULL gflops refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         double gflops = NAN;
@@ -799,6 +847,9 @@ static void check_roofline_formula(void)
             snprintf(figures, sizeof figures, "%s: returned %s, want STATUS_BAD_ARGUMENT", refused[i].what,
                      status_name(s));
     }
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_attainable_gflops(1.0, 7680.0, 320.0, NULL)), "gflops", figures,
+                     sizeof figures);
     check_that(right, "the roofline: the lower of the peak and intensity x bandwidth", "%s", figures);
 }
 
@@ -841,7 +892,7 @@ static void check_wavefronts_formula(void)
      * fitted to 32, 16 and 34 (multiples of 16: 16, other even lengths: 2)
      * gets them wrong, where counting the busiest bank does not. */
     char figures[512] = "rows of 32 floats: 32 passes; 33: 1; 16 and 48: 16; 34: 2; 1, 17: 1; 64, 96: 32; 8, "
-                        "24, 40: 8; 12: 4; rows of 0, -32 and -1 floats refused";
+                        "24, 40: 8; 12: 4; rows of 0, -32 and -1 floats, a NULL wavefronts refused";
     bool right = true;
     for (size_t i = 0; right && i < sizeof cases / sizeof cases[0]; ++i) {
         int wavefronts = -1;
@@ -870,6 +921,9 @@ static void check_wavefronts_formula(void)
                 "float)",
                 refused[i], status_name(s));
     }
+    if (right)
+        null_refused(&right, CHECK_YOURS(lab_column_read_wavefronts(33, NULL)), "wavefronts", figures,
+                     sizeof figures);
     check_that(right, "a warp's read of a tile's column takes as many passes as its busiest bank has floats",
                "%s", figures);
 }

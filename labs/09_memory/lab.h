@@ -20,7 +20,7 @@
 /* *gbs = the bandwidth a kernel achieved: the bytes it read plus the bytes it
  * wrote, over its time in seconds, in GB/s: 10^9 bytes a second, the unit of
  * a GPU's datasheet and of device_properties.memory_bandwidth_gbs. Refuses
- * negative bytes and a time that is not above 0. */
+ * negative bytes and a time that is not above 0 (a NaN time included). */
 status lab_bandwidth_gbs(double bytes_read, double bytes_written, double seconds, double *gbs);
 
 /* ==== Step 2: tiles in shared memory (README, "Step 2") =================== */
@@ -38,7 +38,7 @@ status lab_loads_per_output(int64_t k, int tile, double *loads);
  * in any order: (n - 1) u sum_abs, where u = 2^-24 is float32's unit roundoff
  * (each of the n - 1 additions rounds by at most u of what it has summed so
  * far, itself at most sum_abs, the sum of the terms' magnitudes). Refuses
- * n < 1 and a negative sum_abs. */
+ * n < 1 and a sum_abs that is not 0 or more (a NaN is neither). */
 status lab_sum_error_bound(int64_t n, double sum_abs, double *bound);
 
 /* ==== Step 4: the roofline (README, "Step 4") ============================= */
@@ -58,13 +58,14 @@ typedef enum lab_kernel {
 status lab_kernel_cost(lab_kernel kernel, int64_t n, double *flop, double *bytes);
 
 /* *intensity = flop / bytes: the kernel's arithmetic intensity, in FLOP per
- * byte. Refuses bytes <= 0 and flop < 0. */
+ * byte. Refuses bytes that are not above 0 and flop that is not 0 or more
+ * (NaN for either included). */
 status lab_arithmetic_intensity(double flop, double bytes, double *intensity);
 
 /* *gflops = the roofline: the most GFLOP/s a kernel of this intensity can
  * reach on a device of peak_gflops (its arithmetic) and bandwidth_gbs (its
- * memory): the lower of the two roofs. Refuses a negative intensity and peaks
- * that are not above 0. */
+ * memory): the lower of the two roofs. Refuses an intensity that is not 0 or
+ * more and peaks that are not above 0 (NaN for any included). */
 status lab_attainable_gflops(double intensity, double peak_gflops, double bandwidth_gbs, double *gflops);
 
 /* ==== Step 5: a transpose through shared memory (README, "Step 5") ======== */
