@@ -610,13 +610,15 @@ static bool second_gpu(device d, const char *what, const char *const *claims, in
     "(the busier worker's CPU time over both workers')"
 #define AT_ONCE_REAL "two GPUs at once take at most 0.65 of the time of one after the other"
 #define AT_ONCE_RIGHT "each device computed its own products, right (float64 reference)"
+#define AT_ONCE_N "lab_run_at_once runs the n works it is given, no more: given 1, one device works"
 
 static void check_step3(device d)
 {
     const bool real = d.kind == DEVICE_CUDA;
-    const char *const sim_claims[] = { AT_ONCE_QUEUED, AT_ONCE_OVERLAP, AT_ONCE_SHARE, AT_ONCE_RIGHT },
-                      *const real_claims[] = { AT_ONCE_QUEUED, AT_ONCE_REAL, AT_ONCE_RIGHT };
-    if (!second_gpu(d, "two GPUs at once", real ? real_claims : sim_claims, real ? 3 : 4)) return;
+    const char *const sim_claims[] = { AT_ONCE_QUEUED, AT_ONCE_OVERLAP, AT_ONCE_SHARE, AT_ONCE_RIGHT,
+                                       AT_ONCE_N },
+                      *const real_claims[] = { AT_ONCE_QUEUED, AT_ONCE_REAL, AT_ONCE_RIGHT, AT_ONCE_N };
+    if (!second_gpu(d, "two GPUs at once", real ? real_claims : sim_claims, real ? 4 : 5)) return;
     const char *claim = AT_ONCE_QUEUED;
     product_work work[2];
     for (int i = 0; i < 2; ++i)
@@ -674,6 +676,19 @@ static void check_step3(device d)
     const bool right = product_right(&work[0]) && product_right(&work[1]);
     check_that(right, AT_ONCE_RIGHT, "%s and %s, %lldx%lld", device_name(work[0].dev),
                device_name(work[1].dev), (long long)work[0].n, (long long)work[0].n);
+    /* n is the works' count: given 1 of the 2, the first device runs its
+     * products and waits, and the second is not touched. */
+    for (int i = 0; i < 2; ++i) CHECK(counters_reset(work[i].dev));
+    const status one_status = CHECK_YOURS(lab_run_at_once(work, 1));
+    for (int i = 0; i < 2; ++i) CHECK(counters_read(work[i].dev, &counted[i]));
+    check_that(one_status == STATUS_OK && counted[0].launches == (uint64_t)work[0].products &&
+                   counted[0].syncs >= 1 && counted[1].launches == 0,
+               AT_ONCE_N,
+               "given 1 work of 2: %s %llu launches, waited %llu times; %s %llu launches (want %d, at least "
+               "once, and 0: the second work is not one of the n)%s",
+               device_name(work[0].dev), (unsigned long long)counted[0].launches,
+               (unsigned long long)counted[0].syncs, device_name(work[1].dev),
+               (unsigned long long)counted[1].launches, work[0].products, check_failure_text(one_status));
     for (int i = 0; i < 2; ++i) product_work_free(&work[i]);
 }
 
