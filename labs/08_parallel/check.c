@@ -29,7 +29,8 @@
  *     the all-reduce's copies are counted (through the host), or none (NCCL),
  *     and so are the bytes each device uploads (its own slice's rows, not the
  *     batch's), and no device is waited for between the slices' passes; a
- *     step whose pass or sum fails returns the failure and steps no replica;
+ *     step whose pass, weighting (op_scale), sum or SGD step fails returns
+ *     the failure, and no replica steps before every sum is done;
  *     once the replicas are freed, no memory is left on any device.
  *
  * A claim that needs two GPUs of one kind where the device checked has none
@@ -85,9 +86,10 @@ static void fill_uniform(float *x, int64_t count, uint64_t seed)
 
 /* ---- what the student's functions call ------------------------------------------ */
 
-/* lab.cmake links this check with -Wl,--wrap for four calls of steps 3 and
- * 5 (queue_products, device_synchronize, replica_forward_backward,
- * all_reduce_sum): the student's calls of them come here first. While a step
+/* lab.cmake links this check with -Wl,--wrap for six calls of steps 3 and
+ * 5 (queue_products, device_synchronize, replica_forward_backward, op_scale,
+ * all_reduce_sum, replica_sgd_step): the student's calls of them come here
+ * first. While a step
  * is tried with a failure, the refuse_at-th of them fails, as a device that
  * refuses its work would; and the forward and backward passes note the waits
  * between them. */
@@ -142,16 +144,22 @@ status __wrap_device_synchronize(device d)
                 device_name(d));
 }
 
+/* Inside a given call (a pass, a sum, a step): the kit's own calls there
+ * are not the student's, and are never refused. */
+static int given_depth;
+
 status __real_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows);
 status __wrap_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows);
 status __wrap_replica_forward_backward(replica *r, const float *images, const int32_t *labels, int64_t rows)
 {
-    if (check_refuse("replica_forward_backward"))
+    if (given_depth == 0 && check_refuse("replica_forward_backward"))
         return fail(STATUS_OUT_OF_MEMORY,
                     "replica_forward_backward: %s has no memory left for the slice (the check refused it)",
                     r ? device_name(r->net.dev) : "the device");
     if (watch.devices && watch.passes > 0) watch.waits_between += watched_syncs() - watch.syncs_then;
+    given_depth++;
     const status s = __real_replica_forward_backward(r, images, labels, rows);
+    given_depth--;
     if (watch.devices) watch.passes++, watch.syncs_then = watched_syncs();
     return s;
 }
@@ -160,8 +168,39 @@ status __real_all_reduce_sum(tensor *const *tensors, int n);
 status __wrap_all_reduce_sum(tensor *const *tensors, int n);
 status __wrap_all_reduce_sum(tensor *const *tensors, int n)
 {
-    if (!check_refuse("all_reduce_sum")) return __real_all_reduce_sum(tensors, n);
-    return fail(STATUS_BACKEND_FAILED, "all_reduce_sum: a copy was refused (the check refused it)");
+    if (given_depth == 0 && check_refuse("all_reduce_sum"))
+        return fail(STATUS_BACKEND_FAILED, "all_reduce_sum: a copy was refused (the check refused it)");
+    given_depth++;
+    const status s = __real_all_reduce_sum(tensors, n);
+    given_depth--;
+    return s;
+}
+
+/* The weighting of each slice's gradients (op_scale) and each replica's SGD
+ * step, refused in their turn: a scale that fails on a device (its kernel
+ * refused), or a step that does. Only the calls a lab.c makes are refused:
+ * the given passes, sums and steps make calls of their own (given_depth). */
+status __real_op_scale(const tensor *x, float alpha, tensor *out);
+status __wrap_op_scale(const tensor *x, float alpha, tensor *out);
+status __wrap_op_scale(const tensor *x, float alpha, tensor *out)
+{
+    if (given_depth == 0 && check_refuse("op_scale"))
+        return fail(STATUS_BACKEND_FAILED, "op_scale: %s refused the kernel (the check refused it)",
+                    x ? device_name(tensor_device(x)) : "the device");
+    return __real_op_scale(x, alpha, out);
+}
+
+status __real_replica_sgd_step(replica *r, float lr, float momentum);
+status __wrap_replica_sgd_step(replica *r, float lr, float momentum);
+status __wrap_replica_sgd_step(replica *r, float lr, float momentum)
+{
+    if (given_depth == 0 && check_refuse("replica_sgd_step"))
+        return fail(STATUS_BACKEND_FAILED, "replica_sgd_step: %s refused the update (the check refused it)",
+                    r ? device_name(r->net.dev) : "the device");
+    given_depth++;
+    const status s = __real_replica_sgd_step(r, lr, momentum);
+    given_depth--;
+    return s;
 }
 
 /* ---- step 1: the loop on every core ---------------------------------------------- */
@@ -1136,24 +1175,30 @@ static void check_step5_failures(device d, const dp_data *x)
             break;
         }
         ++tried;
-        right = s != STATUS_OK && stepped < 0;
+        /* A refused SGD step comes once every gradient is summed: the
+         * replicas before it have stepped, and that one's failure must come
+         * back. Any other refusal comes before every step. */
+        const bool at_step = strcmp(refused, "replica_sgd_step") == 0;
+        right = s != STATUS_OK && (at_step || stepped < 0);
         if (!right)
             snprintf(figures, sizeof figures, "on %s%s, its call %d (%s) refused: the step returned %s%s%s%s",
                      device_name(devices[0]), pair ? " and its pair" : "", at, refused, status_name(s),
                      s == STATUS_OK ? " (the failure was not passed on)" : "",
-                     stepped >= 0 ? "; the replica on " : "",
-                     stepped >= 0 ? device_name(devices[stepped]) : "");
-        if (!right && stepped >= 0) check_append(figures, sizeof figures, " took a step all the same");
+                     stepped >= 0 && !at_step ? "; the replica on " : "",
+                     stepped >= 0 && !at_step ? device_name(devices[stepped]) : "");
+        if (!right && stepped >= 0 && !at_step)
+            check_append(figures, sizeof figures, " took a step all the same (before every sum was done)");
     }
     if (right)
         snprintf(figures, sizeof figures,
-                 "on %s%s%s: %d refusals, each device's pass and each sum in turn; each returned, no replica "
-                 "stepped",
+                 "on %s%s%s: %d refusals, each device's pass, each weighting, each sum and each SGD step in "
+                 "turn; each returned, no replica stepped before the sums",
                  device_name(devices[0]), pair ? " and " : "", pair ? device_name(devices[1]) : "", tried);
-    check_that(right,
-               "a data-parallel step that fails (a device's forward and backward pass, or a sum) returns the "
-               "failure, and no replica takes a step",
-               "%s", figures);
+    check_that(
+        right,
+        "a data-parallel step that fails (a device's forward and backward pass, a slice's weighting, a "
+        "sum or an SGD step) returns the failure, and no replica steps before every sum is done",
+        "%s", figures);
     for (int i = 0; i < n; ++i) replica_free(&r[i]);
     for (int i = 0; i < n; ++i) note_memory("the refused steps", devices[i], in_use[i]);
     host_floats_free(before[0]), host_floats_free(before[1]), host_floats_free(after);

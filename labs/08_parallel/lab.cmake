@@ -45,11 +45,12 @@ endif()
 
 # The check makes the calls of steps 3 and 5 fail in turn (a device's
 # products, a wait for a device that reports a failed kernel, its forward and
-# backward pass, a sum across the devices), to see that your functions pass
+# backward pass, the weighting of a slice's gradients, a sum across the
+# devices, a replica's SGD step), to see that your functions pass
 # each failure on, and counts the waits between the devices' passes: its
 # programs send those calls to check.c first.
-list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=queue_products -Wl,--wrap=replica_forward_backward
-     -Wl,--wrap=all_reduce_sum -Wl,--wrap=device_synchronize)
+list(APPEND LAB_CHECK_LINK_OPTIONS -Wl,--wrap=queue_products -Wl,--wrap=replica_forward_backward -Wl,--wrap=op_scale
+     -Wl,--wrap=all_reduce_sum -Wl,--wrap=device_synchronize -Wl,--wrap=replica_sgd_step)
 
 # OpenMP's settings in the environment, tried on the solution's check (tests
 # of the kit): with OMP_DYNAMIC=true, which lets OpenMP give a loop fewer

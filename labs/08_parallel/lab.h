@@ -64,7 +64,9 @@ status lab_slice(int64_t rows, int n, int i, int64_t *first, int64_t *count);
  * 1 or more: a batch of 0 rows has no mean loss, and is refused
  * (STATUS_BAD_ARGUMENT) before any replica steps. With fewer rows than
  * replicas some slices are empty: their replicas take part all the same, and
- * take the same step as the others. */
+ * take the same step as the others. A call it makes that fails (a pass, a
+ * weighting, a sum, a step) is returned; until every sum is done, no replica
+ * has stepped. */
 status lab_data_parallel_step(replica *const *replicas, int n, const float *images, const int32_t *labels,
                               int64_t rows, float lr, float momentum);
 
