@@ -708,7 +708,8 @@ static void check_chunks(void)
           "in your lab_chunk");
     char figures[300] = "";
     bool ok = true;
-    const int64_t sizes[] = { 0, 1, 2, 7, 10, 1003 };
+    /* and more elements than an int holds: a buffer of 5 000 000 001 floats */
+    const int64_t sizes[] = { 0, 1, 2, 7, 10, 1003, 5000000001 };
     for (int p = 1; p <= 4 && ok; ++p)
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && ok; ++k) {
             const int64_t n = sizes[k];
@@ -728,7 +729,7 @@ static void check_chunks(void)
             }
         }
     claim(ok, "lab_chunk splits n elements into p chunks that follow each other, the first n % p one longer",
-          "%s", ok ? "n = 0 to 1003, p = 1 to 4" : figures);
+          "%s", ok ? "n = 0 to 1003 and 5000000001, p = 1 to 4" : figures);
 }
 
 /* A rank's own values, different on every rank and for every n. */
