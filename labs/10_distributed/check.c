@@ -847,41 +847,50 @@ static void check_ring_stack(double grew)
 }
 
 /* n = p 2^31 floats: chunks of 2^31, one past INT_MAX, which MPI's int
- * counts cannot say. lab.h: refused (STATUS_BAD_ARGUMENT) before anything is
- * allocated or sent. data is 16 floats that a refusal never touches (an
- * index past them stops at its line); every allocation fails meanwhile, and
- * a send or receive ends the run with this claim. */
+ * counts cannot say; then n = p INT_MAX + 1: every chunk INT_MAX floats but
+ * the first, INT_MAX + 1 (n / p, the shorter chunks' length, is no more than
+ * INT_MAX there: a guard on it lets the longer chunk through). lab.h: both
+ * refused (STATUS_BAD_ARGUMENT) before anything is allocated or sent. data is
+ * 16 floats that a refusal never touches (an index past them stops at its
+ * line); every allocation fails meanwhile, and a send or receive ends the run
+ * with this claim. */
 static void check_ring_int_count(void)
 {
-    begin(RING_INT, "in your lab_ring_all_reduce, given chunks of 2^31 floats");
-    const int64_t n = (int64_t)world_size * ((int64_t)INT_MAX + 1);
-    float *data = host_alloc(16 * sizeof(float), 0);
-    if (!data) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
-    fill(data, 16);
-    watch_start("lab_ring_all_reduce");
-    watch.refuse_all = true;
-    oversized = true;
-    const status s = CHECK_YOURS(lab_ring_all_reduce(data, n, MPI_COMM_WORLD));
-    oversized = false;
-    watch_stop();
-    host_free(data, 0);
-    const int wrong = first_rank(s != STATUS_BAD_ARGUMENT);
-    long long asked = (long long)watch.refused;
-    int code = (int)s;
-    if (wrong >= 0) {
-        PMPI_Bcast(&asked, 1, MPI_LONG_LONG, wrong, MPI_COMM_WORLD);
-        PMPI_Bcast(&code, 1, MPI_INT, wrong, MPI_COMM_WORLD);
-    }
+    begin(RING_INT, "in your lab_ring_all_reduce, given chunks of more than INT_MAX floats");
+    const int64_t sizes[2] = { (int64_t)world_size * ((int64_t)INT_MAX + 1),
+                               (int64_t)world_size * (int64_t)INT_MAX + 1 };
     char figures[400] = "";
-    check_append(figures, sizeof figures,
-                 "n = %lld on %d ranks, chunks of %lld floats (INT_MAX = %d): ", (long long)n, world_size,
-                 (long long)n / world_size, INT_MAX);
-    if (wrong < 0)
-        check_append(figures, sizeof figures, "refused, STATUS_BAD_ARGUMENT");
-    else
-        check_append(figures, sizeof figures, "rank %d's call returned %s, not STATUS_BAD_ARGUMENT%s", wrong,
-                     status_name((status)code),
-                     asked ? " (it asked for memory first, refused here: check n before allocating)" : "");
+    int wrong = -1;
+    for (int c = 0; c < 2 && wrong < 0; ++c) {
+        const int64_t n = sizes[c];
+        float *data = host_alloc(16 * sizeof(float), 0);
+        if (!data) PMPI_Abort(MPI_COMM_WORLD, CHECK_FAILS);
+        fill(data, 16);
+        watch_start("lab_ring_all_reduce");
+        watch.refuse_all = true;
+        oversized = true;
+        const status s = CHECK_YOURS(lab_ring_all_reduce(data, n, MPI_COMM_WORLD));
+        oversized = false;
+        watch_stop();
+        host_free(data, 0);
+        wrong = first_rank(s != STATUS_BAD_ARGUMENT);
+        long long asked = (long long)watch.refused;
+        int code = (int)s;
+        if (wrong >= 0) {
+            PMPI_Bcast(&asked, 1, MPI_LONG_LONG, wrong, MPI_COMM_WORLD);
+            PMPI_Bcast(&code, 1, MPI_INT, wrong, MPI_COMM_WORLD);
+        }
+        check_append(figures, sizeof figures,
+                     "%sn = %lld on %d ranks, the longest chunk %lld floats (INT_MAX = %d): ", c ? "; " : "",
+                     (long long)n, world_size, (long long)((n + world_size - 1) / world_size), INT_MAX);
+        if (wrong < 0)
+            check_append(figures, sizeof figures, "refused, STATUS_BAD_ARGUMENT");
+        else
+            check_append(figures, sizeof figures, "rank %d's call returned %s, not STATUS_BAD_ARGUMENT%s%s",
+                         wrong, status_name((status)code),
+                         asked ? " (it asked for memory first, refused here: check n before allocating)" : "",
+                         c ? " (the first n % p chunks are one float longer than n / p)" : "");
+    }
     claim(wrong < 0, RING_INT, "%s", figures);
 }
 
