@@ -471,9 +471,17 @@ static void made(int code, const MPI_Comm *made)
     if (watching && code == MPI_SUCCESS && made && *made != MPI_COMM_NULL) watch.comms++;
 }
 
+/* While set, MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) answers as on a
+ * cluster whose every machine runs one rank: each rank alone. The check's
+ * ranks all run on one machine, where the machine's ranks are the world's,
+ * and a lab_ranks that copies the rank and size there looks right. */
+static bool machine_per_rank;
+
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    const int code = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+    const int code = machine_per_rank && split_type == MPI_COMM_TYPE_SHARED
+                         ? PMPI_Comm_split(comm, world_rank, key, newcomm)
+                         : PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     made(code, newcomm);
     return code;
 }
@@ -599,26 +607,38 @@ static void check_ranks(device d)
     begin("lab_ranks gives every rank its own number, the world's size and its place on its machine",
           "in your lab_ranks");
     /* In the world, and in a communicator of the same processes numbered
-     * backwards: the ranks are those of the communicator it is given. */
+     * backwards: the ranks are those of the communicator it is given. Then
+     * in the world again, as on a cluster of one rank a machine (the
+     * machine's communicator, MPI_Comm_split_type's, answers so): the place
+     * on the machine is the machine's, not the world's. */
     MPI_Comm backwards;
     PMPI_Comm_split(MPI_COMM_WORLD, 0, world_size - 1 - world_rank, &backwards);
     rank_info info = { -1, -1, -1, -1 };
     status s = STATUS_OK;
     bool right = true;
     int calls = 0, comms_left = 0;
-    for (int c = 0; c < 2; ++c) {
+    static const char *const where[3] = { "MPI_COMM_WORLD", "a communicator numbered backwards",
+                                          "MPI_COMM_WORLD on a cluster of one rank a machine" };
+    int tried = 0;
+    for (int c = 0; c < 3; ++c) {
         if (!all_agree(right)) break; /* lab_ranks may be collective: every rank calls it, or none */
-        const MPI_Comm comm = c == 0 ? MPI_COMM_WORLD : backwards;
+        const MPI_Comm comm = c == 1 ? backwards : MPI_COMM_WORLD;
         info = (rank_info){ -1, -1, -1, -1 };
         watch_start("lab_ranks");
+        machine_per_rank = c == 2;
         s = CHECK_YOURS(lab_ranks(comm, &info));
+        machine_per_rank = false;
         watch_stop();
+        tried = c + 1;
         calls++, comms_left += watch.comms;
         int rank = 0, size = 0, local_rank = 0, local_size = 0;
         PMPI_Comm_rank(comm, &rank);
         PMPI_Comm_size(comm, &size);
         MPI_Comm local;
-        PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        if (c == 2)
+            PMPI_Comm_split(comm, world_rank, rank, &local);
+        else
+            PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
         PMPI_Comm_rank(local, &local_rank);
         PMPI_Comm_size(local, &local_size);
         PMPI_Comm_free(&local);
@@ -629,19 +649,22 @@ static void check_ranks(device d)
                 stderr,
                 "rank %d: in %s, lab_ranks said rank %d of %d, %d of %d on this machine; MPI says %d of %d, "
                 "%d of %d%s\n",
-                world_rank, c == 0 ? "MPI_COMM_WORLD" : "a communicator numbered backwards", info.rank,
-                info.size, info.local_rank, info.local_size, rank, size, local_rank, local_size,
-                check_failure_text(s));
+                world_rank, where[c], info.rank, info.size, info.local_rank, info.local_size, rank, size,
+                local_rank, local_size, check_failure_text(s));
     }
     PMPI_Comm_free(&backwards);
     const int wrong = first_rank(!right);
     char figures[400] = "";
     if (wrong < 0)
-        check_append(figures, sizeof figures, "%d rank%s, in the world and numbered backwards", world_size,
-                     plural(world_size));
+        check_append(figures, sizeof figures,
+                     "%d rank%s, in the world, numbered backwards, and on a cluster of one rank a machine",
+                     world_size, plural(world_size));
     else
-        check_append(figures, sizeof figures, "rank %d of %d is wrong (its own words on stderr)", wrong,
-                     world_size);
+        check_append(figures, sizeof figures, "rank %d of %d is wrong in %s (its own words on stderr)%s",
+                     wrong, world_size, where[tried - 1],
+                     tried == 3 ? ": the place on the machine is among the ranks MPI says share its memory, "
+                                  "which need not be all the world's"
+                                : "");
     claim(right, "lab_ranks gives every rank its own number, the world's size and its place on its machine",
           "%s", figures);
 
