@@ -287,7 +287,26 @@ static struct {
     int comms;       /* communicators made, less those freed */
     int uploads;     /* queued uploads from host memory to a GPU */
     queued_upload upload[NOTED_BLOCKS];
+    bool fenced; /* each block allocated is followed by a fence (below) */
 } watch;
+
+/* While the ring's sums are checked, each block it allocates is followed by
+ * FENCE_BYTES of a pattern, looked at when the block is freed (or, kept from
+ * call to call, after each call): a pattern changed is a write past the
+ * block's end (a chunk buffer one float short, say), which malloc's own
+ * slack otherwise hides. The fenced blocks live past the call that made them,
+ * so they are listed apart from watch's. */
+enum { FENCE_BYTES = 64, FENCED_BLOCKS = 64 };
+#define FENCE_BYTE 0xA5
+static struct {
+    int count;
+    void *block[FENCED_BLOCKS];
+    size_t bytes[FENCED_BLOCKS];
+} fenced;
+static struct {
+    long long count;    /* fences found changed */
+    size_t bytes, past; /* the first such block's size, and how far past its end was written */
+} overrun;
 
 /* The first host buffer freed while an upload from it was still queued, in
  * any call of step 3 the check watched. */
@@ -339,26 +358,74 @@ static void forget(int i)
 
 static bool yours(void) { return watching && watch.in_kit == 0; }
 
+static int fenced_at(const void *p)
+{
+    for (int i = 0; i < fenced.count; ++i)
+        if (fenced.block[i] == p) return i;
+    return -1;
+}
+
+/* Whether block i's fence is as it was; notes the first that is not. */
+static void fence_look(int i)
+{
+    const unsigned char *fence = (const unsigned char *)fenced.block[i] + fenced.bytes[i];
+    size_t last = 0;
+    for (size_t k = 0; k < FENCE_BYTES; ++k)
+        if (fence[k] != FENCE_BYTE) last = k + 1;
+    if (last && overrun.count++ == 0) overrun.bytes = fenced.bytes[i], overrun.past = last;
+}
+
+/* A block of `bytes` from malloc, its fence after it (while fenced). */
+static void *fence_up(void *p, size_t bytes)
+{
+    if (!p || !watch.fenced || fenced.count == FENCED_BLOCKS) return p;
+    memset((unsigned char *)p + bytes, FENCE_BYTE, FENCE_BYTES);
+    fenced.block[fenced.count] = p, fenced.bytes[fenced.count++] = bytes;
+    return p;
+}
+
+static void fence_down(int i)
+{
+    fence_look(i);
+    fenced.block[i] = fenced.block[--fenced.count];
+    fenced.bytes[i] = fenced.bytes[fenced.count];
+}
+
+static size_t fence_room(void) { return watch.fenced ? FENCE_BYTES : 0; }
+
 void *__wrap_malloc(size_t bytes)
 {
     if (!yours()) return __real_malloc(bytes);
     if (refused("malloc", bytes)) return NULL;
-    return noted(__real_malloc(bytes), bytes);
+    return noted(fence_up(__real_malloc(bytes + fence_room()), bytes), bytes);
 }
 
 void *__wrap_calloc(size_t count, size_t size)
 {
     if (!yours()) return __real_calloc(count, size);
     if (refused("calloc", count * size)) return NULL;
-    return noted(__real_calloc(count, size), count * size);
+    return noted(fence_up(__real_calloc(1, count * size + fence_room()), count * size), count * size);
 }
 
 void *__wrap_realloc(void *old, size_t bytes)
 {
+    const int f = old && fenced.count ? fenced_at(old) : -1;
+    if (f >= 0) { /* a fenced block grown: its fence looked at, and the new one set after it */
+        fence_down(f);
+        const bool was = watch.fenced;
+        watch.fenced = true;
+        void *p = __real_realloc(old, bytes + FENCE_BYTES);
+        fence_up(p, bytes);
+        watch.fenced = was;
+        const int i = yours() ? noted_at(old) : -1;
+        if (i >= 0 && p) watch.block[i] = p, watch.bytes[i] = bytes;
+        return p;
+    }
     if (!yours()) return __real_realloc(old, bytes);
     if (refused("realloc", bytes)) return NULL;
     const int i = old ? noted_at(old) : -1;
-    void *p = __real_realloc(old, bytes);
+    void *p = __real_realloc(old, bytes + (old ? 0 : fence_room()));
+    if (!old) fence_up(p, bytes);
     if (i >= 0 && p) watch.block[i] = p, watch.bytes[i] = bytes;
     if (i >= 0 && !p && bytes == 0) forget(i);
     /* A block from before the call, grown, is no new block. */
@@ -389,6 +456,10 @@ static void freed(uintptr_t start, size_t bytes)
 
 void __wrap_free(void *p)
 {
+    if (p && fenced.count) {
+        const int f = fenced_at(p);
+        if (f >= 0) fence_down(f);
+    }
     if (yours() && p) {
         const int i = noted_at(p);
         if (i >= 0) {
@@ -450,7 +521,7 @@ static void watch_start(const char *call)
 {
     watch.call = call;
     watch.blocks = watch.comms = watch.uploads = watch.in_kit = 0;
-    watch.refuse_all = false, watch.refused = 0;
+    watch.refuse_all = false, watch.refused = 0, watch.fenced = false;
     watching = true;
 }
 
@@ -786,7 +857,12 @@ static status ring_against_mpi(MPI_Comm comm, int64_t n, double *error, bool *sa
     PMPI_Allreduce(mine, sum, (int)n, MPI_FLOAT, MPI_SUM, comm);
     PMPI_Allreduce(MPI_IN_PLACE, magnitude, (int)n, MPI_FLOAT, MPI_SUM, comm);
     bytes_sent = sends = 0;
+    watch_start("lab_ring_all_reduce");
+    watch.fenced = true;
+    const long long overruns = overrun.count;
     const status s = CHECK_YOURS(lab_ring_all_reduce(mine, n, comm));
+    watch_stop();
+    for (int i = 0; i < fenced.count && overrun.count == overruns; ++i) fence_look(i); /* blocks kept */
     *bytes = bytes_sent, *calls = sends;
     *error = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -850,6 +926,7 @@ static MPI_Comm backwards_communicator(bool halves)
 #define RING_BIG_SUMS "your ring's sums on chunks of 1 MiB equal MPI_Allreduce within float rounding"
 #define RING_SOURCES "your ring receives only from ranks of its communicator, never from MPI_ANY_SOURCE"
 #define RING_FREES "your ring frees all it allocates"
+#define RING_BOUNDS "your ring writes nothing past the end of the blocks it allocates"
 #define RING_STACK "your ring keeps its chunks off the stack"
 #define RING_INT "your ring refuses chunks longer than MPI's int count, before it allocates or sends"
 /* The most stack a ring may take: a few frames, and arrays of a fixed size. */
@@ -917,10 +994,32 @@ static void check_ring_int_count(void)
     claim(wrong < 0, RING_INT, "%s", figures);
 }
 
+/* Every block the ring allocated while its sums were checked (n = 1 to
+ * 1003 and 1 MiB chunks, in the world and in other communicators) was
+ * written inside its bounds: its fence stayed as it was. */
+static void check_ring_overrun(void)
+{
+    begin(RING_BOUNDS, "in your lab_ring_all_reduce");
+    const int bad = first_rank(overrun.count > 0);
+    long long about[3] = { overrun.count, (long long)overrun.bytes, (long long)overrun.past };
+    if (bad >= 0) PMPI_Bcast(about, 3, MPI_LONG_LONG, bad, MPI_COMM_WORLD);
+    if (bad < 0)
+        claim(true, RING_BOUNDS,
+              "every block it allocated, on every rank, in every call above: nothing written past its end");
+    else
+        claim(
+            false, RING_BOUNDS,
+            "rank %d: %lld block%s written past the end, the first of %lld bytes (%lld floats), up to %lld "
+            "bytes "
+            "past it: is the buffer as long as the longest chunk it receives (lab.h: the first n %% p chunks "
+            "are one longer)?",
+            bad, about[0], plural(about[0]), about[1], about[1] / 4, about[2]);
+}
+
 static void check_ring(void)
 {
     const char *const ring_claims[] = { RING_EQUAL, RING_GIVEN,    RING_SOURCES, RING_FREES, RING_BYTES,
-                                        RING_BIG,   RING_BIG_SUMS, RING_STACK,   RING_INT };
+                                        RING_BIG,   RING_BIG_SUMS, RING_BOUNDS,  RING_STACK, RING_INT };
     if (world_size == 1) {
         for (size_t i = 0; i < sizeof ring_claims / sizeof ring_claims[0]; ++i) across_ranks(ring_claims[i]);
         return;
@@ -1021,6 +1120,7 @@ static void check_ring(void)
     const long long stack_after = stack_bytes();
     claim(true, RING_BIG, "%d x 1 MiB: every rank's call returned", world_size);
     claim(summed, RING_BIG_SUMS, "%s", sums);
+    check_ring_overrun();
 
     /* A stack usually holds 8 MiB (ulimit -s), and the experiment's chunks
      * reach 8 MiB (16 MiB on 2 ranks): a chunk there crashes ./lab run 10.
