@@ -1295,6 +1295,43 @@ static void check_same_start(dist_model *m, const dist_model *one, float *mine, 
     claim(seeded_apart && equal, same_start, "%s", figures);
 }
 
+/* lab_average_gradients in a communicator of each rank alone: the batch is
+ * the rank's own slice (lab.h's chunks of the check's batch), and its
+ * average that slice's mean gradient. A ring over the world, whatever
+ * communicator it is given, sums the other ranks' gradients in. From equal
+ * networks (rank 0's, broadcast), against one process on the same rows. */
+static void check_average_in(dist_model *m, dist_model *one, const dataset *data, float *mine, float *theirs,
+                             int64_t n)
+{
+    const char *name = "lab_average_gradients averages over the communicator it is given";
+    if (!across_ranks(name)) return;
+    begin(name, "in your lab_average_gradients, each rank in a communicator of its own");
+    const int64_t rows = TRAIN_BATCH / world_size + (world_rank < TRAIN_BATCH % world_size ? 1 : 0),
+                  first = world_rank * (TRAIN_BATCH / world_size) +
+                          (world_rank < TRAIN_BATCH % world_size ? world_rank : TRAIN_BATCH % world_size);
+    const int64_t pixels = dataset_pixels(data);
+    MPI_Comm alone;
+    PMPI_Comm_split(MPI_COMM_WORLD, world_rank, 0, &alone);
+    KIT(dist_slice_gradients(m, data->images + first * pixels, data->labels + first, rows));
+    watch_start("lab_average_gradients");
+    const status s = CHECK_YOURS(lab_average_gradients(&m->net, rows, rows, alone));
+    watch_stop();
+    PMPI_Comm_free(&alone);
+    KIT(dist_read(&m->net, 1, mine, n));
+    KIT(dist_slice_gradients(one, data->images + first * pixels, data->labels + first, rows));
+    KIT(dist_read(&one->net, 1, theirs, n));
+    const double error = max_over_ranks(s == STATUS_OK ? largest_difference(mine, theirs, n) : INFINITY);
+    const int failed = first_rank(s != STATUS_OK);
+    claim(
+        failed < 0 && error <= 1e-5, name,
+        "%d ranks, each alone in its communicator with its slice of the batch (%lld rows on rank 0): largest "
+        "difference %.2g from its own slice's mean gradient (at most 1e-5)%s",
+        world_size, (long long)rows, error,
+        failed >= 0    ? "; a rank's call failed"
+        : error > 1e-5 ? " (a ring over MPI_COMM_WORLD sums every rank's, whatever communicator is given)"
+                       : "");
+}
+
 /* train.h: a batch may have fewer rows than there are ranks, and a rank
  * with none takes part all the same (the others wait for it in the ring).
  * p - 1 rows, one a rank: the last rank's slice is empty. From equal
@@ -1551,6 +1588,7 @@ static void check_training(device d)
               (unsigned long long)down, (unsigned long long)up, tensors);
     }
 
+    check_average_in(&m, &one, &data, mine, theirs, n);
     check_empty_slice(&m, &one, &data, mine, theirs, n);
     check_steps(&m, &one, &data, mine, theirs, n);
     check_failures(d, sizes, 3, &m);
