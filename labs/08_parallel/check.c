@@ -117,11 +117,30 @@ static uint64_t watched_syncs(void)
     return syncs;
 }
 
+/* While step 3 watches a call of lab_run_at_once: each device's waits
+ * (device_counters.syncs: device_synchronize, or any blocking read) counted
+ * right after its products were last queued. A device not waited for since
+ * is not done on return, whatever its kernels happen to have finished by the
+ * time the check looks (a worker may finish while the host thread waits for
+ * a core). */
+enum { ORDER_DEVICES = 8 };
+static struct {
+    bool on;
+    uint64_t syncs_when_queued[ORDER_DEVICES];
+} order;
+
 status __real_queue_products(const product_work *w);
 status __wrap_queue_products(const product_work *w);
 status __wrap_queue_products(const product_work *w)
 {
-    if (!check_refuse("queue_products")) return __real_queue_products(w);
+    if (!check_refuse("queue_products")) {
+        const status s = __real_queue_products(w);
+        device_counters c;
+        if (order.on && w && w->dev.index >= 0 && w->dev.index < ORDER_DEVICES &&
+            counters_read(w->dev, &c) == STATUS_OK)
+            order.syncs_when_queued[w->dev.index] = c.syncs;
+        return s;
+    }
     return fail(STATUS_BACKEND_FAILED, "queue_products: %s refused the products (the check refused them)",
                 w ? device_name(w->dev) : "the device");
 }
@@ -666,25 +685,36 @@ static void check_step3(device d)
     MUST(lab_run_at_once(work, 2), claim);
     device_counters counted[2];
     for (int i = 0; i < 2; ++i) {
+        /* What the first call may have left running counts for neither the
+         * timings nor the counters of the second. */
+        CHECK(device_synchronize(work[i].dev));
         product_timing_reset(&work[i]);
         CHECK(counters_reset(work[i].dev));
     }
+    memset(&order, 0, sizeof order);
+    order.on = true;
     double start = wall_seconds();
     MUST(lab_run_at_once(work, 2), claim);
     const double once = wall_seconds() - start;
-    bool queued = true;
+    order.on = false;
+    bool queued = true, waited_after = true;
     for (int i = 0; i < 2; ++i) {
         CHECK(counters_read(work[i].dev, &counted[i]));
+        waited_after = waited_after && counted[i].syncs > order.syncs_when_queued[work[i].dev.index];
         queued = queued && counted[i].launches == (uint64_t)work[i].products && counted[i].syncs >= 1 &&
                  (real || work[i].timing->kernels == work[i].products);
     }
-    check_that(queued, claim,
+    check_that(queued && waited_after, claim,
                "%s: %llu launches, waited %llu times; %s: %llu launches, waited %llu times (want %d "
-               "launches each, waited at least once, every kernel done on return)",
+               "launches each, each device waited for after its products were queued, every kernel done on "
+               "return)%s",
                device_name(work[0].dev), (unsigned long long)counted[0].launches,
                (unsigned long long)counted[0].syncs, device_name(work[1].dev),
                (unsigned long long)counted[1].launches, (unsigned long long)counted[1].syncs,
-               work[0].products);
+               work[0].products,
+               waited_after ? ""
+                            : ": a device was waited for only before its products were queued, so they may "
+                              "still run when the call returns");
     product_timing at_once[2] = { *work[0].timing, *work[1].timing };
     start = wall_seconds();
     CHECK(run_on_one(work, 2));
