@@ -65,9 +65,9 @@ status lab_broadcast_parameters(mlp *net, MPI_Comm comm);
  * `my_rows` rows of the batch; afterwards every rank of comm holds the
  * gradient of the mean loss over the whole batch of `batch_rows` rows (the sum
  * of my_rows over the ranks of comm), the same bits on every rank. Through
- * host memory, with your
- * lab_ring_all_reduce. my_rows may be 0 (a batch of fewer rows than ranks):
- * that rank's gradients are 0, and it takes part in the sum all the same. */
+ * host memory, with your lab_ring_all_reduce. my_rows may be 0 (a batch of
+ * fewer rows than ranks): that rank's gradients are 0, and it takes part in
+ * the sum all the same. */
 status lab_average_gradients(mlp *net, int64_t my_rows, int64_t batch_rows, MPI_Comm comm);
 
 #endif
