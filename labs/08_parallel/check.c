@@ -18,7 +18,7 @@
  *     the kernels overlap; on real ones: at once takes at most 0.65 of one
  *     after the other), the products right; everywhere, a device's refusal
  *     to queue its products, and a wait that reports a failed kernel, are
- *     returned;
+ *     returned (on a pair, once every device queued was waited for);
  *   - step 5: on one device, your data-parallel step is lab 05's step, bit for
  *     bit, and a batch of 0 rows is refused; on two devices (two of one kind
  *     where there are, else d and the cpu or sim:0), a batch of 1 row, whose
@@ -126,6 +126,7 @@ static uint64_t watched_syncs(void)
 enum { ORDER_DEVICES = 8 };
 static struct {
     bool on;
+    bool queued[ORDER_DEVICES]; /* its products queued, not refused */
     uint64_t syncs_when_queued[ORDER_DEVICES];
 } order;
 
@@ -136,9 +137,11 @@ status __wrap_queue_products(const product_work *w)
     if (!check_refuse("queue_products")) {
         const status s = __real_queue_products(w);
         device_counters c;
-        if (order.on && w && w->dev.index >= 0 && w->dev.index < ORDER_DEVICES &&
-            counters_read(w->dev, &c) == STATUS_OK)
+        if (order.on && s == STATUS_OK && w && w->dev.index >= 0 && w->dev.index < ORDER_DEVICES &&
+            counters_read(w->dev, &c) == STATUS_OK) {
+            order.queued[w->dev.index] = true;
             order.syncs_when_queued[w->dev.index] = c.syncs;
+        }
         return s;
     }
     return fail(STATUS_BACKEND_FAILED, "queue_products: %s refused the products (the check refused them)",
@@ -767,6 +770,23 @@ static void check_step3(device d)
  * fail while they run (reported by the wait), must have its failure
  * returned, not STATUS_OK; with nothing refused the call works. */
 #define AT_ONCE_FAILS "lab_run_at_once returns a device's failure, to queue its products or to finish them"
+#define AT_ONCE_FAILS_WAITS \
+    "on a failure, lab_run_at_once returns only once every device it queued is done, as lab.h asks"
+
+/* The devices of work[0..n-1] that were queued during the watched call and
+ * not waited for since, into text ("" when none). */
+static void queued_not_waited(const product_work *work, int n, char *text, size_t size)
+{
+    text[0] = '\0';
+    for (int i = 0; i < n; ++i) {
+        const int index = work[i].dev.index;
+        device_counters c;
+        if (index < 0 || index >= ORDER_DEVICES || !order.queued[index]) continue;
+        CHECK(counters_read(work[i].dev, &c));
+        if (c.syncs <= order.syncs_when_queued[index])
+            check_append(text, size, "%s%s", text[0] ? " and " : "", device_name(work[i].dev));
+    }
+}
 
 static void check_step3_failure(device d)
 {
@@ -774,16 +794,25 @@ static void check_step3_failure(device d)
     const int n = pair ? 2 : 1;
     product_work work[2];
     for (int i = 0; i < n; ++i) CHECK(product_work_create(&work[i], pair ? (device){ d.kind, i } : d, 32, 1));
-    char figures[512];
+    char figures[512], unwaited[64], waits[320] = "";
     bool passed_on = true;
     int tried = 0;
     for (int at = 1; at <= 16 && passed_on; ++at) {
+        memset(&order, 0, sizeof order);
+        order.on = true;
         check_refuse_call(at);
         refusing_waits = true;
         const status s = CHECK_YOURS(lab_run_at_once(work, n));
         refusing_waits = false;
         check_refuse_call(0);
+        order.on = false;
         const char *refused = check_refused_call();
+        queued_not_waited(work, n, unwaited, sizeof unwaited);
+        if (refused && unwaited[0] && !waits[0])
+            snprintf(waits, sizeof waits,
+                     "its call %d refused (%s): returned %s with %s queued and not waited for (their kernels "
+                     "may still be running on the caller's tensors)",
+                     at, refused, status_name(s), unwaited);
         for (int i = 0; i < n; ++i) CHECK(device_synchronize(work[i].dev));
         passed_on = refused ? s != STATUS_OK : s == STATUS_OK;
         if (!passed_on && refused)
@@ -806,6 +835,10 @@ static void check_step3_failure(device d)
                  "returned",
                  device_name(work[0].dev), pair ? " and " : "", pair ? device_name(work[1].dev) : "", tried);
     check_that(passed_on, AT_ONCE_FAILS, "%s", figures);
+    if (pair)
+        check_that(!waits[0], AT_ONCE_FAILS_WAITS, "on %s and %s: %s", device_name(work[0].dev),
+                   device_name(work[1].dev),
+                   waits[0] ? waits : "after every refusal, each device that was queued was waited for");
     for (int i = 0; i < n; ++i) product_work_free(&work[i]);
 }
 

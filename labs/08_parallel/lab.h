@@ -41,7 +41,9 @@ status lab_scaling(double one_worker, double seconds, int workers, double *speed
 /* Runs the products of every work[i] (n of them, each on its own device)
  * with all the devices working at the same time, and returns once every
  * product is done. queue_products (products.h) queues one device's products
- * and returns at once. */
+ * and returns at once. A failure (to queue, or found by a wait) is returned,
+ * the first one, once every device that was queued is done: the caller may
+ * then free what those kernels read. */
 status lab_run_at_once(const product_work *work, int n);
 
 /* ==== Step 4: a batch shared out (README, "Step 4") ======================== */

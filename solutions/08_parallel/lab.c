@@ -58,16 +58,19 @@ status lab_run_at_once(const product_work *work, int n)
     if (!work || n < 1) return fail(STATUS_BAD_ARGUMENT, "lab_run_at_once: give 1 or more works (n = %d)", n);
     /* Queue everything first: each device starts as soon as its products are
      * queued, while the host goes on to the next device. */
-    for (int i = 0; i < n; ++i) {
-        status s = queue_products(&work[i]);
-        if (s != STATUS_OK) return s;
+    status first_failure = STATUS_OK;
+    int queued = 0;
+    while (queued < n && first_failure == STATUS_OK) {
+        first_failure = queue_products(&work[queued]);
+        if (first_failure == STATUS_OK) ++queued;
     }
-    /* Only then wait, for each device in turn. */
-    for (int i = 0; i < n; ++i) {
-        status s = device_synchronize(work[i].dev);
-        if (s != STATUS_OK) return s;
+    /* Only then wait, for each device in turn: every device queued, even
+     * after a failure, since its kernels still use the caller's tensors. */
+    for (int i = 0; i < queued; ++i) {
+        const status s = device_synchronize(work[i].dev);
+        if (first_failure == STATUS_OK) first_failure = s;
     }
-    return STATUS_OK;
+    return first_failure;
 }
 
 /* ==== Step 4: a batch shared out (README, "Step 4") ======================== */
