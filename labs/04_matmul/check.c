@@ -412,14 +412,18 @@ static void check_counting(device d)
     /* A device that does not exist has no peak: device_get_properties's
      * refusal is the answer, not a fraction of whatever its output held. */
     const device missing = { DEVICE_SIM, device_count(DEVICE_SIM) };
+    device_properties none;
+    const status library = device_get_properties(missing, &none); /* its own answer, to compare */
     double nowhere = -1.0;
     clear_error();
     const status no_peak = CHECK_YOURS(lab_fraction_of_peak(100.0, missing, &nowhere));
     check_note_refusal(no_peak, "lab_fraction_of_peak (a device that does not exist)");
-    check_that(no_peak != STATUS_OK, "the fraction of peak of a device that does not exist is refused",
-               "100 GFLOP/s on %s, which does not exist here: %s%s", device_name(missing),
-               status_name(no_peak),
-               no_peak == STATUS_OK ? " (want device_get_properties's failure, returned as it is)" : "");
+    check_that(library != STATUS_OK && no_peak == library,
+               "the fraction of peak of a device that does not exist is refused with "
+               "device_get_properties's own failure",
+               "100 GFLOP/s on %s, which does not exist here: %s (want %s: device_get_properties's failure, "
+               "returned as it is, not a status of your own)",
+               device_name(missing), status_name(no_peak), status_name(library));
 
     double fraction = -1.0;
     /* lab.h: the fraction is 0 for an unknown peak (0), as a GPU whose
