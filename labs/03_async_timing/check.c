@@ -527,6 +527,8 @@ static void check_second_gpu(device d)
     const double synced_work = probed_seconds(&q);
 
     const bool measured = benchmark(&q.w, &m, false, NULL);
+    device_counters counted;
+    CHECK(counters_read(other, &counted)); /* the benchmark reset them; the device is done */
     const double benchmark_work = probed_seconds(&q);
 
     CHECK(lab_count_host_work(&q.w, &chunks));
@@ -544,6 +546,15 @@ static void check_second_gpu(device d)
                1e3 * synced, 1e3 * synced_work, measured ? 1e3 * m.device_seconds : NAN,
                measured ? 1e3 * m.host_seconds : NAN, 1e3 * benchmark_work,
                worked_until_done ? "done" : "not yet done");
+    /* The benchmark's memory peak and busy time are w->dev's too: counters
+     * reset and read on the first GPU describe a device that did nothing. */
+    const size_t matrix = (size_t)(q.w.n * q.w.n) * sizeof(float);
+    const size_t expected = tensor_bytes(q.w.result) + 2 * matrix;
+    check_that(measured && m.peak_bytes == expected && m.busy_seconds == counted.busy_seconds,
+               "the benchmark's memory peak and busy time are those of the workload's own device (w->dev)",
+               "%s on %s: peak %zu bytes (want %zu, x, y and the result), busy %.6f s (%s's counter: %.6f s)",
+               q.w.name, device_name(other), measured ? m.peak_bytes : 0, expected,
+               measured ? m.busy_seconds : NAN, device_name(other), counted.busy_seconds);
     probe_detach(&q);
     workload_free(&q.w);
 }
