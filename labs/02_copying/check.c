@@ -538,6 +538,44 @@ static void check_layer(device d, device other)
                device_name(d), d_base, d_end, device_name(other), other_base, other_end);
 }
 
+/* A layer on one GPU moved to another of the same kind (sim:1 to sim:0): a
+ * test of kinds alone would call it there already, and leave it where it was. */
+static void check_layer_across_gpus(device d)
+{
+    device first, second;
+    if (!two_gpus_of_one_kind(d, &first, &second)) {
+        printf("  (no two GPUs of one kind here: a layer moved across sim:1 and sim:0 is not tried)\n");
+        return;
+    }
+    char claim[128];
+    snprintf(claim, sizeof claim,
+             "moving a layer across two GPUs of one kind (%s to %s) moves every parameter, each copied once",
+             device_name(second), device_name(first));
+    const size_t first_base = in_use(first), second_base = in_use(second);
+    lab_linear net;
+    CHECK(tensor_from_host(&net.weight, second, shape2(LAYER_OUT, LAYER_IN), layer_w));
+    CHECK(tensor_from_host(&net.bias, second, shape1(LAYER_OUT), layer_b));
+    const size_t layer = sizeof layer_w + sizeof layer_b;
+    CHECK(counters_reset(first));
+    if (CHECK_CALL(lab_linear_to(&net, first), claim)) {
+        device_counters c;
+        CHECK(counters_read(first, &c));
+        const bool there =
+            device_equal(tensor_device(net.weight), first) && device_equal(tensor_device(net.bias), first);
+        check_that(
+            there && c.d2d_copies == 2 && c.d2d_bytes == layer && in_use(first) == first_base + layer &&
+                in_use(second) == second_base,
+            claim,
+            "weight on %s, bias on %s; %llu copies of %llu bytes into %s (expected 2 of %zu); %s holds "
+            "%zu bytes more than before (expected %zu), %s %zu more (expected 0)",
+            device_name(tensor_device(net.weight)), device_name(tensor_device(net.bias)),
+            (unsigned long long)c.d2d_copies, (unsigned long long)c.d2d_bytes, device_name(first), layer,
+            device_name(first), in_use(first) - first_base, layer, device_name(second),
+            in_use(second) - second_base);
+    }
+    tensor_free(net.weight), tensor_free(net.bias);
+}
+
 /* lab_linear_to onto a GPU with room for the weight but not the bias (or the
  * other way round): the library's STATUS_OUT_OF_MEMORY is returned, the layer
  * keeps both parameters, each where it was or on the GPU, and moves and
@@ -823,6 +861,7 @@ int main(int argc, char **argv)
     check_to(d, other);
     check_round_trip(d);
     check_layer(d, other);
+    check_layer_across_gpus(d);
     check_layer_full(d);
     check_one_vs_many(d);
     check_norm_log(d);
