@@ -14,8 +14,8 @@
  * with margins of ten or more.
  *
  * Failures are tried too: a simulated GPU filled to its last bytes makes the
- * copy of lab_add_across, a move of lab_linear_to and the log of
- * lab_norms_logged_on_device fail for want of memory, as on a full GPU; the
+ * copy of lab_add_across, a move of lab_linear_to and each allocation of
+ * lab_norms_logged_on_device in turn fail for want of memory, as on a full GPU; the
  * failure must be returned, every byte come back, and the device work again
  * once there is room. So does a sum that fails after its copy was made.
  *
@@ -768,8 +768,12 @@ static void check_norm_log(device d)
     tensor_free(x), tensor_free(w);
 }
 
-/* The device-log loop on a GPU with room for all its tensors but 4 bytes: its
- * last allocation fails, whatever the order of them. The failure is returned,
+/* The device-log loop on a GPU with room for some of its tensors but not all:
+ * one of its allocations fails, and every tensor made before it must be
+ * released. Which one fails depends on the order the loop makes them in, so
+ * the room is each sum of a subset of the four sizes the loop needs (two
+ * products, a norm, the log): whatever the order, the room after its first j
+ * tensors is one of them, and the (j + 1)th fails. The failure is returned,
  * every tensor made before it released, and the loop runs once there is room. */
 static void check_norm_log_full(device d)
 {
@@ -778,36 +782,61 @@ static void check_norm_log_full(device d)
         printf("  (no simulated GPU here: the device log on a full device is not tried)\n");
         return;
     }
-    enum { N = 64, STEPS = 200 };
-    const char *claim =
-        "when the device has no room for the log, the loop returns the failure and releases what it made";
+    enum { N = 64, STEPS = 200, SIZES = 4 };
+    const char *claim = "when the device has no room for one of its tensors, the loop returns the failure "
+                        "and releases what it made";
     float *norms = host_alloc(STEPS * sizeof(float), 0);
     if (!norms) CHECK(fail(STATUS_OUT_OF_MEMORY, "check02: no host memory for the log"));
     tensor *x, *w;
     CHECK(norm_log_inputs(target, N, &x, &w));
     /* Two products [N, N], a norm and the log of STEPS: the least any way of
      * writing the loop needs at once. */
-    const size_t needed = (2 * N * N + 1 + STEPS) * sizeof(float);
+    const size_t sizes[SIZES] = { N * N * sizeof(float), N * N * sizeof(float), sizeof(float),
+                                  STEPS * sizeof(float) };
+    const size_t needed = sizes[0] + sizes[1] + sizes[2] + sizes[3];
     const size_t before = in_use(target);
-    tensor *filler;
-    if (!fill_device(target, needed - sizeof(float), &filler)) {
-        host_free(norms, 0);
-        tensor_free(x), tensor_free(w);
-        return;
+    bool all = true;
+    char figures[400] = "";
+    int tried = 0;
+    /* Every subset but the whole: the room it leaves is less than needed. The
+     * two products are alike, so subsets with the second and not the first
+     * repeat others. */
+    for (unsigned subset = 0; subset < (1u << SIZES) - 1; ++subset) {
+        if ((subset & 2u) && !(subset & 1u)) continue;
+        size_t room = 0;
+        for (int k = 0; k < SIZES; ++k)
+            if (subset & (1u << k)) room += sizes[k];
+        tensor *filler;
+        if (!fill_device(target, room, &filler)) {
+            all = false;
+            break;
+        }
+        const status s = CHECK_YOURS(lab_norms_logged_on_device(x, w, STEPS, norms));
+        tensor_free(filler);
+        const size_t after = in_use(target);
+        ++tried;
+        if (s != STATUS_OUT_OF_MEMORY || after != before) {
+            if (all)
+                snprintf(figures, sizeof figures,
+                         "%zu bytes free on %s for the %zu the loop needs: %s; in use %zu -> %zu bytes (%zu "
+                         "left behind)",
+                         room, device_name(target), needed, status_name(s), before, after,
+                         after > before ? after - before : 0);
+            all = false;
+        }
     }
-    const status s = CHECK_YOURS(lab_norms_logged_on_device(x, w, STEPS, norms));
-    tensor_free(filler);
-    const size_t after = in_use(target);
     for (int i = 0; i < STEPS; ++i) norms[i] = NAN;
     const status later = CHECK_YOURS(lab_norms_logged_on_device(x, w, STEPS, norms));
     int written = 0;
     for (int i = 0; i < STEPS; ++i) written += isfinite(norms[i]) && norms[i] > 0;
-    check_that(
-        s == STATUS_OUT_OF_MEMORY && after == before && later == STATUS_OK && written == STEPS, claim,
-        "%zu bytes free on %s for the %zu the loop needs: %s; in use %zu -> %zu bytes; with room again: %s, "
-        "%d of %d norms written",
-        needed - sizeof(float), device_name(target), needed, status_name(s), before, after,
-        status_name(later), written, STEPS);
+    if (all)
+        snprintf(figures, sizeof figures,
+                 "%d rooms from 0 to %zu bytes on %s, short of the %zu the loop needs: each "
+                 "STATUS_OUT_OF_MEMORY, %zu bytes in use after each",
+                 tried, needed - sizeof(float), device_name(target), needed, before);
+    check_that(all && later == STATUS_OK && written == STEPS, claim,
+               "%s; with room again: %s, %d of %d norms written", figures, status_name(later), written,
+               STEPS);
     host_free(norms, 0);
     tensor_free(x), tensor_free(w);
 }
