@@ -165,6 +165,25 @@ uint64_t __wrap_host_work_chunk(uint64_t state, int64_t count)
     return __real_host_work_chunk(state, count);
 }
 
+/* The call of event_create, counted from the next, that the check refuses (0:
+ * none), as a GPU out of event resources would: what a step made before it
+ * must be destroyed all the same, and the refusal returned. */
+static int refuse_event_in;
+
+status __real_event_create(event **out, device d);
+status __wrap_event_create(event **out, device d);
+status __wrap_event_create(event **out, device d)
+{
+    if (refuse_event_in > 0 && --refuse_event_in == 0) {
+        if (out) *out = NULL;
+        return fail(STATUS_BACKEND_FAILED,
+                    "event_create: no event can be made on %s (the check's refusal, as a GPU out of event "
+                    "resources gives)",
+                    device_name(d));
+    }
+    return __real_event_create(out, d);
+}
+
 static void watch_start(void) { watched = (watch){ .on = true }; }
 static void watch_stop(void) { watched.on = false; }
 
@@ -489,6 +508,42 @@ static void check_failed_run(device d, probed *p)
         before.memory_current, after.memory_current);
 }
 
+/* Each event a step makes refused in turn: lab_benchmark's first and second,
+ * lab_count_host_work's one. The refusal is the first call that failed, so it
+ * is returned as it is, and an event made before it is destroyed. */
+static void check_event_refused(device d, probed *p)
+{
+    static const char *const names[] = { "lab_benchmark, its first event", "lab_benchmark, its second event",
+                                         "lab_count_host_work, its event" };
+    enum { TRIES = sizeof names / sizeof names[0] };
+    bool all = true;
+    char figures[600] = "";
+    for (int i = 0; i < TRIES; ++i) {
+        device_counters before, after;
+        measurement m;
+        int64_t chunks = -1;
+        CHECK(device_synchronize(d));
+        CHECK(counters_read(d, &before));
+        refuse_event_in = i == 1 ? 2 : 1;
+        const status s =
+            i < 2 ? CHECK_YOURS(lab_benchmark(&p->w, &m)) : CHECK_YOURS(lab_count_host_work(&p->w, &chunks));
+        const bool refused = refuse_event_in == 0;
+        refuse_event_in = 0;
+        CHECK(device_synchronize(d)); /* a run() queued all the same, before the count */
+        CHECK(counters_read(d, &after));
+        const bool held = refused && s == STATUS_BACKEND_FAILED && after.events == before.events;
+        all = all && held;
+        check_append(figures, sizeof figures, "%s%s refused: %s, %lld event%s left behind", i ? "; " : "",
+                     names[i], refused ? status_name(s) : "never asked for",
+                     (long long)after.events - (long long)before.events,
+                     after.events - before.events == 1 ? "" : "s");
+    }
+    check_that(all,
+               "an event that cannot be made is returned as the failure, and the events made before it are "
+               "destroyed",
+               "%s (want STATUS_BACKEND_FAILED, event_create's own, and 0 left behind)", figures);
+}
+
 /* ---- the workload's own device, when it is not the first GPU ------------------- */
 
 /* A PyTorch habit, torch.cuda.synchronize() with no device, becomes
@@ -688,6 +743,7 @@ int main(int argc, char **argv)
     check_reading_loop(d, n);
     check_host_work(d, &p);
     check_failed_run(d, &p);
+    check_event_refused(d, &p);
     probe_detach(&p);
     workload_free(&p.w);
     check_utilisation_arithmetic(d);

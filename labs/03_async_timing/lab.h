@@ -45,7 +45,8 @@ typedef struct measurement {
 
 /* The lesson's benchmark(): one run of w timed by the host clock and by two
  * events around it, with the device's memory peak and busy time over that run.
- * Every event it makes, it destroys. */
+ * Every event it makes, it destroys, also when a later call fails (the second
+ * event_create, say). */
 status lab_benchmark(workload *w, measurement *out);
 
 /* ==== Step 5: the host keeps working (README, "Step 5") ===================== */
