@@ -913,10 +913,12 @@ static void check_create_refused(void)
                status_name(s), empty ? " the layer empty" : " left in the layer:", left, memory);
 }
 
-/* lab_linear_to onto a GPU with room for the weight but not the bias (or the
- * other way round): the library's STATUS_OUT_OF_MEMORY is returned, the layer
- * keeps both its parameters, each on the old device or the new, and moves
- * once there is room; freed, it gives back every byte. */
+/* lab_linear_to onto a GPU with room for some of the layer but not all of it:
+ * for nothing, for the bias alone, for the weight alone, and for all but 4
+ * bytes, so that whichever parameter it copies first, each copy in turn is the
+ * one that fails. The library's STATUS_OUT_OF_MEMORY is returned, the layer
+ * keeps both its parameters, each on the old device or the new, and moves once
+ * there is room; freed, it gives back every byte. */
 static void check_failed_move(device d)
 {
     device target;
@@ -924,41 +926,67 @@ static void check_failed_move(device d)
         printf("  (no simulated GPU here: a move onto a full device is not tried)\n");
         return;
     }
+    enum { ROOMS = 4 };
     const char *claim = "a move onto a full device returns the library's failure and keeps the layer whole";
-    const memory_in_use before = memory_now();
-    lab_linear layer = { 0 };
-    if (!CHECK_CALL(lab_linear_create(&layer, 3, 2, 11), claim)) return;
-    const size_t room = tensor_bytes(layer.weight) + tensor_bytes(layer.bias) - sizeof(float);
-    tensor *filler;
-    if (!fill_device(target, room, &filler)) {
+    const char *freed = "after a failed move, freeing the layer returns all its memory";
+    bool kept = true, back = true;
+    char said[400] = "", memory_said[400] = "";
+    for (int r = 0; r < ROOMS; ++r) {
+        const memory_in_use before = memory_now();
+        lab_linear layer = { 0 };
+        if (!CHECK_CALL(lab_linear_create(&layer, 3, 2, 11), claim)) return;
+        const size_t weight = tensor_bytes(layer.weight), bias = tensor_bytes(layer.bias);
+        const size_t rooms[ROOMS] = { 0, bias, weight, weight + bias - sizeof(float) };
+        const size_t room = rooms[r];
+        tensor *filler;
+        if (!fill_device(target, room, &filler)) {
+            lab_linear_free(&layer);
+            return;
+        }
+        const status s = CHECK_YOURS(lab_linear_to(&layer, target));
+        const device cpu = device_cpu();
+        const bool whole =
+            layer.weight && layer.bias &&
+            (device_equal(tensor_device(layer.weight), cpu) ||
+             device_equal(tensor_device(layer.weight), target)) &&
+            (device_equal(tensor_device(layer.bias), cpu) || device_equal(tensor_device(layer.bias), target));
+        char held[96];
+        snprintf(held, sizeof held, "weight %s, ",
+                 layer.weight ? device_name(tensor_device(layer.weight)) : "NULL");
+        check_append(held, sizeof held, "bias %s",
+                     layer.bias ? device_name(tensor_device(layer.bias)) : "NULL");
+        tensor_free(filler);
+        status later = STATUS_BAD_ARGUMENT;
+        if (whole) later = CHECK_YOURS(lab_linear_to(&layer, target));
+        const bool moved = later == STATUS_OK && device_equal(tensor_device(layer.weight), target) &&
+                           device_equal(tensor_device(layer.bias), target);
+        if (!(s == STATUS_OUT_OF_MEMORY && whole && moved) && kept) {
+            snprintf(said, sizeof said,
+                     "%zu bytes free on %s for a layer of %zu (a weight of %zu, a bias of %zu): "
+                     "%s, then %s; with room again: %s",
+                     room, device_name(target), weight + bias, weight, bias, status_name(s), held,
+                     whole ? status_name(later) : "not tried");
+            kept = false;
+        }
         lab_linear_free(&layer);
-        return;
+        char memory[256];
+        if (!memory_back(&before, memory, sizeof memory) && back) {
+            snprintf(memory_said, sizeof memory_said,
+                     "%zu bytes free on %s for the layer's move: in use "
+                     "before and after, on every device: %s",
+                     room, device_name(target), memory);
+            back = false;
+        }
     }
-    const status s = CHECK_YOURS(lab_linear_to(&layer, target));
-    const device cpu = device_cpu();
-    const bool whole =
-        layer.weight && layer.bias &&
-        (device_equal(tensor_device(layer.weight), cpu) ||
-         device_equal(tensor_device(layer.weight), target)) &&
-        (device_equal(tensor_device(layer.bias), cpu) || device_equal(tensor_device(layer.bias), target));
-    char held[96];
-    snprintf(held, sizeof held, "weight %s, ",
-             layer.weight ? device_name(tensor_device(layer.weight)) : "NULL");
-    check_append(held, sizeof held, "bias %s", layer.bias ? device_name(tensor_device(layer.bias)) : "NULL");
-    tensor_free(filler);
-    status later = STATUS_BAD_ARGUMENT;
-    if (whole) later = CHECK_YOURS(lab_linear_to(&layer, target));
-    const bool moved = later == STATUS_OK && device_equal(tensor_device(layer.weight), target) &&
-                       device_equal(tensor_device(layer.bias), target);
-    check_that(s == STATUS_OUT_OF_MEMORY && whole && moved, claim,
-               "%zu bytes free on %s for a layer of %zu: %s, then %s; with room again: %s", room,
-               device_name(target), room + sizeof(float), status_name(s), held,
-               whole ? status_name(later) : "not tried");
-    lab_linear_free(&layer);
-    char memory[256];
-    check_that(memory_back(&before, memory, sizeof memory),
-               "after a failed move, freeing the layer returns all its memory",
-               "in use before and after, on every device: %s", memory);
+    check_that(
+        kept, claim, "%s",
+        kept ? "room on the full device for nothing, the bias alone, the weight alone, all but 4 bytes: "
+               "each STATUS_OUT_OF_MEMORY, the layer whole, then moved once there was room"
+             : said);
+    check_that(back, freed, "%s",
+               back
+                   ? "each of the four failed moves: every byte back on every device once the layer was freed"
+                   : memory_said);
 }
 
 int main(int argc, char **argv)
