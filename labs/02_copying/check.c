@@ -576,8 +576,10 @@ static void check_layer_across_gpus(device d)
     tensor_free(net.weight), tensor_free(net.bias);
 }
 
-/* lab_linear_to onto a GPU with room for the weight but not the bias (or the
- * other way round): the library's STATUS_OUT_OF_MEMORY is returned, the layer
+/* lab_linear_to onto a GPU with room for some of the layer but not all of it:
+ * for nothing, for the bias alone, for the weight alone, and for all but 4
+ * bytes, so that whichever parameter it copies first, each copy in turn is the
+ * one that fails. The library's STATUS_OUT_OF_MEMORY is returned, the layer
  * keeps both parameters, each where it was or on the GPU, and moves and
  * computes once there is room; freed, it gives back every byte. */
 static void check_layer_full(device d)
@@ -587,44 +589,68 @@ static void check_layer_full(device d)
         printf("  (no simulated GPU here: a move onto a full device is not tried)\n");
         return;
     }
+    enum { ROOMS = 4 };
     const char *claim = "a move onto a full device returns the library's failure and keeps the layer whole";
+    const char *freed = "after a failed move, freeing the layer gives back every byte";
     const device cpu = device_cpu();
-    const size_t target_base = in_use(target), cpu_base = in_use(cpu);
-    lab_linear net;
-    CHECK(tensor_from_host(&net.weight, cpu, shape2(LAYER_OUT, LAYER_IN), layer_w));
-    CHECK(tensor_from_host(&net.bias, cpu, shape1(LAYER_OUT), layer_b));
-    const size_t room = sizeof layer_w + sizeof layer_b - sizeof(float);
-    tensor *filler;
-    if (!fill_device(target, room, &filler)) {
+    const size_t weight = sizeof layer_w, bias = sizeof layer_b;
+    const size_t rooms[ROOMS] = { 0, bias, weight, weight + bias - sizeof(float) };
+    bool kept = true, back = true;
+    char said[400] = "", memory_said[400] = "";
+    for (int r = 0; r < ROOMS; ++r) {
+        const size_t target_base = in_use(target), cpu_base = in_use(cpu), room = rooms[r];
+        lab_linear net;
+        CHECK(tensor_from_host(&net.weight, cpu, shape2(LAYER_OUT, LAYER_IN), layer_w));
+        CHECK(tensor_from_host(&net.bias, cpu, shape1(LAYER_OUT), layer_b));
+        tensor *filler;
+        if (!fill_device(target, room, &filler)) {
+            tensor_free(net.weight), tensor_free(net.bias);
+            return;
+        }
+        const status s = CHECK_YOURS(lab_linear_to(&net, target));
+        const bool whole =
+            net.weight && net.bias &&
+            (device_equal(tensor_device(net.weight), cpu) ||
+             device_equal(tensor_device(net.weight), target)) &&
+            (device_equal(tensor_device(net.bias), cpu) || device_equal(tensor_device(net.bias), target));
+        char held[96];
+        snprintf(held, sizeof held, "weight %s, ",
+                 net.weight ? device_name(tensor_device(net.weight)) : "NULL");
+        check_append(held, sizeof held, "bias %s", net.bias ? device_name(tensor_device(net.bias)) : "NULL");
+        tensor_free(filler);
+        status later = STATUS_BAD_ARGUMENT;
+        double worst = INFINITY;
+        if (whole) later = CHECK_YOURS(lab_linear_to(&net, target));
+        const bool moved = later == STATUS_OK && device_equal(tensor_device(net.weight), target) &&
+                           device_equal(tensor_device(net.bias), target);
+        if (moved) worst = forward_error(&net, target);
+        if (!(s == STATUS_OUT_OF_MEMORY && whole && moved && worst < 1e-5) && kept) {
+            snprintf(said, sizeof said,
+                     "%zu bytes free on %s for a layer of %zu (a weight of %zu, a bias of %zu): %s, then %s; "
+                     "with room again: %s, net(X)'s largest relative error %.2g",
+                     room, device_name(target), weight + bias, weight, bias, status_name(s), held,
+                     whole ? status_name(later) : "not tried", worst);
+            kept = false;
+        }
         tensor_free(net.weight), tensor_free(net.bias);
-        return;
+        const size_t target_end = in_use(target), cpu_end = in_use(cpu);
+        if (!(target_end == target_base && cpu_end == cpu_base) && back) {
+            snprintf(memory_said, sizeof memory_said,
+                     "%zu bytes free on %s for the move; in use before the layer was made and after it was "
+                     "freed: %s %zu -> %zu bytes, cpu %zu -> %zu",
+                     room, device_name(target), device_name(target), target_base, target_end, cpu_base,
+                     cpu_end);
+            back = false;
+        }
     }
-    const status s = CHECK_YOURS(lab_linear_to(&net, target));
-    const bool whole =
-        net.weight && net.bias &&
-        (device_equal(tensor_device(net.weight), cpu) || device_equal(tensor_device(net.weight), target)) &&
-        (device_equal(tensor_device(net.bias), cpu) || device_equal(tensor_device(net.bias), target));
-    char held[96];
-    snprintf(held, sizeof held, "weight %s, ", net.weight ? device_name(tensor_device(net.weight)) : "NULL");
-    check_append(held, sizeof held, "bias %s", net.bias ? device_name(tensor_device(net.bias)) : "NULL");
-    tensor_free(filler);
-    status later = STATUS_BAD_ARGUMENT;
-    double worst = INFINITY;
-    if (whole) later = CHECK_YOURS(lab_linear_to(&net, target));
-    const bool moved = later == STATUS_OK && device_equal(tensor_device(net.weight), target) &&
-                       device_equal(tensor_device(net.bias), target);
-    if (moved) worst = forward_error(&net, target);
-    check_that(s == STATUS_OUT_OF_MEMORY && whole && moved && worst < 1e-5, claim,
-               "%zu bytes free on %s for a layer of %zu: %s, then %s; with room again: %s, net(X)'s largest "
-               "relative error %.2g",
-               room, device_name(target), room + sizeof(float), status_name(s), held,
-               whole ? status_name(later) : "not tried", worst);
-    tensor_free(net.weight), tensor_free(net.bias);
-    const size_t target_end = in_use(target), cpu_end = in_use(cpu);
-    check_that(target_end == target_base && cpu_end == cpu_base,
-               "after a failed move, freeing the layer gives back every byte",
-               "in use before the layer was made and after it was freed: %s %zu -> %zu bytes, cpu %zu -> %zu",
-               device_name(target), target_base, target_end, cpu_base, cpu_end);
+    check_that(
+        kept, claim, "%s",
+        kept ? "room on the full device for nothing, the bias alone, the weight alone, all but 4 bytes: "
+               "each STATUS_OUT_OF_MEMORY, the layer whole, then moved and right once there was room"
+             : said);
+    check_that(back, freed, "%s",
+               back ? "each of the four failed moves: every byte back once the layer was freed"
+                    : memory_said);
 }
 
 /* ---- many small copies vs one big one (the library) ------------------------------ */
