@@ -682,6 +682,25 @@ static void check_utilisation_arithmetic(device d)
                "2 GFLOP/s on %s, made to report a peak of 0 (unknown): peak %g, fraction %g (want 0 and 0)%s",
                device_name(d), unknown.peak_gflops, unknown.peak_fraction, check_failure_text(su));
 
+    /* A workload on a device that does not exist has no peak: the library's
+     * refusal is the first call that failed, and so the answer (lab.h). */
+    const workload nowhere = { .name = "made up: 4 GFLOP",
+                               .dev = { DEVICE_SIM, device_count(DEVICE_SIM) },
+                               .flops = 4e9 };
+    device_properties none;
+    const status library = device_get_properties(nowhere.dev, &none);
+    utilisation missing = { 0 };
+    clear_error();
+    const status sm = CHECK_YOURS(lab_utilisation(&nowhere, &counted, &missing));
+    check_note_refusal(sm, "lab_utilisation (a device that does not exist)");
+    check_that(
+        library != STATUS_OK && sm == library,
+        "the utilisation of a workload on a device that does not exist is refused with "
+        "device_get_properties's own failure",
+        "a workload on %s, which does not exist here: %s (want %s, device_get_properties's, returned as "
+        "it is)",
+        device_name(nowhere.dev), status_name(sm), status_name(library));
+
     /* A time that is not above 0 is no measurement: 0, a negative one, and NaN
      * (what a clock never written gives), which is not above 0 either. */
     const double bad_times[] = { 0.0, -2.0, NAN };
