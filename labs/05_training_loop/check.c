@@ -1032,6 +1032,7 @@ static struct {
     int loads, files_left, leaks;
     char first_file[200], first_leak[200];
     char message[512]; /* the last load's message */
+    status status;     /* the last load's status */
 } loads;
 
 static status load_counted(mlp *net, const char *path, const char *what)
@@ -1041,6 +1042,7 @@ static status load_counted(mlp *net, const char *path, const char *what)
     const status s = lab_load_parameters(net, path);
     if (s == STATUS_TODO) CHECK(s);
     snprintf(loads.message, sizeof loads.message, "%s", last_error());
+    loads.status = s;
     const int open = descriptors_on(path);
     const size_t after = bytes_in_use(net->dev);
     ++loads.loads;
@@ -1390,6 +1392,17 @@ static void check_saved(device d, training *run, const dataset *test, const char
     check_refused(&copy.net, other,
                   "a file without one of this network's tensors is refused, naming the file",
                   "layers.2.weight saved as layers.2.weights (6 tensors, every shape right)", NULL);
+    /* What differs there is a tensor missing: the refusal names it. */
+    bool named = false;
+    for (const char *at = loads.message; !named && (at = strstr(at, "layers.2.weight")) != NULL; ++at)
+        named = at[strlen("layers.2.weight")] != 's'; /* not the file's misspelling */
+    named = named && loads.status != STATUS_OK;
+    check_that(named, "a refusal of a file without one of this network's tensors names the tensor missing",
+               "layers.2.weight saved as layers.2.weights: %s",
+               loads.status == STATUS_OK ? "loaded without a word"
+               : named                   ? loads.message
+                       : "the message does not name layers.2.weight, the tensor this network "
+                         "needs and the file lacks");
     save_altered(other, default_sizes, LAST_BIAS_INT32);
     check_refused(&copy.net, other, "a tensor of another dtype is refused, naming the file",
                   "layers.2.bias int32 [10], the rest f32",

@@ -70,9 +70,9 @@ status lab_save_parameters(const mlp *net, const char *path, const char *metadat
 /* Loads the parameters saved by lab_save_parameters into `net` (on its own
  * device). A file that does not hold exactly this network's tensors, with
  * these names, dtypes and shapes (the number of dimensions too), is refused
- * with a message naming the file and what differs (a tensor of another shape
- * or dtype: its name, and its shape or dtype in the file and in this
- * network), and the network is left as it was. A file that cannot be opened or
+ * with a message naming the file and what differs (a tensor missing: its
+ * name; a tensor of another shape or dtype: its name, and its shape or dtype
+ * in the file and in this network), and the network is left as it was. A file that cannot be opened or
  * read returns that failure (a read that fails half way, after the decision,
  * may leave the network partly loaded). Every path closes the file. */
 status lab_load_parameters(mlp *net, const char *path);
