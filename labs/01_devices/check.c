@@ -440,14 +440,20 @@ static void check_peaks(void)
 
     /* A clock that is not a number is no figure at all (lab.h): a test of
      * clock < 0 lets it through, since every comparison with NaN is false. */
-    claim = "a clock that is not a number (NaN) is refused like a negative one";
-    double peak = -1;
-    calls++;
+    claim = "a clock that is not a number (NaN) is refused like a negative one, even beside a zero";
+    double peak = -1, beside_zero = -1;
+    calls += 2;
     clear_error();
     const status s = CHECK_YOURS(lab_peak_fp32_gflops(80, 64, NAN, &peak));
-    check_that(s == STATUS_BAD_ARGUMENT, claim, "80 x 64 x NaN GHz: %s%s", status_name(s),
-               s == STATUS_OK ? ", a peak of NaN" : "");
     check_note_refusal(s, "lab_peak_fp32_gflops (a NaN clock)");
+    clear_error();
+    const status z = CHECK_YOURS(lab_peak_fp32_gflops(0, 64, NAN, &beside_zero));
+    check_note_refusal(z, "lab_peak_fp32_gflops (a NaN clock beside 0 SMs)");
+    check_that(s == STATUS_BAD_ARGUMENT && z == STATUS_BAD_ARGUMENT, claim,
+               "80 x 64 x NaN GHz: %s%s; 0 x 64 x NaN GHz: %s%s", status_name(s),
+               s == STATUS_OK ? ", a peak of NaN" : "", status_name(z),
+               z == STATUS_OK ? " (a NaN clock is no figure, not an unknown one: refuse it before the zeros)"
+                              : "");
     check_own_answer("lab_peak_fp32_gflops is your own formula, never the library's peak_fp32_gflops",
                      "lab_peak_fp32_gflops", "peak_fp32_gflops", library_calls.peak - borrowed_before, calls);
 }

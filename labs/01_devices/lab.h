@@ -38,8 +38,8 @@ status lab_fp32_cores_per_sm(int cc_major, int cc_minor, int *cores);
 /* multiprocessors x cores per multiprocessor x clock (GHz) x 2, in GFLOP/s.
  * The 2: one fused multiply-add, a*b + c, is two floating-point operations.
  * A figure of 0 means "unknown" and gives *gflops = 0; a negative one, any of
- * the three, is a mistake (STATUS_BAD_ARGUMENT), even beside a 0, and so is a
- * clock that is not a number (NaN). Not the library's peak_fp32_gflops: the
+ * the three, is a mistake (STATUS_BAD_ARGUMENT), and so is a clock that is not
+ * a number (NaN), each even beside a 0. Not the library's peak_fp32_gflops: the
  * formula is the step. */
 status lab_peak_fp32_gflops(int multiprocessors, int cores_per_mp, double clock_ghz, double *gflops);
 
