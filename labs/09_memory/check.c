@@ -21,7 +21,8 @@
  *     1-3's and 5's kernels at odd sizes under the kernel sanitizer, and the
  *     profiler's counts: 4 sectors per load request for the copy, 32 for the
  *     strided copy at stride 32, 16x fewer global loads tiled than naive in
- *     2 barriers a tile, a tree sum whose warps split only below stride 32; the
+ *     2 barriers a tile, a tree sum whose warps split only below stride 32, a
+ *     warp sum that waits at no barrier once 32 values are left; the
  *     transpose's loads and stores 4 sectors per request (the naive one's
  *     stores 32), its tile read and written without bank conflicts.
  * Every claim but a real GPU's speed is an exact value, an exact count or a
@@ -1130,13 +1131,14 @@ static int check_kernels(device d)
     }
     free(a), free(b);
     /* Step 3: each sum at a size that fills no whole block, then the
-     * shared-memory tree at TREE_N, whole blocks, for the counts. */
+     * shared-memory tree and the warp sum at TREE_N, whole blocks, for the
+     * counts. */
     static const int64_t sum_sizes[] = { 1, 1000, 100003, TREE_N };
     for (size_t i = 0; i < sizeof sum_sizes / sizeof sum_sizes[0]; ++i) {
         float *x = floats(sum_sizes[i]);
         uniform_values(x, sum_sizes[i], -1.0f, 1.0f, 73 + i);
         for (int kernel = SUM_ATOMIC; kernel <= SUM_WARP; ++kernel)
-            if (sum_sizes[i] != TREE_N || kernel == SUM_BLOCK)
+            if (sum_sizes[i] != TREE_N || kernel != SUM_ATOMIC)
                 (void)run_sum_case(d, (sum_kernel)kernel, x, sum_sizes[i]);
         free(x);
     }
@@ -1217,6 +1219,23 @@ static int check_kernels(device d)
                    "t %% (2 stride) == 0, split every warp at every stride below 32)",
                    TREE_N, blocks, p.divergent_branches, blocks ? (double)p.divergent_branches / blocks : 0.0,
                    TREE_DIVERGENT_MOST);
+    }
+    /* The warp sum: one barrier after the load and one after each round of
+     * the tree down to 32 values (strides 128, 64 and 32 in blocks of 256);
+     * then warp 0 alone adds the 32 by shuffles, which need none. The tree
+     * all the way down to one value waits at 9 a block. */
+    const char *warp =
+        "your warp sum waits at no barrier once 32 values are left: warp 0 adds them by shuffles";
+    if (profiled("sum_warp_kernel", warp, &p)) {
+        int most = 1;
+        for (int stride = REDUCE_BLOCK / 2; stride >= 32; stride /= 2) ++most;
+        const unsigned long long blocks = (unsigned long long)p.grid[0] * p.grid[1] * p.grid[2];
+        check_that(blocks == TREE_N / REDUCE_BLOCK && p.barriers <= (unsigned long long)most * blocks, warp,
+                   "n = %d, %llu blocks of %d: %llu barriers, %.4g a block (want at most %d: one after the "
+                   "load and one after each round down to 32 values; below that the 32 lanes of warp 0 add "
+                   "with __shfl_down_sync, offsets 16 to 1, without shared memory or __syncthreads())",
+                   TREE_N, blocks, REDUCE_BLOCK, p.barriers,
+                   blocks ? (double)p.barriers / (double)blocks : 0.0, most);
     }
     const char *banks = "your tiled product reads and writes its tiles without bank conflicts";
     if (tiled.kernel[0])
