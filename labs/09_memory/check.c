@@ -21,8 +21,8 @@
  *     1-3's and 5's kernels at odd sizes under the kernel sanitizer, and the
  *     profiler's counts: 4 sectors per load request for the copy, 32 for the
  *     strided copy at stride 32, 16x fewer global loads tiled than naive in
- *     2 barriers a tile, a tree sum whose warps split only below stride 32, a
- *     warp sum that waits at no barrier once 32 values are left; the
+ *     2 barriers a tile, a tree sum in 8 rounds whose warps split only below
+ *     stride 32, a warp sum that waits at no barrier once 32 values are left; the
  *     transpose's loads and stores 4 sectors per request (the naive one's
  *     stores 32), its tile read and written without bank conflicts.
  * Every claim but a real GPU's speed is an exact value, an exact count or a
@@ -1219,6 +1219,20 @@ static int check_kernels(device d)
                    "t %% (2 stride) == 0, split every warp at every stride below 32)",
                    TREE_N, blocks, p.divergent_branches, blocks ? (double)p.divergent_branches / blocks : 0.0,
                    TREE_DIVERGENT_MOST);
+        /* A tree halves the block's 256 values in 8 rounds, the block meeting
+         * at a barrier after each (the load's barrier may be the first
+         * round's). One thread adding the 256 values in a row gives the same
+         * sum and one atomic, and waits once. */
+        int rounds = 0;
+        for (int stride = REDUCE_BLOCK / 2; stride > 0; stride /= 2) ++rounds;
+        const char *halves = "your tree sum halves the block's values in rounds, a barrier after each";
+        check_that(blocks > 0 && p.barriers >= (unsigned long long)rounds * blocks, halves,
+                   "n = %d, %llu blocks of %d: %llu barriers, %.4g a block (want at least %d: %d values "
+                   "halved %d times, the threads below stride adding, every thread meeting __syncthreads() "
+                   "after each round; fewer means fewer rounds, or one thread adding the block's values in a "
+                   "row while the others wait)",
+                   TREE_N, blocks, REDUCE_BLOCK, p.barriers,
+                   blocks ? (double)p.barriers / (double)blocks : 0.0, rounds, REDUCE_BLOCK, rounds);
     }
     /* The warp sum: one barrier after the load and one after each round of
      * the tree down to 32 values (strides 128, 64 and 32 in blocks of 256);
