@@ -22,8 +22,8 @@
  *     the two products' nearly quadruples;
  *   - ./lab check 07 --kernels: the kernels under the kernel sanitizer, and
  *     the profiler's counts: im2col's stores 4 sectors per request or fewer,
- *     the one pass's tiles without bank conflicts, and fewer loads with the
- *     mask than without;
+ *     the one pass's tiles without bank conflicts, each copied once (2
+ *     barriers a tile), and fewer loads with the mask than without;
  *   - each layer is the launches it should be, queued without waiting;
  *   - when a call inside a layer fails (each allocation, view, product and
  *     launch in turn, by the calls' wrappers below), the layer returns the
@@ -1085,6 +1085,26 @@ static void check_flash_banks(const kernel_profile *p)
                p->shared_store_requests, p->shared_store_wavefronts, p->shared_store_bank_conflicts);
 }
 
+/* The one pass walks K and V once: each tile is copied into shared memory
+ * once, between two barriers (the copy waits until the block is done with the
+ * tile before, the scores until the copy is whole): 2 a tile, 4 a block at
+ * n 37 (tiles of 32 keys and 5). A kernel that walks the tiles twice, a first
+ * walk for each row's max and a second for the sum and the output, gives the
+ * same values, and copies every tile twice: 8 a block. */
+static void check_flash_walks(const kernel_profile *p, int64_t n)
+{
+    const unsigned long long blocks = (unsigned long long)p->grid[0] * p->grid[1] * p->grid[2],
+                             tiles = (unsigned long long)((n + FLASH_TILE - 1) / FLASH_TILE);
+    check_that(blocks > 0 && p->barriers <= 2 * tiles * blocks,
+               "attention in one pass walks K and V once: 2 barriers a tile",
+               "n %lld, d 8, without the mask: %llu barriers in %llu blocks, %.4g a block (want at most "
+               "%llu: %llu tiles of up to %d keys, each copied once and waited for twice; more means tiles "
+               "copied again, a second walk over K: the running max rescales l and the output as it "
+               "grows, so that one walk gives the max, the sum and the output together)",
+               (long long)n, p->barriers, blocks, blocks ? (double)p->barriers / (double)blocks : 0.0,
+               2 * tiles, tiles, FLASH_TILE);
+}
+
 /* ./lab check 07 --kernels: this check built for the kernel tools runs these
  * claims alone. Your four kernels through the layers that launch them, on the
  * convolutions' odd shapes, a causal and a full softmax of [37, 53] and of
@@ -1172,7 +1192,7 @@ static int check_kernels(device d)
         check_that(false, "your layers run on the device", "%s: %s", failed, last_error());
     if (im2col.kernel[0]) check_im2col_coalesced(&im2col);
     if (flash[0].kernel[0] && flash[1].kernel[0]) check_causal_tiles(&flash[0], &flash[1]);
-    if (flash[0].kernel[0]) check_flash_banks(&flash[0]);
+    if (flash[0].kernel[0]) check_flash_banks(&flash[0]), check_flash_walks(&flash[0], 37);
     check_kernels_clean("your four kernels' threads", d);
     return check_finish("07_layers");
 }
