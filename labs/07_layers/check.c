@@ -23,7 +23,8 @@
  *   - ./lab check 07 --kernels: the kernels under the kernel sanitizer, and
  *     the profiler's counts: im2col's stores 4 sectors per request or fewer,
  *     the one pass's tiles without bank conflicts, each copied once (2
- *     barriers a tile), and fewer loads with the mask than without;
+ *     barriers a tile), each row's keys shared among its parts (shared
+ *     load requests), and fewer loads with the mask than without;
  *   - each layer is the launches it should be, queued without waiting;
  *   - when a call inside a layer fails (each allocation, view, product and
  *     launch in turn, by the calls' wrappers below), the layer returns the
@@ -1105,6 +1106,37 @@ static void check_flash_walks(const kernel_profile *p, int64_t n)
                2 * tiles, tiles, FLASH_TILE);
 }
 
+/* A row's FLASH_SPLIT parts share its keys: each scores every FLASH_SPLIT-th
+ * key of a tile, reading the key's and the value's FLASH_MAX_HEAD floats from
+ * shared memory, a warp (32 / FLASH_SPLIT rows) at a time. Without the mask,
+ * every warp that holds a row reads sum over the tiles of ceil(keys /
+ * FLASH_SPLIT) keys, 2 FLASH_MAX_HEAD load requests each: n 37 in 10 such
+ * warps and tiles of 32 and 5 keys, 6400. A row whose part 0 scores every key
+ * while the other parts wait gives the same output from FLASH_SPLIT times the
+ * requests, each with an eighth of the warp's lanes (47360); a quarter more
+ * than the shared walk is allowed. */
+static void check_flash_parts(const kernel_profile *p, int64_t n)
+{
+    unsigned long long warps = 0, keys = 0;
+    for (int64_t first = 0; first < n; first += FLASH_ROWS) {
+        const int64_t rows = n - first < FLASH_ROWS ? n - first : FLASH_ROWS;
+        warps += (unsigned long long)((rows * FLASH_SPLIT + 31) / 32);
+    }
+    for (int64_t start = 0; start < n; start += FLASH_TILE) {
+        const int64_t in_tile = n - start < FLASH_TILE ? n - start : FLASH_TILE;
+        keys += (unsigned long long)((in_tile + FLASH_SPLIT - 1) / FLASH_SPLIT);
+    }
+    const unsigned long long shared = warps * keys * 2 * FLASH_MAX_HEAD, most = shared + shared / 4;
+    check_that(p->shared_load_requests > 0 && p->shared_load_requests <= most,
+               "attention in one pass shares each row's keys among its parts",
+               "n %lld, d 8, without the mask: %llu shared load requests (want at most %llu: %llu warps that "
+               "hold rows, each part scoring %llu keys of its row's %lld, every %d-th of a tile, and reading "
+               "%d floats of each key and value, is %llu; part p takes keys p, p + %d, ...: a part that "
+               "waits while another scores every key makes %d times the requests)",
+               (long long)n, p->shared_load_requests, most, warps, keys, (long long)n, FLASH_SPLIT,
+               FLASH_MAX_HEAD, shared, FLASH_SPLIT, FLASH_SPLIT);
+}
+
 /* ./lab check 07 --kernels: this check built for the kernel tools runs these
  * claims alone. Your four kernels through the layers that launch them, on the
  * convolutions' odd shapes, a causal and a full softmax of [37, 53] and of
@@ -1192,7 +1224,8 @@ static int check_kernels(device d)
         check_that(false, "your layers run on the device", "%s: %s", failed, last_error());
     if (im2col.kernel[0]) check_im2col_coalesced(&im2col);
     if (flash[0].kernel[0] && flash[1].kernel[0]) check_causal_tiles(&flash[0], &flash[1]);
-    if (flash[0].kernel[0]) check_flash_banks(&flash[0]), check_flash_walks(&flash[0], 37);
+    if (flash[0].kernel[0])
+        check_flash_banks(&flash[0]), check_flash_walks(&flash[0], 37), check_flash_parts(&flash[0], 37);
     check_kernels_clean("your four kernels' threads", d);
     return check_finish("07_layers");
 }
