@@ -1235,21 +1235,33 @@ static int check_kernels(device d)
                    blocks ? (double)p.barriers / (double)blocks : 0.0, rounds, REDUCE_BLOCK, rounds);
     }
     /* The warp sum: one barrier after the load and one after each round of
-     * the tree down to 32 values (strides 128, 64 and 32 in blocks of 256);
-     * then warp 0 alone adds the 32 by shuffles, which need none. The tree
-     * all the way down to one value waits at 9 a block. */
+     * the tree down to 32 values (strides 128, 64 and 32 in blocks of 256),
+     * whose threads below stride read 2 floats each: 2 stride / 32 load
+     * requests a round; then warp 0 alone reads its 32 values, 1 request, and
+     * adds them by shuffles, which need no barrier and no shared memory: 4
+     * barriers and 15 requests a block, of which a quarter more is allowed.
+     * The tree all the way down to one value waits at 9 and reads 25; one
+     * thread adding the 256 values in a row reads 256. */
     const char *warp =
         "your warp sum waits at no barrier once 32 values are left: warp 0 adds them by shuffles";
     if (profiled("sum_warp_kernel", warp, &p)) {
         int most = 1;
-        for (int stride = REDUCE_BLOCK / 2; stride >= 32; stride /= 2) ++most;
+        unsigned long long loads = 1;
+        for (int stride = REDUCE_BLOCK / 2; stride >= 32; stride /= 2)
+            ++most, loads += 2 * (unsigned)stride / 32;
         const unsigned long long blocks = (unsigned long long)p.grid[0] * p.grid[1] * p.grid[2];
-        check_that(blocks == TREE_N / REDUCE_BLOCK && p.barriers <= (unsigned long long)most * blocks, warp,
-                   "n = %d, %llu blocks of %d: %llu barriers, %.4g a block (want at most %d: one after the "
-                   "load and one after each round down to 32 values; below that the 32 lanes of warp 0 add "
-                   "with __shfl_down_sync, offsets 16 to 1, without shared memory or __syncthreads())",
-                   TREE_N, blocks, REDUCE_BLOCK, p.barriers,
-                   blocks ? (double)p.barriers / (double)blocks : 0.0, most);
+        check_that(
+            blocks == TREE_N / REDUCE_BLOCK && p.barriers <= (unsigned long long)most * blocks &&
+                p.shared_load_requests <= (loads + loads / 4) * blocks,
+            warp,
+            "n = %d, %llu blocks of %d: %llu barriers, %.4g a block (want at most %d: one after the "
+            "load and one after each round down to 32 values); %llu shared load requests, %.4g a "
+            "block (want at most %llu: 2 stride / 32 a round, then 1 for warp 0's 32 values, %llu, and a "
+            "quarter more; one thread adding the values in a row makes %d); below 32 values the lanes of "
+            "warp 0 add with __shfl_down_sync, offsets 16 to 1, without shared memory or __syncthreads()",
+            TREE_N, blocks, REDUCE_BLOCK, p.barriers, blocks ? (double)p.barriers / (double)blocks : 0.0,
+            most, p.shared_load_requests, blocks ? (double)p.shared_load_requests / (double)blocks : 0.0,
+            loads + loads / 4, loads, REDUCE_BLOCK);
     }
     const char *banks = "your tiled product reads and writes its tiles without bank conflicts";
     if (tiled.kernel[0])
