@@ -24,7 +24,8 @@
  *     the profiler's counts: im2col's stores 4 sectors per request or fewer,
  *     the one pass's tiles without bank conflicts, each copied once (2
  *     barriers a tile), each row's keys shared among its parts (shared
- *     load requests), and fewer loads with the mask than without;
+ *     load requests), q, K and V loaded once (global load requests), and
+ *     fewer loads with the mask than without;
  *   - each layer is the launches it should be, queued without waiting;
  *   - when a call inside a layer fails (each allocation, view, product and
  *     launch in turn, by the calls' wrappers below), the layer returns the
@@ -1137,6 +1138,33 @@ static void check_flash_parts(const kernel_profile *p, int64_t n)
                FLASH_MAX_HEAD, shared, FLASH_SPLIT, FLASH_SPLIT);
 }
 
+/* What the one pass loads from global memory, without the mask: each thread
+ * of a row its row of q once, d floats (a request each for the warp that
+ * holds the row), into its own variables; each block every key and value
+ * once, into its tiles (a warp copying 32 neighbouring columns of a key: a
+ * request per key, matrix and 32 columns). n 37, d 8: 10 warps that hold rows
+ * load 80 requests of q, 2 blocks 148 of K and V: 228; a quarter more is
+ * allowed. A score that reads q from global memory again for every key gets
+ * the same output from 548. */
+static void check_flash_loads(const kernel_profile *p, int64_t n, int64_t d)
+{
+    unsigned long long warps = 0, blocks = 0;
+    for (int64_t first = 0; first < n; first += FLASH_ROWS, ++blocks) {
+        const int64_t rows = n - first < FLASH_ROWS ? n - first : FLASH_ROWS;
+        warps += (unsigned long long)((rows * FLASH_SPLIT + 31) / 32);
+    }
+    const unsigned long long of_q = warps * (unsigned long long)d,
+                             of_kv = blocks * (unsigned long long)(n * 2 * ((d + 31) / 32)),
+                             most = of_q + of_kv + (of_q + of_kv) / 4;
+    check_that(p->global_load_requests > 0 && p->global_load_requests <= most,
+               "attention in one pass loads its row of q once, and each key and value once a block",
+               "n %lld, d %lld, without the mask: %llu global load requests (want at most %llu: %llu for q, "
+               "d in each of the %llu warps that hold rows, kept in each thread's own variables; %llu for K "
+               "and V, each of the %llu blocks copying each key and value once into its tiles; and a "
+               "quarter more; reading q again for every key scored makes many more)",
+               (long long)n, (long long)d, p->global_load_requests, most, of_q, warps, of_kv, blocks);
+}
+
 /* ./lab check 07 --kernels: this check built for the kernel tools runs these
  * claims alone. Your four kernels through the layers that launch them, on the
  * convolutions' odd shapes, a causal and a full softmax of [37, 53] and of
@@ -1225,7 +1253,8 @@ static int check_kernels(device d)
     if (im2col.kernel[0]) check_im2col_coalesced(&im2col);
     if (flash[0].kernel[0] && flash[1].kernel[0]) check_causal_tiles(&flash[0], &flash[1]);
     if (flash[0].kernel[0])
-        check_flash_banks(&flash[0]), check_flash_walks(&flash[0], 37), check_flash_parts(&flash[0], 37);
+        check_flash_banks(&flash[0]), check_flash_walks(&flash[0], 37), check_flash_parts(&flash[0], 37),
+            check_flash_loads(&flash[0], 37, 8);
     check_kernels_clean("your four kernels' threads", d);
     return check_finish("07_layers");
 }
