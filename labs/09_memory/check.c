@@ -19,7 +19,8 @@
  *     written after out;
  *   - ./lab check 09 --kernels (the check built for the kernel tools): steps
  *     1-3's and 5's kernels at odd sizes under the kernel sanitizer, and the
- *     profiler's counts: 4 sectors per load request for the copy, 32 for the
+ *     profiler's counts: 4 sectors per load request for the copy (and per
+ *     load and store request for the scale), 32 for the
  *     strided copy at stride 32, 16x fewer global loads tiled than naive in
  *     2 barriers a tile, a tree sum in 8 rounds whose warps split only below
  *     stride 32, a warp sum that waits at no barrier once 32 values are left; the
@@ -1168,6 +1169,20 @@ static int check_kernels(device d)
                    "n = 100000: %llu sectors in %llu load requests, %.4g per request (want 4: "
                    "32 threads read 32 consecutive floats, 128 bytes)",
                    p.global_load_sectors, p.global_load_requests, kernel_profile_sectors_per_load(&p));
+    /* The scale reads and writes as the copy does: thread i on element i. */
+    const char *coalesced_scale = "your scale is coalesced: 4 sectors per warp-wide load and store request";
+    if (profiled("scale_kernel", coalesced_scale, &p))
+        check_that(
+            p.global_load_requests == 100000 / 32 && p.global_load_sectors == 4 * p.global_load_requests &&
+                p.global_store_requests == 100000 / 32 &&
+                p.global_store_sectors == 4 * p.global_store_requests,
+            coalesced_scale,
+            "n = 100000: loads %llu sectors in %llu requests, %.4g per request; stores %llu in %llu, "
+            "%.4g (want 4 each, in 3125 requests: thread i scales element i, so 32 threads read and "
+            "write 32 consecutive floats, 128 bytes)",
+            p.global_load_sectors, p.global_load_requests, kernel_profile_sectors_per_load(&p),
+            p.global_store_sectors, p.global_store_requests,
+            p.global_store_requests ? (double)p.global_store_sectors / (double)p.global_store_requests : 0.0);
     const char *strided =
         "your strided copy asks for 4 sectors per load request at stride 1 and 32 at stride "
         "32, 8x the traffic";
