@@ -21,7 +21,8 @@
  *     launch, and its memory (the operands) doubles from n = 256 to 512 where
  *     the two products' nearly quadruples;
  *   - ./lab check 07 --kernels: the kernels under the kernel sanitizer, and
- *     the profiler's counts: im2col's stores 4 sectors per request or fewer,
+ *     the profiler's counts: im2col's and the direct convolution's stores 4
+ *     sectors per request or fewer,
  *     the one pass's tiles without bank conflicts, each copied once (2
  *     barriers a tile), each row's keys shared among its parts (shared
  *     load requests), q, K and V loaded once (global load requests), and
@@ -1070,6 +1071,22 @@ static void check_im2col_coalesced(const kernel_profile *p)
                kernel_profile_sectors_per_load(p));
 }
 
+/* The direct convolution's stores: thread i computes y's element i, so a
+ * warp's 32 threads write 32 neighbouring floats of y, 4 sectors. Threads
+ * numbered filter first (k the fastest) write 32 floats H_out W_out apart,
+ * a sector each, for the same values. */
+static void check_direct_coalesced(const kernel_profile *p)
+{
+    check_that(p->global_store_requests > 0 && p->global_store_sectors <= 4 * p->global_store_requests,
+               "your direct convolution writes coalesced: at most 4 sectors per store request",
+               "x [1, %d, 8, 8], w [%d, %d, 3, 3], pad 1, %llu warps: stores %llu sectors in %llu requests, "
+               "%.4g per request (want 4 or fewer: thread i computes y's element i, [n, k, oh, ow] with ow "
+               "the fastest, so a warp's 32 threads write 32 neighbouring floats of y)",
+               IM2COL_C, IM2COL_C, IM2COL_C, p->warps, p->global_store_sectors, p->global_store_requests,
+               p->global_store_requests ? (double)p->global_store_sectors / (double)p->global_store_requests
+                                        : 0.0);
+}
+
 /* The one pass's tiles: a warp copies neighbouring columns of a key into
  * neighbouring floats (32 banks), and reads one float of eight keys at once,
  * FLASH_STRIDE = 65 floats apart: eight banks. Keys 64 floats apart share a
@@ -1206,7 +1223,7 @@ static int check_kernels(device d)
     }
     /* The counts (none on a real GPU): im2col's requests, and the one pass's
      * global loads without and with the mask and its shared-memory traffic. */
-    kernel_profile im2col = { .kernel = "" };
+    kernel_profile im2col = { .kernel = "" }, direct = { .kernel = "" };
     kernel_profile flash[2] = { { .kernel = "" }, { .kernel = "" } };
     const bool counted = d.kind != DEVICE_CUDA;
     if (counted) CHECK(kernel_profile_start());
@@ -1222,7 +1239,17 @@ static int check_kernels(device d)
             failed = failed ? failed : "lab_im2col";
         else if (counted && kernel_profile_last("im2col_kernel", &im2col) != STATUS_OK)
             im2col.kernel[0] = '\0';
-        tensor_free(x), tensor_free(cols);
+        /* The direct convolution of the same x by 32 filters: y [1, 32, 8, 8],
+         * a warp's 32 threads 32 neighbouring floats of y, 4 rows of 8. */
+        tensor *w, *y;
+        CHECK(tensor_uniform(&w, d, shape4(IM2COL_C, IM2COL_C, 3, 3), -1.0f, 1.0f, 90));
+        CHECK(tensor_zeros(&y, d, shape4(1, IM2COL_C, 8, 8)));
+        s = CHECK_YOURS(lab_conv_direct(x, w, 1, y));
+        if (s != STATUS_OK || device_synchronize(d) != STATUS_OK)
+            failed = failed ? failed : "lab_conv_direct";
+        else if (counted && kernel_profile_last("conv_direct_kernel", &direct) != STATUS_OK)
+            direct.kernel[0] = '\0';
+        tensor_free(x), tensor_free(cols), tensor_free(w), tensor_free(y);
     }
     for (int causal = 0; causal <= 1; ++causal) {
         /* [37, 53], then [53, 37]: causal rows past the last column keep all 37 */
@@ -1251,6 +1278,7 @@ static int check_kernels(device d)
     if (failed && kernel_sanitizer_count() == 0)
         check_that(false, "your layers run on the device", "%s: %s", failed, last_error());
     if (im2col.kernel[0]) check_im2col_coalesced(&im2col);
+    if (direct.kernel[0]) check_direct_coalesced(&direct);
     if (flash[0].kernel[0] && flash[1].kernel[0]) check_causal_tiles(&flash[0], &flash[1]);
     if (flash[0].kernel[0])
         check_flash_banks(&flash[0]), check_flash_walks(&flash[0], 37), check_flash_parts(&flash[0], 37),
