@@ -1268,9 +1268,13 @@ static void check_same_start(dist_model *m, const dist_model *one, float *mine, 
     apart_from_rank(&m->net, mine, 0, scratch, &weights_before, &biases_before);
     /* The check's own premise: every other rank starts apart from rank 0, in weights and in biases. */
     const bool seeded_apart = first_rank(world_rank > 0 && (weights_before == 0 || biases_before == 0)) < 0;
+    const device d = tensor_device(m->net.layers[0].W);
+    device_counters c0, c1;
+    KIT(counters_read(d, &c0));
     watch_start("lab_broadcast_parameters");
     status s = CHECK_YOURS(lab_broadcast_parameters(&m->net, MPI_COMM_WORLD));
     watch_stop();
+    KIT(counters_read(d, &c1));
     KIT(dist_read(&m->net, 0, mine, n));
     KIT(dist_read(&one->net, 0, theirs, n));
     apart_from_rank(&m->net, mine, 0, scratch, &weights_after, &biases_after);
@@ -1293,6 +1297,19 @@ static void check_same_start(dist_model *m, const dist_model *one, float *mine, 
                      (long long)max_over_ranks(world_rank == wrong ? (double)biases_after : 0),
                      all_agree(kept) ? "" : " (rank 0's own changed)", check_failure_text(s));
     claim(seeded_apart && equal, same_start, "%s", figures);
+    /* MPI reads host memory (README, step 3): each parameter goes down to
+     * the host and back up. A GPU's pointer handed to MPI_Bcast gives the
+     * right weights where the device's memory is the host's (the CPU, a
+     * simulated GPU) and is read as host memory on a real one. */
+    if (device_is_gpu(d)) {
+        const int tensors = 2 * m->net.nlayers;
+        const uint64_t down = c1.d2h_copies - c0.d2h_copies, up = c1.h2d_copies - c0.h2d_copies;
+        claim(down == (uint64_t)tensors && up == (uint64_t)tensors,
+              "lab_broadcast_parameters copies each parameter to the host once and back once",
+              "rank %d: %llu copies down, %llu up, for %d weight and bias tensors (MPI_Bcast reads host "
+              "memory: a GPU's own memory handed to it is read as the host's)",
+              world_rank, (unsigned long long)down, (unsigned long long)up, tensors);
+    }
 }
 
 /* lab_average_gradients in a communicator of each rank alone: the batch is
