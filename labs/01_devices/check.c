@@ -950,17 +950,8 @@ static void check_failed_move(device d)
             return;
         }
         const status s = CHECK_YOURS(lab_linear_to(&layer, target));
-        const device cpu = device_cpu();
-        const bool whole =
-            layer.weight && layer.bias &&
-            (device_equal(tensor_device(layer.weight), cpu) ||
-             device_equal(tensor_device(layer.weight), target)) &&
-            (device_equal(tensor_device(layer.bias), cpu) || device_equal(tensor_device(layer.bias), target));
         char held[96];
-        snprintf(held, sizeof held, "weight %s, ",
-                 layer.weight ? device_name(tensor_device(layer.weight)) : "NULL");
-        check_append(held, sizeof held, "bias %s",
-                     layer.bias ? device_name(tensor_device(layer.bias)) : "NULL");
+        const bool whole = layer_whole(layer.weight, layer.bias, device_cpu(), target, held, sizeof held);
         tensor_free(filler);
         status later = STATUS_BAD_ARGUMENT;
         if (whole) later = CHECK_YOURS(lab_linear_to(&layer, target));

@@ -608,15 +608,8 @@ static void check_layer_full(device d)
             return;
         }
         const status s = CHECK_YOURS(lab_linear_to(&net, target));
-        const bool whole =
-            net.weight && net.bias &&
-            (device_equal(tensor_device(net.weight), cpu) ||
-             device_equal(tensor_device(net.weight), target)) &&
-            (device_equal(tensor_device(net.bias), cpu) || device_equal(tensor_device(net.bias), target));
         char held[96];
-        snprintf(held, sizeof held, "weight %s, ",
-                 net.weight ? device_name(tensor_device(net.weight)) : "NULL");
-        check_append(held, sizeof held, "bias %s", net.bias ? device_name(tensor_device(net.bias)) : "NULL");
+        const bool whole = layer_whole(net.weight, net.bias, cpu, target, held, sizeof held);
         tensor_free(filler);
         status later = STATUS_BAD_ARGUMENT;
         double worst = INFINITY;

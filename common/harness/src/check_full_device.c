@@ -42,3 +42,15 @@ bool fill_device(device d, size_t room, tensor **filler)
     }
     return true;
 }
+
+static bool on_either(const tensor *t, device a, device b)
+{
+    return t && (device_equal(tensor_device(t), a) || device_equal(tensor_device(t), b));
+}
+
+bool layer_whole(const tensor *weight, const tensor *bias, device from, device to, char *where, size_t size)
+{
+    snprintf(where, size, "weight %s, bias %s", weight ? device_name(tensor_device(weight)) : "NULL",
+             bias ? device_name(tensor_device(bias)) : "NULL");
+    return on_either(weight, from, to) && on_either(bias, from, to);
+}

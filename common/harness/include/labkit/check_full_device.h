@@ -25,4 +25,10 @@ bool full_device_target(device d, device *out);
  * left with exactly `room` bytes stops the check (CHECK_FAILS). */
 bool fill_device(device d, size_t room, tensor **filler);
 
+/* After a move of a layer's weight and bias from `from` to `to` (labs 01 and
+ * 02): true when both still exist, each on one of the two devices, as a move
+ * that failed half way must leave them. Says where each is into `where`
+ * ("weight sim:0, bias cpu"; "NULL" for one lost). */
+bool layer_whole(const tensor *weight, const tensor *bias, device from, device to, char *where, size_t size);
+
 #endif
